@@ -1,0 +1,221 @@
+/* gcheap/heap.h - the format-neutral heap model and the builder every reader uses.
+ *
+ * A dump (gch_dump) holds one or more heaps (a .gclog appdomain section, a
+ * .gcdump process heap, a Dart isolate group). A heap is a graph of objects with
+ * dense indices 0..object_count-1 stored as a struct of arrays; references are a
+ * CSR array of 32-bit object indices; roots live in their own arrays. Types and
+ * their names are interned once per heap.
+ *
+ * Ownership: a gch_dump owns every array and string reachable from it; free it
+ * with gch_dump_free(). Arrays are read-only for callers, except where a function
+ * below says it fills them (gch_heap_build_reverse).
+ */
+#ifndef GCHEAP_HEAP_H
+#define GCHEAP_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gcheap/error.h"
+
+#define GCH_NONE UINT32_MAX  /* "no index": absent object, type or string */
+
+/* Root kinds: the .gclog numbering, which the other readers map onto. */
+typedef enum gch_root_kind {
+    GCH_ROOT_INTERNAL = 0,
+    GCH_ROOT_LOCAL = 1,
+    GCH_ROOT_FINALIZER = 2,
+    GCH_ROOT_HANDLE = 3,
+    GCH_ROOT_STATIC = 4,
+    GCH_ROOT_RUNTIME = 5,
+    GCH_ROOT_KIND_COUNT = 6
+} gch_root_kind;
+
+/* Root flags (bit set). A root with GCH_ROOT_WEAK is not a strong root. */
+#define GCH_ROOT_PINNED   0x1u
+#define GCH_ROOT_WEAK     0x2u
+#define GCH_ROOT_INTERIOR 0x4u
+
+/* Short lowercase name of a root kind ("internal", "local", ...); "unknown" if out of range. */
+const char *gch_root_kind_name(unsigned kind);
+
+/* Recoverable anomalies, counted while building a heap. */
+typedef struct gch_anomalies {
+    uint64_t dangling_refs;        /* references to ids with no object record (dropped) */
+    uint64_t first_dangling_ref;   /* id of the first such reference, for messages */
+    uint64_t unknown_type_objects; /* objects whose type id has no type record */
+    uint64_t unknown_types;        /* distinct type ids used but never declared */
+    uint64_t dangling_roots;       /* roots naming ids with no object record */
+    uint64_t duplicate_objects;    /* object records whose id was seen before (ignored) */
+    uint64_t first_duplicate_object;
+    uint64_t duplicate_types;      /* type records whose id was seen before (first wins) */
+    uint64_t absent_containers;    /* static roots whose container type id is not declared */
+    uint64_t missing_end;          /* 1 when the section was not closed (truncated dump) */
+    uint64_t end_name_mismatch;    /* 1 when the closing record names another section */
+} gch_anomalies;
+
+/* One piece of metadata for `gcheap info`: a key and a display value. */
+typedef struct gch_meta {
+    char *key;
+    char *value;
+} gch_meta;
+
+typedef struct gch_heap {
+    char *name;                 /* section name (appdomain, process, isolate group); never NULL */
+    gch_meta *meta;             /* format-specific facts, in the order the reader found them */
+    size_t meta_count;
+    int id_radix;               /* 16 or 10: how ids are written in this format */
+
+    /* Strings: a pool of NUL-terminated strings addressed by offset. */
+    char *strings;
+    size_t strings_size;
+
+    /* Types, dense 0..type_count-1. */
+    uint32_t type_count;
+    uint32_t *type_name;        /* offset of the name in strings */
+    uint32_t *type_module;      /* offset of the module name, or GCH_NONE */
+    uint64_t *type_raw_id;      /* the id the dump used for this type */
+    uint8_t *type_declared;     /* 0 when no type record declared it */
+
+    /* Objects, dense 0..object_count-1, in the order of their records. */
+    uint32_t object_count;
+    uint64_t *object_id;        /* the id as written in the dump */
+    uint32_t *object_type;      /* type index */
+    uint64_t *object_size;      /* shallow size in bytes */
+    uint64_t total_size;        /* exact sum of object_size (the builder rejects overflow) */
+
+    /* Forward references (CSR): the references of object i are
+     * out_target[out_start[i] .. out_start[i+1]-1]. out_start has object_count+1 entries.
+     * With skip_refs the arrays exist and are empty. */
+    uint32_t *out_start;
+    uint32_t *out_target;
+    uint32_t *out_label;        /* per reference: string offset naming the field, or NULL array */
+    uint64_t ref_count;         /* number of resolved references */
+    int refs_loaded;            /* 0 when the reader skipped references (skip_refs) */
+
+    /* Reverse references (CSR), built on demand by gch_heap_build_reverse. */
+    uint32_t *in_start;
+    uint32_t *in_source;
+
+    /* Roots, in the order of their records. */
+    uint32_t root_count;
+    uint64_t *root_raw_id;      /* the id the root record named */
+    uint32_t *root_object;      /* object index, or GCH_NONE when absent from the dump */
+    uint8_t *root_kind;         /* gch_root_kind */
+    uint8_t *root_flags;        /* GCH_ROOT_* bits */
+    uint32_t *root_container;   /* static roots: type index of the holder, else GCH_NONE */
+    uint64_t *root_container_raw; /* the container id as written (0 when none) */
+    uint8_t *root_has_container;
+    uint32_t *root_label;       /* string offset of a descriptive name (".gcdump" static
+                                   field, Dart isolate), or GCH_NONE */
+
+    gch_anomalies anomalies;
+    /* Sampled dumps (.gcdump): counts are estimates when nonzero. */
+    int sampled;
+} gch_heap;
+
+typedef struct gch_dump {
+    const char *format;         /* "gclog", "gcdump" or "dart" (static storage) */
+    gch_heap **heaps;
+    size_t heap_count;
+} gch_dump;
+
+/* Frees a dump and everything it owns. NULL is allowed. */
+void gch_dump_free(gch_dump *dump);
+
+/* The string at offset off in heap's pool, or "" for GCH_NONE. */
+const char *gch_heap_string(const gch_heap *heap, uint32_t off);
+
+/* Name of type t. */
+const char *gch_type_name(const gch_heap *heap, uint32_t t);
+
+/* Builds in_start/in_source from the forward references if not built yet.
+ * Returns GCH_OK or GCH_ENOMEM (the heap is then unchanged). */
+gch_status gch_heap_build_reverse(gch_heap *heap, gch_error *err);
+
+/* Finds the object with dump id `id`; GCH_NONE if absent. A linear scan: meant
+ * for the handful of ids a user types, not for bulk lookups. */
+uint32_t gch_heap_find_object(const gch_heap *heap, uint64_t id);
+
+/* ------------------------------------------------------------------------ */
+/* Builder: how readers produce heaps. Not needed by consumers.
+ *
+ * Usage: gch_builder_new; for each section gch_builder_begin_heap, then any
+ * mix of add_type / add_object / add_root, then gch_builder_end_heap; finally
+ * gch_builder_finish returns the dump. Object and type ids are the dump's own
+ * 64-bit ids; references are resolved to indices at end_heap. On any error the
+ * builder must still be released with gch_builder_free. */
+
+typedef struct gch_builder gch_builder;
+
+/* Options given to every reader. */
+typedef struct gch_load_options {
+    int skip_refs;      /* do not store references (type histograms need none) */
+    int size_buckets;   /* .gcdump: keep "(Bytes > 10K)" types apart */
+    int keep_modules;   /* .gcdump: record module names */
+    /* Called now and then while reading, with the number of input bytes consumed
+     * so far (NULL for none). */
+    void (*progress)(void *ctx, uint64_t bytes_read);
+    void *progress_ctx;
+} gch_load_options;
+
+gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err);
+void gch_builder_free(gch_builder *b);
+
+/* Opens a heap named name (copied). */
+gch_status gch_builder_begin_heap(gch_builder *b, const char *name, size_t name_len, gch_error *err);
+/* Adds a metadata line to the open heap (both strings copied). */
+gch_status gch_builder_add_meta(gch_builder *b, const char *key, const char *value, gch_error *err);
+/* Sets the open heap's id radix (16 by default). */
+void gch_builder_set_id_radix(gch_builder *b, int radix);
+/* Marks the open heap's counts as estimates (sampled dump). */
+void gch_builder_set_sampled(gch_builder *b, int sampled);
+
+/* Strings given to the builder are cut at their first NUL byte.
+ *
+ * Declares type raw_id with name (name_len bytes, copied). A second declaration of
+ * the same id is counted as an anomaly and ignored. *out_index (may be NULL)
+ * receives the type index. */
+gch_status gch_builder_add_type(gch_builder *b, uint64_t raw_id, const char *name, size_t name_len,
+                                uint32_t *out_index, gch_error *err);
+/* Sets the module name of a declared type (copied). */
+gch_status gch_builder_set_type_module(gch_builder *b, uint32_t type_index, const char *module,
+                                       size_t module_len, gch_error *err);
+
+/* Adds an object. refs (nrefs ids; id 0 is null and ignored) are copied. labels, if
+ * not NULL, gives one field name per ref (NULL entries for none). */
+gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
+                                  const uint64_t *refs, size_t nrefs, gch_error *err);
+gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t raw_type_id,
+                                          uint64_t size, const uint64_t *refs,
+                                          const char *const *labels, size_t nrefs, gch_error *err);
+/* Incremental form for huge reference lists: begin, append refs in chunks, end. */
+gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
+                                    gch_error *err);
+gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err);
+/* Records that the open heap's references were not read (skip_refs). */
+void gch_builder_set_refs_skipped(gch_builder *b);
+
+/* Adds a root on object id. has_container/container_raw name the type holding a
+ * static; label (may be NULL) is a display name such as a static field. */
+gch_status gch_builder_add_root(gch_builder *b, uint64_t id, unsigned kind, unsigned flags,
+                                int has_container, uint64_t container_raw, const char *label,
+                                gch_error *err);
+
+/* Records that the open section had no end record / a mismatched one. */
+void gch_builder_note_missing_end(gch_builder *b);
+void gch_builder_note_end_mismatch(gch_builder *b);
+
+/* Closes the open heap: resolves ids, drops duplicate objects and dangling
+ * references (counting them), names undeclared types "<unknown type ID>", checks
+ * that the total size fits in 64 bits (GCH_ELIMIT otherwise). */
+gch_status gch_builder_end_heap(gch_builder *b, gch_error *err);
+/* Whether a heap is open. */
+int gch_builder_heap_open(const gch_builder *b);
+/* The name of the open heap, or NULL. */
+const char *gch_builder_heap_name(const gch_builder *b);
+
+/* Hands over the finished dump (*out, caller frees with gch_dump_free). The
+ * builder keeps nothing and must still be freed. Fails with GCH_EINVAL if a heap is open. */
+gch_status gch_builder_finish(gch_builder *b, gch_dump **out, gch_error *err);
+
+#endif

@@ -1,0 +1,57 @@
+/* gcheap/load.h - reading dumps: format detection and the readers.
+ *
+ * The library reads through a callback, so the program decides where bytes come
+ * from (a file, a pipe, memory). Text dumps (.gclog) are streamed in large
+ * blocks and never held whole in memory; binary dumps (.gcdump, Dart) are read
+ * into one buffer and decoded with every offset, count and varint checked.
+ */
+#ifndef GCHEAP_LOAD_H
+#define GCHEAP_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gcheap/error.h"
+#include "gcheap/heap.h"
+
+/* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
+ * or -1 on error (the reader then fails with GCH_EIO). */
+typedef long long (*gch_read_fn)(void *ctx, void *buf, size_t cap);
+
+typedef struct gch_source {
+    gch_read_fn read;
+    void *ctx;
+} gch_source;
+
+typedef enum gch_format {
+    GCH_FORMAT_AUTO = 0,
+    GCH_FORMAT_GCLOG,
+    GCH_FORMAT_GCDUMP,
+    GCH_FORMAT_DART
+} gch_format;
+
+/* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
+const char *gch_format_name(gch_format format);
+int gch_format_parse(const char *name, gch_format *out);
+
+/* Guesses the format from the first n bytes of a dump (n >= 32 is enough):
+ * "!FastSerialization" framing is gcdump, "dartheap" is Dart, anything else gclog. */
+gch_format gch_detect_format(const void *head, size_t n);
+
+/* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
+ * bytes. On success *out is a dump the caller frees with gch_dump_free. On
+ * failure *out is NULL and err says what is wrong: err->line (gclog) or
+ * err->offset (binary formats) locates malformed input. */
+gch_status gch_load(const gch_source *src, gch_format format, const gch_load_options *opts,
+                    gch_dump **out, gch_error *err);
+
+/* The readers, for callers that already know the format. */
+gch_status gch_read_gclog(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                          gch_error *err);
+gch_status gch_read_gclog_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                 gch_dump **out, gch_error *err);
+gch_status gch_read_gcdump_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                  gch_dump **out, gch_error *err);
+gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                gch_dump **out, gch_error *err);
+
+#endif

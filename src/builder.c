@@ -1,0 +1,760 @@
+/* The heap builder every reader feeds: see include/gcheap/heap.h.
+ *
+ * While a heap is open, objects are appended to growing arrays and their
+ * references are kept as raw 64-bit ids in one flat array (no per-object
+ * allocation). end_heap hashes the object ids once, resolves the raw ids to
+ * 32-bit indices in place (the u32 result never overtakes the u64 input), and
+ * prefix-sums the per-object counts into the CSR start array.
+ */
+#include "gcheap/heap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gcheap/alloc.h"
+
+void gch_heap_free_internal(gch_heap *h);
+
+/* Reserved indices: GCH_NONE and one below it (the dominator tree's virtual root). */
+#define MAX_OBJECTS (UINT32_MAX - 2u)
+#define MAX_REFS (UINT32_MAX - 1u)
+
+struct gch_builder {
+    const char *format;
+    gch_heap **heaps;
+    size_t heap_count, heap_cap;
+
+    gch_heap *cur;
+    size_t meta_cap, strings_cap, type_cap, object_cap, root_cap;
+
+    /* Raw reference ids of the open heap, and per-object counts in cur->out_start. */
+    unsigned char *raw_refs; /* uint64_t ids, accessed with memcpy (resolved in place) */
+    uint64_t raw_ref_count;
+    size_t raw_ref_cap;      /* in uint64_t slots */
+    uint32_t *raw_labels;    /* per raw ref, string offset; allocated on first label */
+    size_t raw_label_cap;
+    int object_open;
+
+    /* raw type id -> type index, open addressing, GCH_NONE = empty. */
+    uint32_t *type_hash;
+    size_t type_hash_cap;
+    uint64_t last_type_raw;  /* one-entry cache: dumps repeat types in runs */
+    uint32_t last_type_index;
+
+    /* interned strings: offsets into cur->strings, GCH_NONE = empty. */
+    uint32_t *string_hash;
+    size_t string_hash_cap, string_hash_len;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* Grows *p (elements of elem bytes, capacity *cap) to hold at least need. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2)
+            return 0;
+        ncap *= 2;
+    }
+    void *np = gch_reallocarray(*p, ncap, elem);
+    if (!np)
+        return 0;
+    *p = np;
+    *cap = ncap;
+    return 1;
+}
+
+static gch_status oom(gch_error *err)
+{
+    return gch_error_set(err, GCH_ENOMEM, "out of memory");
+}
+
+gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err)
+{
+    *out = gch_calloc(1, sizeof **out);
+    if (!*out)
+        return oom(err);
+    (*out)->format = format;
+    return GCH_OK;
+}
+
+static void reset_open_state(gch_builder *b)
+{
+    gch_free(b->raw_refs);
+    gch_free(b->raw_labels);
+    gch_free(b->type_hash);
+    gch_free(b->string_hash);
+    b->raw_refs = NULL;
+    b->raw_labels = NULL;
+    b->type_hash = NULL;
+    b->string_hash = NULL;
+    b->raw_ref_count = 0;
+    b->raw_ref_cap = b->raw_label_cap = 0;
+    b->type_hash_cap = 0;
+    b->string_hash_cap = b->string_hash_len = 0;
+    b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
+    b->object_open = 0;
+    b->last_type_index = GCH_NONE;
+}
+
+void gch_builder_free(gch_builder *b)
+{
+    if (!b)
+        return;
+    gch_heap_free_internal(b->cur);
+    reset_open_state(b);
+    for (size_t i = 0; i < b->heap_count; i++)
+        gch_heap_free_internal(b->heaps[i]);
+    gch_free(b->heaps);
+    gch_free(b);
+}
+
+int gch_builder_heap_open(const gch_builder *b) { return b->cur != NULL; }
+
+const char *gch_builder_heap_name(const gch_builder *b) { return b->cur ? b->cur->name : NULL; }
+
+gch_status gch_builder_begin_heap(gch_builder *b, const char *name, size_t name_len, gch_error *err)
+{
+    if (b->cur)
+        return gch_error_set(err, GCH_EINVAL, "a heap is already open");
+    gch_heap *h = gch_calloc(1, sizeof *h);
+    if (!h)
+        return oom(err);
+    h->id_radix = 16;
+    h->refs_loaded = 1;
+    if (name && memchr(name, '\0', name_len))
+        name_len = strlen(name);
+    h->name = gch_strndup(name ? name : "", name ? name_len : 0);
+    /* out_start holds per-object reference counts until end_heap. */
+    h->out_start = gch_malloc(16 * sizeof *h->out_start);
+    if (!h->name || !h->out_start) {
+        gch_heap_free_internal(h);
+        return oom(err);
+    }
+    b->cur = h;
+    reset_open_state(b);
+    b->object_cap = 16;
+    return GCH_OK;
+}
+
+gch_status gch_builder_add_meta(gch_builder *b, const char *key, const char *value, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (!grow((void **)&h->meta, &b->meta_cap, h->meta_count + 1, sizeof *h->meta))
+        return oom(err);
+    gch_meta *m = &h->meta[h->meta_count];
+    m->key = gch_strndup(key, strlen(key));
+    m->value = gch_strndup(value, strlen(value));
+    if (!m->key || !m->value) {
+        gch_free(m->key);
+        gch_free(m->value);
+        return oom(err);
+    }
+    h->meta_count++;
+    return GCH_OK;
+}
+
+void gch_builder_set_id_radix(gch_builder *b, int radix)
+{
+    if (b->cur)
+        b->cur->id_radix = radix == 10 ? 10 : 16;
+}
+
+void gch_builder_set_sampled(gch_builder *b, int sampled)
+{
+    if (b->cur)
+        b->cur->sampled = sampled;
+}
+
+/* ---- strings ---- */
+
+static int string_hash_rehash(gch_builder *b, size_t ncap)
+{
+    uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
+    if (!nt)
+        return 0;
+    memset(nt, 0xff, ncap * sizeof *nt);
+    for (size_t i = 0; i < b->string_hash_cap; i++) {
+        uint32_t off = b->string_hash[i];
+        if (off == GCH_NONE)
+            continue;
+        const char *s = b->cur->strings + off;
+        size_t j = hash_bytes(s, strlen(s)) & (ncap - 1);
+        while (nt[j] != GCH_NONE)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = off;
+    }
+    gch_free(b->string_hash);
+    b->string_hash = nt;
+    b->string_hash_cap = ncap;
+    return 1;
+}
+
+/* Returns the pool offset of s (len bytes, no NUL inside), adding it if new. */
+static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *off_out, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    const char *nul = memchr(s, '\0', len);
+    if (nul)
+        len = (size_t)(nul - s);
+    if ((b->string_hash_len + 1) * 2 > b->string_hash_cap) {
+        if (!string_hash_rehash(b, b->string_hash_cap ? b->string_hash_cap * 2 : 64))
+            return oom(err);
+    }
+    uint64_t hv = hash_bytes(s, len);
+    size_t mask = b->string_hash_cap - 1;
+    size_t j = hv & mask;
+    while (b->string_hash[j] != GCH_NONE) {
+        const char *t = h->strings + b->string_hash[j];
+        if (strncmp(t, s, len) == 0 && t[len] == '\0') {
+            *off_out = b->string_hash[j];
+            return GCH_OK;
+        }
+        j = (j + 1) & mask;
+    }
+    if (h->strings_size + len + 1 > UINT32_MAX - 1)
+        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
+    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
+        return oom(err);
+    uint32_t off = (uint32_t)h->strings_size;
+    if (len)
+        memcpy(h->strings + off, s, len);
+    h->strings[off + len] = '\0';
+    h->strings_size += len + 1;
+    b->string_hash[j] = off;
+    b->string_hash_len++;
+    *off_out = off;
+    return GCH_OK;
+}
+
+/* ---- types ---- */
+
+static int type_hash_rehash(gch_builder *b, size_t ncap)
+{
+    uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
+    if (!nt)
+        return 0;
+    memset(nt, 0xff, ncap * sizeof *nt);
+    for (uint32_t t = 0; t < b->cur->type_count; t++) {
+        size_t j = mix64(b->cur->type_raw_id[t]) & (ncap - 1);
+        while (nt[j] != GCH_NONE)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = t;
+    }
+    gch_free(b->type_hash);
+    b->type_hash = nt;
+    b->type_hash_cap = ncap;
+    return 1;
+}
+
+static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
+{
+    if (!b->type_hash_cap)
+        return GCH_NONE;
+    size_t mask = b->type_hash_cap - 1;
+    for (size_t j = mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
+        if (b->cur->type_raw_id[b->type_hash[j]] == raw)
+            return b->type_hash[j];
+    return GCH_NONE;
+}
+
+/* Finds or creates (undeclared) the type with raw id. */
+static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_error *err)
+{
+    if (b->last_type_index != GCH_NONE && b->last_type_raw == raw) {
+        *out = b->last_type_index;
+        return GCH_OK;
+    }
+    uint32_t t = type_lookup(b, raw);
+    if (t == GCH_NONE) {
+        gch_heap *h = b->cur;
+        if (h->type_count >= MAX_OBJECTS)
+            return gch_error_set(err, GCH_ELIMIT, "more than %u types", (unsigned)MAX_OBJECTS);
+        if ((size_t)(h->type_count + 1) * 2 > b->type_hash_cap &&
+            !type_hash_rehash(b, b->type_hash_cap ? b->type_hash_cap * 2 : 64))
+            return oom(err);
+        size_t need = (size_t)h->type_count + 1;
+        size_t cap = b->type_cap;
+        if (need > cap) {
+            size_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
+            if (!grow((void **)&h->type_name, &c1, need, sizeof *h->type_name) ||
+                !grow((void **)&h->type_module, &c2, need, sizeof *h->type_module) ||
+                !grow((void **)&h->type_raw_id, &c3, need, sizeof *h->type_raw_id) ||
+                !grow((void **)&h->type_declared, &c4, need, sizeof *h->type_declared))
+                return oom(err);
+            b->type_cap = c1;
+        }
+        t = h->type_count++;
+        h->type_name[t] = GCH_NONE;
+        h->type_module[t] = GCH_NONE;
+        h->type_raw_id[t] = raw;
+        h->type_declared[t] = 0;
+        size_t mask = b->type_hash_cap - 1;
+        size_t j = mix64(raw) & mask;
+        while (b->type_hash[j] != GCH_NONE)
+            j = (j + 1) & mask;
+        b->type_hash[j] = t;
+    }
+    b->last_type_raw = raw;
+    b->last_type_index = t;
+    *out = t;
+    return GCH_OK;
+}
+
+gch_status gch_builder_add_type(gch_builder *b, uint64_t raw_id, const char *name, size_t name_len,
+                                uint32_t *out_index, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    uint32_t t;
+    gch_status st = type_get(b, raw_id, &t, err);
+    if (st != GCH_OK)
+        return st;
+    if (out_index)
+        *out_index = t;
+    if (b->cur->type_declared[t]) {
+        b->cur->anomalies.duplicate_types++;
+        return GCH_OK;
+    }
+    uint32_t off;
+    st = intern(b, name, name_len, &off, err);
+    if (st != GCH_OK)
+        return st;
+    b->cur->type_name[t] = off;
+    b->cur->type_declared[t] = 1;
+    return GCH_OK;
+}
+
+gch_status gch_builder_set_type_module(gch_builder *b, uint32_t type_index, const char *module,
+                                       size_t module_len, gch_error *err)
+{
+    if (!b->cur || type_index >= b->cur->type_count)
+        return gch_error_set(err, GCH_EINVAL, "no such type");
+    uint32_t off;
+    gch_status st = intern(b, module, module_len, &off, err);
+    if (st == GCH_OK)
+        b->cur->type_module[type_index] = off;
+    return st;
+}
+
+/* ---- objects ---- */
+
+gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
+                                    gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (h->object_count >= MAX_OBJECTS)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                             (unsigned)MAX_OBJECTS);
+    uint32_t t;
+    gch_status st = type_get(b, raw_type_id, &t, err);
+    if (st != GCH_OK)
+        return st;
+    size_t need = (size_t)h->object_count + 2; /* out_start needs one spare slot */
+    if (need > b->object_cap || !h->object_id) {
+        size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
+        if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
+            !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
+            !grow((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+            !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+            return oom(err);
+        b->object_cap = c1 < c4 ? c1 : c4;
+    }
+    uint32_t i = h->object_count++;
+    h->object_id[i] = id;
+    h->object_type[i] = t;
+    h->object_size[i] = size;
+    h->out_start[i] = 0;
+    b->object_open = 1;
+    return GCH_OK;
+}
+
+static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *const *labels,
+                              size_t nrefs, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!b->object_open)
+        return gch_error_set(err, GCH_EINVAL, "no object is open");
+    uint32_t *count = &h->out_start[h->object_count - 1];
+    for (size_t k = 0; k < nrefs; k++) {
+        if (refs[k] == 0)
+            continue; /* null reference */
+        if (b->raw_ref_count >= MAX_REFS)
+            return gch_error_set(err, GCH_ELIMIT, "more than %u references in one heap",
+                                 (unsigned)MAX_REFS);
+        if (b->raw_ref_count >= b->raw_ref_cap &&
+            !grow((void **)&b->raw_refs, &b->raw_ref_cap, b->raw_ref_count + 1, sizeof(uint64_t)))
+            return oom(err);
+        uint32_t label = GCH_NONE;
+        if (labels && labels[k]) {
+            gch_status st = intern(b, labels[k], strlen(labels[k]), &label, err);
+            if (st != GCH_OK)
+                return st;
+        }
+        if (label != GCH_NONE || b->raw_labels) {
+            if (b->raw_label_cap < b->raw_ref_cap) {
+                size_t old = b->raw_labels ? b->raw_label_cap : 0;
+                uint32_t *nl = gch_reallocarray(b->raw_labels, b->raw_ref_cap, sizeof *nl);
+                if (!nl)
+                    return oom(err);
+                /* Refs added before the first label have none. */
+                size_t fill_from = b->raw_labels ? old : 0;
+                for (size_t j = fill_from; j < b->raw_ref_cap; j++)
+                    nl[j] = GCH_NONE;
+                b->raw_labels = nl;
+                b->raw_label_cap = b->raw_ref_cap;
+            }
+            b->raw_labels[b->raw_ref_count] = label;
+        }
+        memcpy(b->raw_refs + b->raw_ref_count * sizeof(uint64_t), &refs[k], sizeof(uint64_t));
+        b->raw_ref_count++;
+        (*count)++;
+    }
+    return GCH_OK;
+}
+
+gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err)
+{
+    return append_refs(b, refs, NULL, nrefs, err);
+}
+
+void gch_builder_set_refs_skipped(gch_builder *b)
+{
+    if (b->cur)
+        b->cur->refs_loaded = 0;
+}
+
+gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t raw_type_id,
+                                          uint64_t size, const uint64_t *refs,
+                                          const char *const *labels, size_t nrefs, gch_error *err)
+{
+    gch_status st = gch_builder_object_begin(b, id, raw_type_id, size, err);
+    if (st == GCH_OK && nrefs)
+        st = append_refs(b, refs, labels, nrefs, err);
+    return st;
+}
+
+gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
+                                  const uint64_t *refs, size_t nrefs, gch_error *err)
+{
+    return gch_builder_add_object_labeled(b, id, raw_type_id, size, refs, NULL, nrefs, err);
+}
+
+/* ---- roots ---- */
+
+gch_status gch_builder_add_root(gch_builder *b, uint64_t id, unsigned kind, unsigned flags,
+                                int has_container, uint64_t container_raw, const char *label,
+                                gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (h->root_count >= MAX_OBJECTS)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u roots", (unsigned)MAX_OBJECTS);
+    size_t need = (size_t)h->root_count + 1;
+    if (need > b->root_cap) {
+        size_t c[8];
+        for (int i = 0; i < 8; i++)
+            c[i] = b->root_cap;
+        if (!grow((void **)&h->root_raw_id, &c[0], need, sizeof *h->root_raw_id) ||
+            !grow((void **)&h->root_object, &c[1], need, sizeof *h->root_object) ||
+            !grow((void **)&h->root_kind, &c[2], need, sizeof *h->root_kind) ||
+            !grow((void **)&h->root_flags, &c[3], need, sizeof *h->root_flags) ||
+            !grow((void **)&h->root_container, &c[4], need, sizeof *h->root_container) ||
+            !grow((void **)&h->root_container_raw, &c[5], need, sizeof *h->root_container_raw) ||
+            !grow((void **)&h->root_has_container, &c[6], need, sizeof *h->root_has_container) ||
+            !grow((void **)&h->root_label, &c[7], need, sizeof *h->root_label))
+            return oom(err);
+        b->root_cap = c[0];
+    }
+    uint32_t label_off = GCH_NONE;
+    if (label) {
+        gch_status st = intern(b, label, strlen(label), &label_off, err);
+        if (st != GCH_OK)
+            return st;
+    }
+    uint32_t r = h->root_count++;
+    h->root_raw_id[r] = id;
+    h->root_object[r] = GCH_NONE;
+    h->root_kind[r] = (uint8_t)kind;
+    h->root_flags[r] = (uint8_t)flags;
+    h->root_container[r] = GCH_NONE;
+    h->root_container_raw[r] = has_container ? container_raw : 0;
+    h->root_has_container[r] = has_container ? 1 : 0;
+    h->root_label[r] = label_off;
+    return GCH_OK;
+}
+
+void gch_builder_note_missing_end(gch_builder *b)
+{
+    if (b->cur)
+        b->cur->anomalies.missing_end = 1;
+}
+
+void gch_builder_note_end_mismatch(gch_builder *b)
+{
+    if (b->cur)
+        b->cur->anomalies.end_name_mismatch = 1;
+}
+
+/* ---- end of heap: resolution ---- */
+
+static uint32_t id_lookup(const uint32_t *table, size_t mask, const uint64_t *ids, uint64_t id)
+{
+    for (size_t j = mix64(id) & mask; table[j] != GCH_NONE; j = (j + 1) & mask)
+        if (ids[table[j]] == id)
+            return table[j];
+    return GCH_NONE;
+}
+
+/* Builds the id table; objects whose id is already present get keep[i] = 0
+ * (allocated only when a duplicate exists). */
+static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask_out,
+                                 uint8_t **keep_out, gch_error *err)
+{
+    size_t cap = 16;
+    while (cap < (size_t)h->object_count * 2)
+        cap *= 2;
+    uint32_t *table = gch_reallocarray(NULL, cap, sizeof *table);
+    if (!table)
+        return oom(err);
+    memset(table, 0xff, cap * sizeof *table);
+    size_t mask = cap - 1;
+    uint8_t *keep = NULL;
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        uint64_t id = h->object_id[i];
+        size_t j = mix64(id) & mask;
+        int dup = 0;
+        while (table[j] != GCH_NONE) {
+            if (h->object_id[table[j]] == id) {
+                dup = 1;
+                break;
+            }
+            j = (j + 1) & mask;
+        }
+        if (!dup) {
+            table[j] = i;
+            continue;
+        }
+        if (!keep) {
+            keep = gch_malloc(h->object_count);
+            if (!keep) {
+                gch_free(table);
+                return oom(err);
+            }
+            memset(keep, 1, h->object_count);
+        }
+        keep[i] = 0;
+        if (h->anomalies.duplicate_objects++ == 0)
+            h->anomalies.first_duplicate_object = id;
+    }
+    *table_out = table;
+    *mask_out = mask;
+    *keep_out = keep;
+    return GCH_OK;
+}
+
+/* Removes objects with keep[i] == 0 together with their raw references. */
+static void drop_duplicates(gch_builder *b, const uint8_t *keep)
+{
+    gch_heap *h = b->cur;
+    uint32_t w = 0;
+    uint64_t rr = 0, rw = 0;
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        uint32_t nrefs = h->out_start[i];
+        if (keep[i]) {
+            if (rw != rr) {
+                memmove(b->raw_refs + rw * 8, b->raw_refs + rr * 8, (size_t)nrefs * 8);
+                if (b->raw_labels)
+                    memmove(b->raw_labels + rw, b->raw_labels + rr, (size_t)nrefs * sizeof(uint32_t));
+            }
+            h->object_id[w] = h->object_id[i];
+            h->object_type[w] = h->object_type[i];
+            h->object_size[w] = h->object_size[i];
+            h->out_start[w] = nrefs;
+            w++;
+            rw += nrefs;
+        }
+        rr += nrefs;
+    }
+    h->object_count = w;
+    b->raw_ref_count = rw;
+}
+
+static gch_status name_unknown_types(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        if (h->type_declared[t])
+            continue;
+        char buf[64];
+        int n = h->id_radix == 10
+                    ? snprintf(buf, sizeof buf, "<unknown type %llu>", (unsigned long long)h->type_raw_id[t])
+                    : snprintf(buf, sizeof buf, "<unknown type %llx>", (unsigned long long)h->type_raw_id[t]);
+        gch_status st = intern(b, buf, (size_t)n, &h->type_name[t], err);
+        if (st != GCH_OK)
+            return st;
+    }
+    return GCH_OK;
+}
+
+gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    gch_status st;
+
+    /* Placeholder types for containers of static roots are looked up, not created. */
+    for (uint32_t t = 0; t < h->type_count; t++)
+        if (!h->type_declared[t])
+            h->anomalies.unknown_types++;
+    st = name_unknown_types(b, err);
+    if (st != GCH_OK)
+        return st;
+
+    uint32_t *table = NULL;
+    size_t mask = 0;
+    uint8_t *keep = NULL;
+    st = build_id_table(h, &table, &mask, &keep, err);
+    if (st != GCH_OK)
+        return st;
+    if (keep) {
+        drop_duplicates(b, keep);
+        gch_free(keep);
+        gch_free(table);
+        st = build_id_table(h, &table, &mask, &keep, err);
+        if (st != GCH_OK)
+            return st;
+    }
+
+    for (uint32_t i = 0; i < h->object_count; i++)
+        if (!h->type_declared[h->object_type[i]])
+            h->anomalies.unknown_type_objects++;
+
+    /* Resolve references in place: raw u64 ids -> u32 indices. */
+    uint64_t r = 0, w = 0;
+    uint32_t *targets = (uint32_t *)(void *)b->raw_refs;
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        uint32_t nrefs = h->out_start[i], kept = 0;
+        for (uint32_t k = 0; k < nrefs; k++, r++) {
+            uint64_t id;
+            memcpy(&id, b->raw_refs + r * 8, sizeof id);
+            uint32_t target = id_lookup(table, mask, h->object_id, id);
+            if (target == GCH_NONE) {
+                if (h->anomalies.dangling_refs++ == 0)
+                    h->anomalies.first_dangling_ref = id;
+                continue;
+            }
+            memcpy(b->raw_refs + w * 4, &target, sizeof target);
+            if (b->raw_labels)
+                b->raw_labels[w] = b->raw_labels[r];
+            w++;
+            kept++;
+        }
+        h->out_start[i] = kept;
+    }
+    /* Prefix sums: counts -> starts. */
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        uint32_t c = h->out_start[i];
+        h->out_start[i] = sum;
+        sum += c;
+    }
+    h->out_start[h->object_count] = sum;
+    h->ref_count = w;
+    uint32_t *shrunk = gch_reallocarray(targets, w ? w : 1, sizeof *shrunk);
+    h->out_target = shrunk ? shrunk : targets;
+    b->raw_refs = NULL;
+    b->raw_ref_cap = 0;
+    if (b->raw_labels) {
+        uint32_t *ls = gch_reallocarray(b->raw_labels, w ? w : 1, sizeof *ls);
+        h->out_label = ls ? ls : b->raw_labels;
+        b->raw_labels = NULL;
+        b->raw_label_cap = 0;
+    }
+
+    /* Roots. */
+    for (uint32_t k = 0; k < h->root_count; k++) {
+        h->root_object[k] = id_lookup(table, mask, h->object_id, h->root_raw_id[k]);
+        if (h->root_object[k] == GCH_NONE)
+            h->anomalies.dangling_roots++;
+        if (h->root_has_container[k]) {
+            uint32_t t = type_lookup(b, h->root_container_raw[k]);
+            h->root_container[k] = t;
+            if (t == GCH_NONE || !h->type_declared[t])
+                h->anomalies.absent_containers++;
+        }
+    }
+    gch_free(table);
+
+    /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        if (h->object_size[i] > UINT64_MAX - total)
+            return gch_error_set(err, GCH_ELIMIT,
+                                 "the sizes of the objects in '%s' add up to more than 2^64 bytes",
+                                 h->name);
+        total += h->object_size[i];
+    }
+    h->total_size = total;
+
+    /* Empty heaps still get valid (one-element) arrays. */
+    if (!h->object_id) {
+        h->object_id = gch_calloc(1, sizeof *h->object_id);
+        h->object_type = gch_calloc(1, sizeof *h->object_type);
+        h->object_size = gch_calloc(1, sizeof *h->object_size);
+        if (!h->object_id || !h->object_type || !h->object_size)
+            return oom(err);
+    }
+
+    if (b->heap_count == b->heap_cap &&
+        !grow((void **)&b->heaps, &b->heap_cap, b->heap_count + 1, sizeof *b->heaps))
+        return oom(err);
+    b->heaps[b->heap_count++] = h;
+    b->cur = NULL;
+    reset_open_state(b);
+    return GCH_OK;
+}
+
+gch_status gch_builder_finish(gch_builder *b, gch_dump **out, gch_error *err)
+{
+    *out = NULL;
+    if (b->cur)
+        return gch_error_set(err, GCH_EINVAL, "a heap is still open");
+    gch_dump *d = gch_calloc(1, sizeof *d);
+    if (!d)
+        return oom(err);
+    d->format = b->format;
+    d->heaps = b->heaps;
+    d->heap_count = b->heap_count;
+    b->heaps = NULL;
+    b->heap_count = b->heap_cap = 0;
+    *out = d;
+    return GCH_OK;
+}
