@@ -41,6 +41,8 @@ struct gch_builder {
     uint64_t last_type_raw;  /* one-entry cache: dumps repeat types in runs */
     uint32_t last_type_index;
 
+    uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
+
     /* interned strings: offsets into cur->strings, GCH_NONE = empty. */
     uint32_t *string_hash;
     size_t string_hash_cap, string_hash_len;
@@ -105,6 +107,8 @@ static void reset_open_state(gch_builder *b)
     gch_free(b->raw_labels);
     gch_free(b->type_hash);
     gch_free(b->string_hash);
+    gch_free(b->type_canon);
+    b->type_canon = NULL;
     b->raw_refs = NULL;
     b->raw_labels = NULL;
     b->type_hash = NULL;
@@ -623,6 +627,50 @@ static gch_status name_unknown_types(gch_builder *b, gch_error *err)
     return GCH_OK;
 }
 
+/* Types that share a name are one type for every report: objects and static
+ * containers of a later type move to the first type with that name. Names are
+ * interned, so equal names have equal offsets. */
+static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (h->type_count < 2)
+        return GCH_OK;
+    size_t cap = 16;
+    while (cap < (size_t)h->type_count * 2)
+        cap *= 2;
+    uint32_t *table = gch_reallocarray(NULL, cap, sizeof *table);
+    uint32_t *canon = gch_reallocarray(NULL, h->type_count, sizeof *canon);
+    if (!table || !canon) {
+        gch_free(table);
+        gch_free(canon);
+        return oom(err);
+    }
+    memset(table, 0xff, cap * sizeof *table);
+    int merged = 0;
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        size_t j = mix64(h->type_name[t]) & (cap - 1);
+        while (table[j] != GCH_NONE && h->type_name[table[j]] != h->type_name[t])
+            j = (j + 1) & (cap - 1);
+        if (table[j] == GCH_NONE)
+            table[j] = t;
+        canon[t] = table[j];
+        merged |= canon[t] != t;
+    }
+    if (merged) {
+        for (uint32_t i = 0; i < h->object_count; i++)
+            h->object_type[i] = canon[h->object_type[i]];
+        /* A declared duplicate makes the merged type declared. */
+        for (uint32_t t = 0; t < h->type_count; t++)
+            if (h->type_declared[t])
+                h->type_declared[canon[t]] = 1;
+        b->type_canon = canon;
+        canon = NULL;
+    }
+    gch_free(table);
+    gch_free(canon);
+    return GCH_OK;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -635,6 +683,13 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         if (!h->type_declared[t])
             h->anomalies.unknown_types++;
     st = name_unknown_types(b, err);
+    if (st != GCH_OK)
+        return st;
+    /* Count objects of undeclared types before merging by name can hide them. */
+    for (uint32_t i = 0; i < h->object_count; i++)
+        if (!h->type_declared[h->object_type[i]])
+            h->anomalies.unknown_type_objects++;
+    st = merge_types_by_name(b, err);
     if (st != GCH_OK)
         return st;
 
@@ -652,10 +707,6 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         if (st != GCH_OK)
             return st;
     }
-
-    for (uint32_t i = 0; i < h->object_count; i++)
-        if (!h->type_declared[h->object_type[i]])
-            h->anomalies.unknown_type_objects++;
 
     /* Resolve references in place: raw u64 ids -> u32 indices. */
     uint64_t r = 0, w = 0;
@@ -706,9 +757,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
             h->anomalies.dangling_roots++;
         if (h->root_has_container[k]) {
             uint32_t t = type_lookup(b, h->root_container_raw[k]);
-            h->root_container[k] = t;
             if (t == GCH_NONE || !h->type_declared[t])
                 h->anomalies.absent_containers++;
+            h->root_container[k] = (t != GCH_NONE && b->type_canon) ? b->type_canon[t] : t;
         }
     }
     gch_free(table);

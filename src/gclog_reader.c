@@ -208,9 +208,6 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
     snprintf(buf, sizeof buf, "%llx", (unsigned long long)version);
     if ((st = gch_builder_add_meta(r->b, "version", buf, r->err)) != GCH_OK)
         return st;
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)r->line);
-    if ((st = gch_builder_add_meta(r->b, "first line", buf, r->err)) != GCH_OK)
-        return st;
     r->open_has_timestamp = has_ts;
     r->open_timestamp = ts;
     if (has_ts) {

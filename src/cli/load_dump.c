@@ -1,0 +1,209 @@
+/* Loading dumps for the commands: messages, progress line, section choice. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "platform.h"
+
+const char *cli_display_path(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gcheap: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+typedef struct progress {
+    uint64_t total;      /* 0 when unknown (a pipe) */
+    double last;
+    int shown;
+} progress;
+
+static void on_progress(void *ctx, uint64_t bytes)
+{
+    progress *p = ctx;
+    double now = plat_now();
+    if (now - p->last < 0.2)
+        return;
+    p->last = now;
+    p->shown = 1;
+    if (p->total)
+        fprintf(stderr, "\rgcheap: reading %3d%% (%" PRIu64 " MB)", (int)(bytes * 100 / p->total),
+                bytes / 1000000);
+    else
+        fprintf(stderr, "\rgcheap: reading %" PRIu64 " MB", bytes / 1000000);
+    fflush(stderr);
+}
+
+typedef struct file_source {
+    plat_file *f;
+} file_source;
+
+static long long source_read(void *ctx, void *buf, size_t cap)
+{
+    return plat_read(((file_source *)ctx)->f, buf, cap);
+}
+
+int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out)
+{
+    const char *reason = NULL;
+    *out = NULL;
+    plat_file *f = plat_open(path, &reason);
+    if (!f) {
+        cli_error("%s: %s", cli_display_path(path), reason);
+        return EXIT_INPUT;
+    }
+    file_source fs = { f };
+    gch_source src = { source_read, &fs };
+    gch_load_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.skip_refs = !need_refs;
+    opts.size_buckets = common->size_buckets;
+    opts.keep_modules = common->module;
+    progress prog = { plat_size(f), plat_now(), 0 };
+    if (!common->no_progress && !common->quiet && plat_stderr_is_tty()) {
+        opts.progress = on_progress;
+        opts.progress_ctx = &prog;
+    }
+    gch_error err;
+    gch_status st = gch_load(&src, common->input_format, &opts, out, &err);
+    plat_close(f);
+    if (prog.shown)
+        fputs("\r\033[K", stderr);
+    if (st == GCH_OK)
+        return 0;
+    const char *shown = cli_display_path(path);
+    if (st == GCH_EFORMAT && err.line)
+        cli_error("%s:%" PRIu64 ": %s", shown, err.line, err.message);
+    else if (st == GCH_EFORMAT && err.has_offset)
+        cli_error("%s: offset %" PRIu64 ": %s", shown, err.offset, err.message);
+    else
+        cli_error("%s: %s", shown, err.message[0] ? err.message : gch_status_string(st));
+    return EXIT_INPUT;
+}
+
+int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,
+               gch_heap ***out, size_t *count)
+{
+    *out = malloc(sizeof **out * (dump->heap_count ? dump->heap_count : 1));
+    *count = 0;
+    if (!*out) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    for (size_t i = 0; i < dump->heap_count; i++)
+        if (!common->domain || strcmp(common->domain, dump->heaps[i]->name) == 0)
+            (*out)[(*count)++] = dump->heaps[i];
+    if (*count == 0 && common->domain) {
+        fprintf(stderr, "gcheap: %s: %s: no section named '%s' (sections:", command,
+                cli_display_path(path), common->domain);
+        for (size_t i = 0; i < dump->heap_count; i++)
+            fprintf(stderr, "%s '%s'", i ? "," : "", dump->heaps[i]->name);
+        fprintf(stderr, ")\n");
+        free(*out);
+        *out = NULL;
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *h,
+                        const cli_common *common)
+{
+    if (common->quiet)
+        return;
+    const gch_anomalies *a = &h->anomalies;
+    char line[1024];
+    size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0, __VA_ARGS__)
+    const char *fmt = h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64;
+    char id[32];
+    if (a->dangling_refs) {
+        snprintf(id, sizeof id, fmt, a->first_dangling_ref);
+        ADD("%s%" PRIu64 " reference%s to absent objects (first: %s)", n ? ", " : "", a->dangling_refs,
+            a->dangling_refs == 1 ? "" : "s", id);
+    }
+    if (a->unknown_type_objects)
+        ADD("%s%" PRIu64 " object%s of %" PRIu64 " undeclared type%s", n ? ", " : "",
+            a->unknown_type_objects, a->unknown_type_objects == 1 ? "" : "s", a->unknown_types,
+            a->unknown_types == 1 ? "" : "s");
+    if (a->dangling_roots)
+        ADD("%s%" PRIu64 " %s", n ? ", " : "", a->dangling_roots,
+            a->dangling_roots == 1 ? "root on an absent object" : "roots on absent objects");
+    if (a->duplicate_objects) {
+        snprintf(id, sizeof id, fmt, a->first_duplicate_object);
+        ADD("%s%" PRIu64 " duplicate object record%s ignored (first: %s)", n ? ", " : "",
+            a->duplicate_objects, a->duplicate_objects == 1 ? "" : "s", id);
+    }
+    if (a->duplicate_types)
+        ADD("%s%" PRIu64 " duplicate type record%s ignored", n ? ", " : "", a->duplicate_types,
+            a->duplicate_types == 1 ? "" : "s");
+    if (a->absent_containers)
+        ADD("%s%" PRIu64 " static root%s with an undeclared container type", n ? ", " : "",
+            a->absent_containers, a->absent_containers == 1 ? "" : "s");
+    if (a->missing_end)
+        ADD("%sno end record (truncated dump?)", n ? ", " : "");
+    if (a->end_name_mismatch)
+        ADD("%send record names another section", n ? ", " : "");
+    if (h->sampled)
+        ADD("%ssampled dump: counts are estimates", n ? ", " : "");
+#undef ADD
+    if (!n)
+        return;
+    if (dump->heap_count > 1)
+        fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path), h->name, line);
+    else
+        fprintf(stderr, "gcheap: warning: %s: %s\n", cli_display_path(path), line);
+}
+
+void cli_print_help(const char *usage, const char *description, const cli_option *options)
+{
+    printf("%s\n%s\n", usage, description);
+    cli_print_options(options);
+    cli_print_common_help();
+}
+
+const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,
+                          size_t cap)
+{
+    const char *name = gch_type_name(heap, type);
+    if (common->module && heap->type_module && heap->type_module[type] != GCH_NONE) {
+        snprintf(buf, cap, "%s!%s", gch_heap_string(heap, heap->type_module[type]), name);
+        return buf;
+    }
+    if (common->short_names) {
+        /* Dart names read "Name (library URI)": keep the part before " (". */
+        const char *paren = strstr(name, " (");
+        if (paren && name[strlen(name) - 1] == ')') {
+            size_t n = (size_t)(paren - name);
+            if (n >= cap)
+                n = cap - 1;
+            memcpy(buf, name, n);
+            buf[n] = '\0';
+            return buf;
+        }
+    }
+    return name;
+}
+
+int cli_require_dumps(const char *command, const cli_args *args, int min, int max)
+{
+    if (args->count == 0 && min > 0)
+        return cli_usage_error(command, "missing DUMP argument");
+    if (args->count < min)
+        return cli_usage_error(command, "expected %d DUMP arguments, got %d", min, args->count);
+    if (args->count > max)
+        return cli_usage_error(command, "too many arguments (expected %d DUMP%s)", max,
+                               max == 1 ? "" : "s");
+    return 0;
+}

@@ -1,0 +1,33 @@
+/* Per-type histogram: see include/gcheap/histogram.h. */
+#include "gcheap/histogram.h"
+
+#include "gcheap/alloc.h"
+
+gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row **rows,
+                         uint32_t *nrows, gch_error *err)
+{
+    *rows = NULL;
+    *nrows = 0;
+    uint32_t nt = heap->type_count;
+    gch_type_row *all = gch_calloc(nt ? nt : 1, sizeof *all);
+    if (!all)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < heap->object_count; i++) {
+        if (mask && !mask[i])
+            continue;
+        gch_type_row *r = &all[heap->object_type[i]];
+        r->count++;
+        r->bytes += heap->object_size[i];
+    }
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        if (!all[t].count)
+            continue;
+        all[n] = all[t];
+        all[n].type = t;
+        n++;
+    }
+    *rows = all;
+    *nrows = n;
+    return GCH_OK;
+}
