@@ -76,7 +76,7 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     report_begin_total(rep);
     report_cell_u64(rep, total_count);
     report_cell_u64(rep, total_bytes);
-    snprintf(buf, sizeof buf, "total (%u types)", (unsigned)n);
+    snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
     report_cell_text(rep, buf);
     report_end_section(rep);
     gch_free(rows);

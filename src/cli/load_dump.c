@@ -130,8 +130,8 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
     char id[32];
     if (a->dangling_refs) {
         snprintf(id, sizeof id, fmt, a->first_dangling_ref);
-        ADD("%s%" PRIu64 " reference%s to absent objects (first: %s)", n ? ", " : "", a->dangling_refs,
-            a->dangling_refs == 1 ? "" : "s", id);
+        ADD("%s%" PRIu64 " %s (first: %s)", n ? ", " : "", a->dangling_refs,
+            a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id);
     }
     if (a->unknown_type_objects)
         ADD("%s%" PRIu64 " object%s of %" PRIu64 " undeclared type%s", n ? ", " : "",

@@ -500,10 +500,10 @@ static void print_table(report *r)
             else
                 s = r->total[c] ? r->total[c] : "";
             int last = c + 1 == r->ncols;
-            if (last)
+            if (is_numeric(r->cols[c].kind))
+                fprintf(r->out, last ? "%*s\n" : "%*s  ", (int)width[c], s);
+            else if (last)
                 fprintf(r->out, "%s\n", s);
-            else if (is_numeric(r->cols[c].kind))
-                fprintf(r->out, "%*s  ", (int)width[c], s);
             else
                 fprintf(r->out, "%-*s  ", (int)width[c], s);
         }

@@ -1,0 +1,432 @@
+/* The .gclog reader and the heap builder, checked against hand counts and
+ * against an independent model of random dumps rendered as text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gcheap/heap.h"
+#include "gcheap/load.h"
+
+static gch_dump *parse_ok(const char *text)
+{
+    gch_dump *d = NULL;
+    gch_error err;
+    gch_status st = gch_read_gclog_buffer(text, strlen(text), NULL, &d, &err);
+    if (st != GCH_OK)
+        fail_msg("parse failed at line %llu: %s", (unsigned long long)err.line, err.message);
+    return d;
+}
+
+static void expect_error_n(const char *text, size_t size, uint64_t line, const char *fragment)
+{
+    gch_dump *d = NULL;
+    gch_error err;
+    gch_status st = gch_read_gclog_buffer(text, size, NULL, &d, &err);
+    assert_int_equal(st, GCH_EFORMAT);
+    assert_null(d);
+    assert_int_equal(err.line, line);
+    if (!strstr(err.message, fragment))
+        fail_msg("message '%s' lacks '%s'", err.message, fragment);
+}
+
+static void expect_error(const char *text, uint64_t line, const char *fragment)
+{
+    expect_error_n(text, strlen(text), line, fragment);
+}
+
+static const char seed_text[] =
+    "a 2 bubblecs.exe 763f9d2\n"
+    "t 2 System.RuntimeType\n"
+    "o 7c79f 2 64\n"
+    "t 1 System.NullReferenceException\n"
+    "o 7cb42 2 64\n"
+    "o 1ce004 1 18\n"
+    "t 3 System.OutOfMemoryException\n"
+    "o 1ce056 1d 118 1ce11f 1ce14c 1ce079 1ce113 1ce116 1ce267 1ce26a 1ce26d\n"
+    "r 22c81b 5 0\n"
+    "o 22c81e 1b 24\n"
+    "r 22c81e 5 0\n"
+    "o 22c823 1b 28\n"
+    "r 22c823 5 0\n"
+    "c bubblecs.exe 763fbef\n";
+
+/* The seed document's own example: undeclared types 1d and 1b, eight
+ * references to objects with no record, a root on an absent object. */
+static void test_seed_example(void **state)
+{
+    (void)state;
+    gch_dump *d = parse_ok(seed_text);
+    assert_int_equal(d->heap_count, 1);
+    gch_heap *h = d->heaps[0];
+    assert_string_equal(h->name, "bubblecs.exe");
+    assert_int_equal(h->object_count, 6);
+    /* 0x64 + 0x64 + 0x18 + 0x118 + 0x24 + 0x28 = 100+100+24+280+36+40 */
+    assert_int_equal(h->total_size, 580);
+    assert_int_equal(h->object_id[3], 0x1ce056);
+    assert_string_equal(gch_type_name(h, h->object_type[3]), "<unknown type 1d>");
+    assert_string_equal(gch_type_name(h, h->object_type[4]), "<unknown type 1b>");
+    assert_string_equal(gch_type_name(h, h->object_type[2]), "System.NullReferenceException");
+    assert_int_equal(h->ref_count, 0);
+    assert_int_equal(h->anomalies.dangling_refs, 8);
+    assert_int_equal(h->anomalies.first_dangling_ref, 0x1ce11f);
+    assert_int_equal(h->anomalies.unknown_types, 2);
+    assert_int_equal(h->anomalies.unknown_type_objects, 3);
+    assert_int_equal(h->anomalies.dangling_roots, 1);
+    assert_int_equal(h->anomalies.missing_end, 0);
+    assert_int_equal(h->root_count, 3);
+    assert_int_equal(h->root_object[0], GCH_NONE);
+    assert_int_equal(h->root_object[1], 4);
+    assert_int_equal(h->root_kind[2], GCH_ROOT_RUNTIME);
+    gch_dump_free(d);
+}
+
+/* Type after use, nulls, self and cyclic references, statics, weak roots. */
+static void test_references_and_roots(void **state)
+{
+    (void)state;
+    gch_dump *d = parse_ok("a 2 x.exe\n"
+                           "o 10 1 8 20 0 10\n"
+                           "o 20 2 10 10\n"
+                           "t 1 A\n"
+                           "t 2 B, with spaces\n"
+                           "r 20 4 3 1\n"
+                           "r 10 3 2\n"
+                           "c x.exe\n");
+    gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 2);
+    assert_int_equal(h->ref_count, 3);
+    /* object 10: refs 20 and itself (the null is dropped) */
+    assert_int_equal(h->out_start[0], 0);
+    assert_int_equal(h->out_start[1], 2);
+    assert_int_equal(h->out_target[0], 1);
+    assert_int_equal(h->out_target[1], 0);
+    assert_int_equal(h->out_target[2], 0);
+    assert_string_equal(gch_type_name(h, h->object_type[1]), "B, with spaces");
+    assert_int_equal(h->root_kind[0], GCH_ROOT_STATIC);
+    assert_int_equal(h->root_flags[0], GCH_ROOT_PINNED | GCH_ROOT_WEAK);
+    assert_int_equal(h->root_has_container[0], 1);
+    assert_string_equal(gch_type_name(h, h->root_container[0]), "A");
+    assert_int_equal(h->root_has_container[1], 0);
+    assert_int_equal(h->anomalies.unknown_types, 0);
+    assert_int_equal(h->anomalies.dangling_refs, 0);
+    assert_int_equal(h->total_size, 0x18);
+    /* reverse edges: 20 is referenced by 10; 10 by 10 (self) and 20 */
+    assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+    assert_int_equal(h->in_start[1] - h->in_start[0], 2);
+    assert_int_equal(h->in_start[2] - h->in_start[1], 1);
+    assert_int_equal(h->in_source[h->in_start[1]], 0);
+    gch_dump_free(d);
+}
+
+static void test_duplicates_first_wins(void **state)
+{
+    (void)state;
+    gch_dump *d = parse_ok("a 2 x\n"
+                           "t 1 A\n"
+                           "t 1 Other\n"
+                           "o 10 1 8 20\n"
+                           "o 20 1 4\n"
+                           "o 10 1 100 10\n"
+                           "o 30 1 2 10\n"
+                           "c x\n");
+    gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 3);
+    assert_int_equal(h->anomalies.duplicate_objects, 1);
+    assert_int_equal(h->anomalies.first_duplicate_object, 0x10);
+    assert_int_equal(h->anomalies.duplicate_types, 1);
+    assert_string_equal(gch_type_name(h, 0), "A");
+    /* 8 + 4 + 2: the second record of 10 (size 0x100) is ignored */
+    assert_int_equal(h->total_size, 14);
+    assert_int_equal(h->object_id[2], 0x30);
+    /* 30 -> 10 resolves to the first record, index 0 */
+    assert_int_equal(h->out_target[h->out_start[2]], 0);
+    assert_int_equal(h->ref_count, 2);
+    gch_dump_free(d);
+}
+
+static void test_sections_and_truncation(void **state)
+{
+    (void)state;
+    gch_dump *d = parse_ok("a 2 one.exe 10\no 1 1 4\nc one.exe 20\n"
+                           "a 2 two.exe\no 1 1 8\no 2 1 8 1\n"
+                           "a 2 three.exe\no 5 1 1\nc wrong.exe\n");
+    assert_int_equal(d->heap_count, 3);
+    assert_string_equal(d->heaps[0]->name, "one.exe");
+    assert_int_equal(d->heaps[0]->total_size, 4);
+    assert_int_equal(d->heaps[0]->anomalies.missing_end, 0);
+    /* the second section is closed by the next 'a': truncated */
+    assert_int_equal(d->heaps[1]->anomalies.missing_end, 1);
+    assert_int_equal(d->heaps[1]->ref_count, 1);
+    assert_int_equal(d->heaps[2]->anomalies.missing_end, 0);
+    assert_int_equal(d->heaps[2]->anomalies.end_name_mismatch, 1);
+    gch_dump_free(d);
+
+    d = parse_ok("a 2 last\no 1 1 4");
+    assert_int_equal(d->heaps[0]->anomalies.missing_end, 1);
+    assert_int_equal(d->heaps[0]->object_count, 1);
+    gch_dump_free(d);
+}
+
+static void test_whitespace_variants(void **state)
+{
+    (void)state;
+    gch_dump *a = parse_ok("a 2 w 5\nt 1 T x\no 1 1 8 2\no 2 1 4\nr 1 1 0\nc w 6\n");
+    gch_dump *b = parse_ok("\r\n  a\t2  w\t5\r\n\n t 1\tT x \r\n\to  1 1\t8   2\t\r\no 2 1 4\r\n"
+                           "r 1 1 0\r\n\r\nc w 6");
+    gch_heap *x = a->heaps[0], *y = b->heaps[0];
+    assert_int_equal(x->object_count, y->object_count);
+    assert_int_equal(x->total_size, y->total_size);
+    assert_int_equal(x->ref_count, y->ref_count);
+    assert_string_equal(gch_type_name(y, 0), "T x");
+    assert_string_equal(y->name, "w");
+    assert_int_equal(y->root_count, 1);
+    gch_dump_free(a);
+    gch_dump_free(b);
+}
+
+static void test_malformed_records(void **state)
+{
+    (void)state;
+    expect_error("a 2 x\nq 1 2\n", 2, "unknown record type 'q'");
+    expect_error("a 2 x\nob 1 2\n", 2, "unknown record type 'ob'");
+    expect_error("a 2 x\no 1 2\n", 2, "missing object size");
+    expect_error("a 2 x\no 1\n", 2, "missing type id");
+    expect_error("a 2 x\no 1 2 3 4 zz\n", 2, "reference 'zz' is not a hexadecimal number");
+    expect_error("a 2 x\no 1 2 g\n", 2, "object size 'g' is not a hexadecimal number");
+    expect_error("a 2 x\no 10000000000000000 1 1\n", 2, "wider than 64 bits");
+    expect_error("a 2 x\nt 1\n", 2, "missing type name");
+    expect_error("a 2 x\nr 1 6 0\n", 2, "root kind 6");
+    expect_error("a 2 x\nr 1 1 100\n", 2, "root flags 100");
+    expect_error("a 2 x\nr 1 4 0 5 6\n", 2, "unexpected extra field '6'");
+    expect_error("o 1 1 1\n", 1, "outside an appdomain section");
+    expect_error("\n\nc x\n", 3, "no appdomain section is open");
+    expect_error("a\n", 1, "missing format version");
+    expect_error("a 2\n", 1, "missing appdomain name");
+    expect_error("a 2 x\no 1 1 1\ro 2 1 1\n", 2, "carriage return");
+    static const char nul_name[] = "a 2 x\nt 1 A\0B\n";
+    expect_error_n(nul_name, sizeof nul_name - 1, 2, "NUL byte");
+    /* empty input and blank-only input are not dumps */
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_gclog_buffer("", 0, NULL, &d, &err), GCH_EFORMAT);
+    assert_non_null(strstr(err.message, "no 'a' record"));
+    assert_int_equal(gch_read_gclog_buffer("\n \n", 3, NULL, &d, &err), GCH_EFORMAT);
+}
+
+static void test_wide_numbers(void **state)
+{
+    (void)state;
+    /* 16 significant digits fit; leading zeros do not count */
+    gch_dump *d = parse_ok("a 2 x\no ffffffffffffffff 1 0000000000000000001\nc x\n");
+    assert_int_equal(d->heaps[0]->object_id[0], UINT64_MAX);
+    assert_int_equal(d->heaps[0]->total_size, 1);
+    gch_dump_free(d);
+}
+
+static void test_size_overflow_is_refused(void **state)
+{
+    (void)state;
+    const char *text = "a 2 x\no 1 1 ffffffffffffffff\no 2 1 1\nc x\n";
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_gclog_buffer(text, strlen(text), NULL, &d, &err), GCH_ELIMIT);
+    assert_non_null(strstr(err.message, "2^64"));
+    assert_null(d);
+}
+
+static void test_skip_refs(void **state)
+{
+    (void)state;
+    gch_load_options o = { 0 };
+    o.skip_refs = 1;
+    gch_dump *d = NULL;
+    gch_error err;
+    const char *text = "a 2 x\no 1 1 8 2 3\no 2 1 4 1\nc x\n";
+    assert_int_equal(gch_read_gclog_buffer(text, strlen(text), &o, &d, &err), GCH_OK);
+    assert_int_equal(d->heaps[0]->ref_count, 0);
+    assert_int_equal(d->heaps[0]->object_count, 2);
+    assert_int_equal(d->heaps[0]->total_size, 12);
+    gch_dump_free(d);
+}
+
+/* ---- random dumps vs an independent model ---- */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+typedef struct model_object {
+    uint64_t id, type, size;
+    uint64_t refs[8];
+    int nrefs;
+} model_object;
+
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+static void put(text_buf *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(t->p + t->n, t->cap - t->n, fmt, ap);
+        va_end(ap);
+        if ((size_t)k < t->cap - t->n) {
+            t->n += (size_t)k;
+            return;
+        }
+        t->cap = t->cap * 2 + (size_t)k + 64;
+        t->p = realloc(t->p, t->cap);
+        assert_non_null(t->p);
+    }
+}
+
+static const char *sep(void)
+{
+    static const char *const seps[] = { " ", " ", " ", "\t", "  ", " \t " };
+    return seps[rnd() % 6];
+}
+
+/* A source that hands out the text in tiny random pieces: line and block
+ * boundaries must not matter. */
+typedef struct piece_source {
+    const char *p;
+    size_t left;
+} piece_source;
+
+static long long piece_read(void *ctx, void *buf, size_t cap)
+{
+    piece_source *s = ctx;
+    size_t n = 1 + rnd() % 7;
+    if (n > cap)
+        n = cap;
+    if (n > s->left)
+        n = s->left;
+    memcpy(buf, s->p, n);
+    s->p += n;
+    s->left -= n;
+    return (long long)n;
+}
+
+static void check_random_dump(int round)
+{
+    int nobj = 1 + (int)(rnd() % 40), ntypes = 1 + (int)(rnd() % 6);
+    model_object *obj = calloc((size_t)nobj, sizeof *obj);
+    assert_non_null(obj);
+    /* distinct ids: a random base plus increasing gaps */
+    uint64_t id = 1 + rnd() % 1000;
+    for (int i = 0; i < nobj; i++) {
+        obj[i].id = id;
+        id += 1 + rnd() % 50;
+        obj[i].type = 1 + rnd() % (uint64_t)ntypes;
+        obj[i].size = rnd() % 100000;
+    }
+    uint64_t dangling = 0;
+    for (int i = 0; i < nobj; i++) {
+        obj[i].nrefs = (int)(rnd() % 8);
+        for (int k = 0; k < obj[i].nrefs; k++) {
+            int what = (int)(rnd() % 10);
+            if (what == 0) {
+                obj[i].refs[k] = 0; /* null */
+            } else if (what == 1) {
+                obj[i].refs[k] = id + 1 + rnd() % 100; /* beyond every id: absent */
+                dangling++;
+            } else {
+                obj[i].refs[k] = obj[rnd() % (uint64_t)nobj].id;
+            }
+        }
+    }
+    text_buf t = { malloc(256), 0, 256 };
+    assert_non_null(t.p);
+    put(&t, "a%s2%sdom%d%s%x\n", sep(), sep(), round, sep(), round);
+    int declared_at = (int)(rnd() % (uint64_t)(nobj + 1)); /* types may follow their objects */
+    for (int i = 0; i <= nobj; i++) {
+        if (i == declared_at)
+            for (int ty = 1; ty <= ntypes; ty++)
+                put(&t, "t%s%x%sType%d, v=%d\n", sep(), ty, sep(), ty, round);
+        if (i == nobj)
+            break;
+        put(&t, "o%s%llx%s%llx%s%llx", sep(), (unsigned long long)obj[i].id, sep(),
+            (unsigned long long)obj[i].type, sep(), (unsigned long long)obj[i].size);
+        for (int k = 0; k < obj[i].nrefs; k++)
+            put(&t, "%s%llx", sep(), (unsigned long long)obj[i].refs[k]);
+        put(&t, rnd() % 3 ? "\n" : "\r\n");
+    }
+    int root = (int)(rnd() % (uint64_t)nobj);
+    put(&t, "r %llx 4 1 %x\n", (unsigned long long)obj[root].id, 1);
+    if (rnd() % 2)
+        put(&t, "c dom%d %x", round, round + 1); /* sometimes no final newline */
+
+    gch_dump *d = NULL;
+    gch_error err;
+    piece_source ps = { t.p, t.n };
+    gch_source src = { piece_read, &ps };
+    if (gch_read_gclog(&src, NULL, &d, &err) != GCH_OK)
+        fail_msg("round %d: %s (line %llu)", round, err.message, (unsigned long long)err.line);
+    gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, nobj);
+    uint64_t total = 0, refs = 0;
+    for (int i = 0; i < nobj; i++) {
+        assert_int_equal(h->object_id[i], obj[i].id);
+        assert_int_equal(h->object_size[i], obj[i].size);
+        char name[64];
+        snprintf(name, sizeof name, "Type%d, v=%d", (int)obj[i].type, round);
+        assert_string_equal(gch_type_name(h, h->object_type[i]), name);
+        total += obj[i].size;
+        uint32_t e = h->out_start[i];
+        for (int k = 0; k < obj[i].nrefs; k++) {
+            uint64_t r = obj[i].refs[k];
+            if (r == 0 || r > id)
+                continue;
+            assert_true(e < h->out_start[i + 1]);
+            assert_int_equal(h->object_id[h->out_target[e]], r);
+            e++;
+            refs++;
+        }
+        assert_int_equal(e, h->out_start[i + 1]);
+    }
+    assert_int_equal(h->total_size, total);
+    assert_int_equal(h->ref_count, refs);
+    assert_int_equal(h->anomalies.dangling_refs, dangling);
+    assert_int_equal(h->root_object[0], (uint32_t)root);
+    gch_dump_free(d);
+    free(t.p);
+    free(obj);
+}
+
+static void test_random_dumps_match_model(void **state)
+{
+    (void)state;
+    rng_state = 12345;
+    for (int round = 0; round < 2000; round++)
+        check_random_dump(round);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_example),
+        cmocka_unit_test(test_references_and_roots),
+        cmocka_unit_test(test_duplicates_first_wins),
+        cmocka_unit_test(test_sections_and_truncation),
+        cmocka_unit_test(test_whitespace_variants),
+        cmocka_unit_test(test_malformed_records),
+        cmocka_unit_test(test_wide_numbers),
+        cmocka_unit_test(test_size_overflow_is_refused),
+        cmocka_unit_test(test_skip_refs),
+        cmocka_unit_test(test_random_dumps_match_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
