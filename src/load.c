@@ -108,8 +108,8 @@ gch_status gch_load(const gch_source *src, gch_format format, const gch_load_opt
     if (format == GCH_FORMAT_GCLOG)
         return gch_read_gclog(&chained, opts, out, err);
 
-    unsigned char *data;
-    size_t size;
+    unsigned char *data = NULL;
+    size_t size = 0;
     gch_status st = slurp(&chained, &data, &size, err);
     if (st != GCH_OK)
         return st;
