@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# bench/run.sh - the gcheap benchmark: generates synthetic .gclog dumps with
+# gendump, times gcheap's commands on them and prints one report table plus
+# the target checks. It is a report: it exits 0 even when targets fail.
+#
+#   bench/run.sh [--gcheap PATH] [--gendump PATH] [--sizes "1000000 10000000"]
+#                [--runs N] [--quick] [--seed S] [--dir DIR]
+#
+# Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
+# when a dump with the same generator version and parameters is there.
+# Every command runs under /usr/bin/time -f '%e %M' (peak RSS); wall time is
+# taken with nanosecond `date` around it (falling back to %e), and each figure
+# is the median of --runs runs (default 3). A command that fails or prints
+# nothing (not implemented yet) is shown as n/a and not run again.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+GCHEAP=$root/build/gcheap
+GENDUMP=
+SIZES="1000000 10000000"
+RUNS=3
+SEED=1
+RPO=2.5
+DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
+TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
+
+usage() {
+    sed -n '2,16s/^# \{0,1\}//p' "$0"
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    --gcheap) GCHEAP=$2; shift 2 ;;
+    --gcheap=*) GCHEAP=${1#*=}; shift ;;
+    --gendump) GENDUMP=$2; shift 2 ;;
+    --gendump=*) GENDUMP=${1#*=}; shift ;;
+    --sizes) SIZES=$2; shift 2 ;;
+    --sizes=*) SIZES=${1#*=}; shift ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --runs=*) RUNS=${1#*=}; shift ;;
+    --seed) SEED=$2; shift 2 ;;
+    --seed=*) SEED=${1#*=}; shift ;;
+    --dir) DIR=$2; shift 2 ;;
+    --dir=*) DIR=${1#*=}; shift ;;
+    --quick) SIZES="100000 1000000"; RUNS=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+case $RUNS in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive number" >&2; exit 2 ;; esac
+for n in $SIZES; do
+    case $n in ''|*[!0-9]*) echo "run.sh: bad size '$n' in --sizes" >&2; exit 2 ;; esac
+done
+# shellcheck disable=SC2086 # split on purpose
+SIZES=$(printf '%s\n' $SIZES | sort -n | uniq | tr '\n' ' ')
+[ -n "${SIZES// /}" ] || { echo "run.sh: --sizes is empty" >&2; exit 2; }
+
+[ -n "$GENDUMP" ] || GENDUMP=$(dirname "$GCHEAP")/gendump
+if [ ! -x "$GENDUMP" ]; then
+    echo "run.sh: $GENDUMP not found; build it: cmake --build build --target gendump" >&2
+    exit 2
+fi
+if [ ! -x "$GCHEAP" ]; then
+    echo "run.sh: warning: $GCHEAP not found; its commands will show as n/a" >&2
+fi
+
+log() { echo "run.sh: $*" >&2; }
+
+TIME_BIN=${GCHEAP_BENCH_TIME:-/usr/bin/time}
+HAVE_TIME=1
+if [ ! -x "$TIME_BIN" ] || ! "$TIME_BIN" -f '%e %M' -o /dev/null true 2>/dev/null; then
+    HAVE_TIME=0
+    log "warning: GNU $TIME_BIN is missing: apt-get install time (peak RSS shows as n/a)"
+fi
+HAVE_NS=1
+case $(date +%N 2>/dev/null) in ''|*[!0-9]*) HAVE_NS=0 ;; esac
+HAVE_TIMEOUT=0
+command -v timeout >/dev/null 2>&1 && HAVE_TIMEOUT=1
+
+mkdir -p "$DIR" || { echo "run.sh: cannot create $DIR" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/gcheap-run.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- dumps
+
+GENVER=$("$GENDUMP" --version 2>/dev/null | awk '{print $2}')
+[ -n "$GENVER" ] || GENVER=0
+
+# dump N: prints the path of the dump of N objects, generating it if needed.
+dump() {
+    local n=$1
+    local f="$DIR/gendump-v$GENVER-n$n-s$SEED-r$RPO-k1.gclog"
+    if [ -s "$f" ] && [ -s "$f.summary" ]; then
+        log "reusing $f"
+    else
+        local avail need
+        avail=$(df -Pk "$DIR" | awk 'NR==2 {print $4}')
+        need=$(( n * 50 / 1024 + 1024 ))
+        if [ -n "$avail" ] && [ "$avail" -lt "$need" ]; then
+            log "not enough space in $DIR for $n objects (need ~${need} KB, have ${avail} KB)"
+            return 1
+        fi
+        log "generating $n objects into $f"
+        rm -f "$f" "$f.summary"
+        if ! "$GENDUMP" --objects "$n" --seed "$SEED" --refs-per-object "$RPO" \
+            -o "$f.tmp" 2>"$f.summary.tmp"; then
+            cat "$f.summary.tmp" >&2
+            rm -f "$f.tmp" "$f.summary.tmp"
+            return 1
+        fi
+        mv "$f.summary.tmp" "$f.summary" && mv "$f.tmp" "$f"
+        log "$(cat "$f.summary")"
+    fi
+    printf '%s\n' "$f"
+}
+
+# ---------------------------------------------------------------- timing
+
+# run_once OUT ERR CMD...: runs CMD; sets R_RC, R_WALL (s), R_RSS (KB or "").
+run_once() {
+    local out=$1 err=$2; shift 2
+    local tf="$work/time" t0 t1 pre=()
+    [ "$HAVE_TIMEOUT" = 1 ] && pre=(timeout "$TIMEOUT")
+    : >"$tf"
+    t0=$(date +%s%N 2>/dev/null)
+    if [ "$HAVE_TIME" = 1 ]; then
+        ${pre[@]+"${pre[@]}"} "$TIME_BIN" -o "$tf" -f '%e %M' "$@" >"$out" 2>"$err"
+        R_RC=$?
+    else
+        ${pre[@]+"${pre[@]}"} "$@" >"$out" 2>"$err"
+        R_RC=$?
+    fi
+    t1=$(date +%s%N 2>/dev/null)
+    local line
+    line=$(tail -n 1 "$tf")
+    R_RSS=
+    [ "$HAVE_TIME" = 1 ] && R_RSS=$(printf '%s\n' "$line" | awk 'NF == 2 {print $2}')
+    if [ "$HAVE_NS" = 1 ]; then
+        R_WALL=$(awk -v a="$t0" -v b="$t1" -v o="$OVERHEAD" 'BEGIN {w = (b - a) / 1e9 - o; if (w < 0.0001) w = 0.0001; printf "%.4f", w}')
+    else
+        R_WALL=$(printf '%s\n' "$line" | awk 'NF == 2 {print $1}')
+    fi
+}
+
+median() { # values on stdin, one per line; prints the median or nothing
+    sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit; if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+# Results: RES_<key>_<size> variables: wall, rss (KB), status ("" ok, else reason).
+set_res() { printf -v "RES_$1_$2" '%s' "$3"; }
+get_res() { local v="RES_$1_$2"; printf '%s' "${!v-}"; }
+
+# measure KEY SIZE CMD...: median wall/RSS over RUNS runs.
+measure() {
+    local key=$1 n=$2; shift 2
+    local walls="" rsses="" i
+    if [ "$key" != wc ] && [ ! -x "$GCHEAP" ]; then
+        set_res "${key}_status" "$n" "not built: $GCHEAP"
+        return
+    fi
+    for ((i = 1; i <= RUNS; i++)); do
+        run_once "$work/out" "$work/err" "$@"
+        if [ "$R_RC" != 0 ] || { [ "$key" != wc ] && [ ! -s "$work/out" ]; }; then
+            local why
+            if [ "$R_RC" = 124 ] && [ "$HAVE_TIMEOUT" = 1 ]; then
+                why="timed out after ${TIMEOUT}s"
+            elif [ "$R_RC" != 0 ]; then
+                why="exit $R_RC: $(grep -v '^Command exited' "$work/err" | head -n 1 | cut -c1-60)"
+            else
+                why="no output"
+            fi
+            log "  $key: n/a ($why)"
+            set_res "${key}_status" "$n" "$why"
+            return
+        fi
+        walls+="$R_WALL"$'\n'
+        [ -n "$R_RSS" ] && rsses+="$R_RSS"$'\n'
+        log "  $key run $i: ${R_WALL}s ${R_RSS:-?} KB"
+    done
+    set_res "${key}_wall" "$n" "$(printf '%s' "$walls" | median)"
+    set_res "${key}_rss" "$n" "$(printf '%s' "$rsses" | median)"
+    set_res "${key}_status" "$n" ""
+}
+
+# The harness's own cost (fork/exec of timeout, time, date), subtracted from
+# every wall time: the median of a few runs of `true`.
+OVERHEAD=0
+if [ "$HAVE_NS" = 1 ]; then
+    ov=""
+    for i in 1 2 3 4 5; do run_once /dev/null /dev/null true; ov+="$R_WALL"$'\n'; done
+    OVERHEAD=$(printf '%s' "$ov" | median)
+    log "harness overhead ${OVERHEAD}s (subtracted from wall times)"
+fi
+
+KEYS="wc stat pipe info top"
+label() {
+    case $1 in
+    wc) echo "wc -l FILE" ;;
+    stat) echo "gcheap stat FILE" ;;
+    pipe) echo "cat | gcheap stat -" ;;
+    info) echo "gcheap info FILE" ;;
+    top) echo "gcheap top FILE" ;;
+    esac
+}
+
+done_sizes=""
+for n in $SIZES; do
+    f=$(dump "$n") || { log "skipping $n objects"; continue; }
+    set_res file "$n" "$f"
+    set_res bytes "$n" "$(wc -c <"$f" | tr -d ' ')"
+    set_res objects "$n" "$(awk '{for (i = 1; i < NF; i++) if ($i == "objects") print $(i + 1)}' "$f.summary")"
+    set_res refs "$n" "$(awk '{for (i = 1; i < NF; i++) if ($i == "references") print $(i + 1)}' "$f.summary")"
+    log "measuring $n objects ($RUNS runs each)"
+    cat "$f" >/dev/null # warm the page cache
+    measure wc "$n" wc -l "$f"
+    measure stat "$n" "$GCHEAP" stat "$f"
+    # shellcheck disable=SC2016 # expanded by the inner sh
+    measure pipe "$n" sh -c 'cat "$1" | "$2" stat -' sh "$f" "$GCHEAP"
+    measure info "$n" "$GCHEAP" info "$f"
+    measure top "$n" "$GCHEAP" top "$f"
+    done_sizes+="$n "
+done
+
+[ -n "$done_sizes" ] || { echo "run.sh: no dump could be measured" >&2; exit 0; }
+
+# ---------------------------------------------------------------- report
+
+human() { # objects count -> 1M, 100k, 12345
+    awk -v n="$1" 'BEGIN { if (n % 1000000 == 0) print n / 1000000 "M"; else if (n % 1000 == 0) print n / 1000 "k"; else print n }'
+}
+
+echo
+echo "gcheap benchmark  ($(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), runs=$RUNS, medians)"
+echo "gcheap: $GCHEAP   dumps: $DIR (gendump v$GENVER, seed $SEED)"
+if [ "$HAVE_NS" = 1 ]; then
+    wall_how="date +%s%N around each run, harness overhead ${OVERHEAD}s subtracted"
+else
+    wall_how="$TIME_BIN %e (0.01 s resolution)"
+fi
+[ "$HAVE_TIME" = 1 ] || wall_how="$wall_how; no GNU time (apt-get install time): no peak RSS"
+echo "wall: $wall_how   MB = 1e6 bytes"
+echo
+printf '%-6s %9s %10s %11s  %-20s %9s %9s %10s %8s\n' \
+    size "file MB" objects references command "wall s" "MB/s" "RSS MB" "RSS B/obj"
+printf '%s\n' "--------------------------------------------------------------------------------------------------------"
+for n in $done_sizes; do
+    bytes=$(get_res bytes "$n"); objs=$(get_res objects "$n"); refs=$(get_res refs "$n")
+    first=1
+    for k in $KEYS; do
+        if [ $first = 1 ]; then
+            head=$(awk -v s="$(human "$n")" -v b="$bytes" -v o="$objs" -v r="$refs" \
+                'BEGIN {printf "%-6s %9.1f %10d %11d", s, b / 1e6, o, r}')
+            first=0
+        else
+            head=$(printf '%-6s %9s %10s %11s' "" "" "" "")
+        fi
+        st=$(get_res "${k}_status" "$n")
+        if [ -n "$st" ]; then
+            printf '%s  %-20s %9s %9s %10s %8s  (%s)\n' "$head" "$(label "$k")" n/a n/a n/a n/a "$st"
+            continue
+        fi
+        w=$(get_res "${k}_wall" "$n"); rss=$(get_res "${k}_rss" "$n")
+        awk -v h="$head" -v l="$(label "$k")" -v w="$w" -v b="$bytes" -v rss="$rss" -v o="$objs" 'BEGIN {
+            mbs = (w > 0) ? sprintf("%.0f", b / 1e6 / w) : "inf"
+            if (rss == "") { r = "n/a"; bo = "n/a" }
+            else { r = sprintf("%.1f", rss * 1024 / 1e6); bo = (o > 0) ? sprintf("%.1f", rss * 1024 / o) : "n/a" }
+            printf "%s  %-20s %9.4f %9s %10s %8s\n", h, l, w, mbs, r, bo
+        }'
+    done
+done
+
+# ratio A B: A/B or empty
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.2f", a / b }'; }
+
+echo
+echo "Ratios"
+for n in $done_sizes; do
+    r1=$(ratio "$(get_res stat_wall "$n")" "$(get_res wc_wall "$n")")
+    r2=$(ratio "$(get_res pipe_wall "$n")" "$(get_res stat_wall "$n")")
+    printf '  %-6s stat / wc -l time: %-8s pipe / file time (stat): %s\n' "$(human "$n")" "${r1:-n/a}" "${r2:-n/a}"
+done
+small=${done_sizes%% *}
+big=$(echo "$done_sizes" | awk '{print $NF}')
+size_ratio=$(ratio "$big" "$small")
+if [ "$small" != "$big" ]; then
+    gt=$(ratio "$(get_res top_wall "$big")" "$(get_res top_wall "$small")")
+    gm=$(ratio "$(get_res top_rss "$big")" "$(get_res top_rss "$small")")
+    printf '  top %s/%s (%sx objects): time %s, peak RSS %s\n' "$(human "$big")" "$(human "$small")" \
+        "$size_ratio" "${gt:+${gt}x}${gt:-n/a}" "${gm:+${gm}x}${gm:-n/a}"
+fi
+
+# target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
+fails=""
+nas=""
+target() {
+    local name=$1 value=$2 op=$3 limit=$4 unit=$5 verdict
+    if [ -z "$value" ]; then
+        verdict="n/a "; nas+="  - $name"$'\n'
+        printf '  %-4s  %-52s %s\n' "$verdict" "$name" "(not measured)"
+        return
+    fi
+    if awk -v v="$value" -v l="$limit" -v op="$op" 'BEGIN { exit !((op == "<=") ? (v <= l) : (v >= l)) }'; then
+        verdict=PASS
+    else
+        verdict=FAIL; fails+="  - $name: $value $unit (target $op $limit $unit)"$'\n'
+    fi
+    printf '  %-4s  %-52s %s %s (target %s %s %s)\n' "$verdict" "$name" "$value" "$unit" "$op" "$limit" "$unit"
+}
+
+bo=$(get_res objects "$big"); br=$(get_res refs "$big")
+mbs() { local w; w=$(get_res "${1}_wall" "$2"); [ -n "$w" ] && awk -v b="$(get_res bytes "$2")" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", b / 1e6 / w; else print 1e12 }'; }
+hb=$(human "$big")
+echo
+echo "Targets (on the $hb dump$( [ "$small" != "$big" ] && echo ", growth $(human "$small")->$hb"))"
+target "stat throughput ($hb)" "$(mbs stat "$big")" ">=" 1000 MB/s
+target "info throughput ($hb)" "$(mbs info "$big")" ">=" 400 MB/s
+target "top wall time ($hb)" "$(get_res top_wall "$big")" "<=" 10 s
+rss=$(get_res top_rss "$big")
+budget=$(awk -v o="$bo" -v r="$br" 'BEGIN { printf "%.1f", (64 * o + 16 * r) / 1e6 }')
+target "top peak RSS <= 64 B/object + 16 B/reference ($hb)" \
+    "$( [ -n "$rss" ] && awk -v k="$rss" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }')" "<=" "$budget" MB
+if [ "$small" != "$big" ]; then
+    glimit=$(awk -v s="$size_ratio" 'BEGIN { printf "%.1f", 1.2 * s }')
+    target "top time growth $(human "$small")->$hb" "$gt" "<=" "$glimit" x
+    target "top memory growth $(human "$small")->$hb" "$gm" "<=" "$glimit" x
+fi
+pr=$(ratio "$(get_res pipe_wall "$big")" "$(get_res stat_wall "$big")")
+target "pipe vs file, stat ($hb): at most 15% slower" "$pr" "<=" 1.15 x
+echo
+if [ -n "$fails" ]; then
+    echo "FAILED targets:"
+    printf '%s' "$fails"
+else
+    echo "No target failed$( [ -n "$nas" ] && echo " (of those measured)")."
+fi
+if [ -n "$nas" ]; then
+    echo "Not measured (command missing or failing):"
+    printf '%s' "$nas"
+fi
+exit 0
