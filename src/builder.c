@@ -12,12 +12,15 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "id_index.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
 /* Reserved indices: GCH_NONE and one below it (the dominator tree's virtual root). */
 #define MAX_OBJECTS (UINT32_MAX - 2u)
 #define MAX_REFS (UINT32_MAX - 1u)
+
+#define TYPE_CACHE_SIZE 1024
 
 struct gch_builder {
     const char *format;
@@ -38,8 +41,13 @@ struct gch_builder {
     /* raw type id -> type index, open addressing, GCH_NONE = empty. */
     uint32_t *type_hash;
     size_t type_hash_cap;
-    uint64_t last_type_raw;  /* one-entry cache: dumps repeat types in runs */
-    uint32_t last_type_index;
+    /* Direct-mapped cache in front of type_hash (types repeat a lot). */
+    struct type_cache_entry {
+        uint64_t raw;
+        uint32_t index;
+    } type_cache[TYPE_CACHE_SIZE];
+
+    int ids_unsorted;        /* set when an object id is not above the previous one */
 
     uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
 
@@ -119,7 +127,9 @@ static void reset_open_state(gch_builder *b)
     b->string_hash_cap = b->string_hash_len = 0;
     b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
     b->object_open = 0;
-    b->last_type_index = GCH_NONE;
+    b->ids_unsorted = 0;
+    for (size_t i = 0; i < TYPE_CACHE_SIZE; i++)
+        b->type_cache[i].index = GCH_NONE;
 }
 
 void gch_builder_free(gch_builder *b)
@@ -288,8 +298,9 @@ static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
 /* Finds or creates (undeclared) the type with raw id. */
 static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_error *err)
 {
-    if (b->last_type_index != GCH_NONE && b->last_type_raw == raw) {
-        *out = b->last_type_index;
+    struct type_cache_entry *slot = &b->type_cache[(raw ^ (raw >> 10)) & (TYPE_CACHE_SIZE - 1)];
+    if (slot->index != GCH_NONE && slot->raw == raw) {
+        *out = slot->index;
         return GCH_OK;
     }
     uint32_t t = type_lookup(b, raw);
@@ -322,8 +333,8 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
             j = (j + 1) & mask;
         b->type_hash[j] = t;
     }
-    b->last_type_raw = raw;
-    b->last_type_index = t;
+    slot->raw = raw;
+    slot->index = t;
     *out = t;
     return GCH_OK;
 }
@@ -390,6 +401,8 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
         b->object_cap = c1 < c4 ? c1 : c4;
     }
     uint32_t i = h->object_count++;
+    if (i > 0 && id <= h->object_id[i - 1])
+        b->ids_unsorted = 1;
     h->object_id[i] = id;
     h->object_type[i] = t;
     h->object_size[i] = size;
@@ -528,12 +541,33 @@ void gch_builder_note_end_mismatch(gch_builder *b)
 
 /* ---- end of heap: resolution ---- */
 
-static uint32_t id_lookup(const uint32_t *table, size_t mask, const uint64_t *ids, uint64_t id)
+/* Object id -> index: a directory when ids came in increasing order (the
+ * usual case: dumps list objects by address), else a hash table. */
+typedef struct id_lookup {
+    int sorted;
+    id_index index;
+    uint32_t *table;
+    size_t mask;
+    const uint64_t *ids;
+} id_lookup;
+
+/* hint: an index the id is probably near (the referring object), or GCH_NONE. */
+static uint32_t find_id(const id_lookup *l, uint64_t id, uint32_t hint)
 {
-    for (size_t j = mix64(id) & mask; table[j] != GCH_NONE; j = (j + 1) & mask)
-        if (ids[table[j]] == id)
-            return table[j];
+    if (l->sorted)
+        return hint == GCH_NONE ? id_index_find(&l->index, id) : id_index_find_near(&l->index, hint, id);
+    for (size_t j = mix64(id) & l->mask; l->table[j] != GCH_NONE; j = (j + 1) & l->mask)
+        if (l->ids[l->table[j]] == id)
+            return l->table[j];
     return GCH_NONE;
+}
+
+static void id_lookup_free(id_lookup *l)
+{
+    if (l->sorted)
+        id_index_free(&l->index);
+    gch_free(l->table);
+    l->table = NULL;
 }
 
 /* Builds the id table; objects whose id is already present get keep[i] = 0
@@ -693,19 +727,28 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     if (st != GCH_OK)
         return st;
 
-    uint32_t *table = NULL;
-    size_t mask = 0;
-    uint8_t *keep = NULL;
-    st = build_id_table(h, &table, &mask, &keep, err);
-    if (st != GCH_OK)
-        return st;
-    if (keep) {
-        drop_duplicates(b, keep);
-        gch_free(keep);
-        gch_free(table);
-        st = build_id_table(h, &table, &mask, &keep, err);
+    /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
+    id_lookup lookup = { 0 };
+    lookup.ids = h->object_id;
+    if (!b->ids_unsorted) {
+        lookup.sorted = 1;
+        st = id_index_build(&lookup.index, h->object_id, h->object_count, err);
         if (st != GCH_OK)
             return st;
+    } else {
+        uint8_t *keep = NULL;
+        st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
+        if (st != GCH_OK)
+            return st;
+        if (keep) {
+            drop_duplicates(b, keep);
+            gch_free(keep);
+            gch_free(lookup.table);
+            lookup.table = NULL;
+            st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
+            if (st != GCH_OK)
+                return st;
+        }
     }
 
     /* Resolve references in place: raw u64 ids -> u32 indices. */
@@ -716,7 +759,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         for (uint32_t k = 0; k < nrefs; k++, r++) {
             uint64_t id;
             memcpy(&id, b->raw_refs + r * 8, sizeof id);
-            uint32_t target = id_lookup(table, mask, h->object_id, id);
+            uint32_t target = find_id(&lookup, id, i);
             if (target == GCH_NONE) {
                 if (h->anomalies.dangling_refs++ == 0)
                     h->anomalies.first_dangling_ref = id;
@@ -752,7 +795,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 
     /* Roots. */
     for (uint32_t k = 0; k < h->root_count; k++) {
-        h->root_object[k] = id_lookup(table, mask, h->object_id, h->root_raw_id[k]);
+        h->root_object[k] = find_id(&lookup, h->root_raw_id[k], GCH_NONE);
         if (h->root_object[k] == GCH_NONE)
             h->anomalies.dangling_roots++;
         if (h->root_has_container[k]) {
@@ -762,7 +805,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
             h->root_container[k] = (t != GCH_NONE && b->type_canon) ? b->type_canon[t] : t;
         }
     }
-    gch_free(table);
+    id_lookup_free(&lookup);
 
     /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
     uint64_t total = 0;

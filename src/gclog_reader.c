@@ -76,28 +76,41 @@ static const char *shown(const char *p, const char *end, char *out, size_t cap)
 
 enum { HEX_OK, HEX_MISSING, HEX_BAD, HEX_WIDE };
 
-static int parse_hex(const char **pp, const char *end, uint64_t *out)
+/* Every line given to the parser is followed by a byte that is neither a hex
+ * digit nor a blank (its '\n', the '\r' of a CRLF, or a '\n' written after
+ * the last line), so the scans below stop without bounds checks. */
+static inline int parse_hex(const char **pp, const char *end, uint64_t *out)
 {
-    const char *p = *pp;
-    skip_ws(&p, end);
-    if (p == end)
+    const unsigned char *p = (const unsigned char *)*pp;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if ((const char *)p >= end)
         return HEX_MISSING;
+    const unsigned char *s = p;
     uint64_t v = 0;
-    const char *s = p;
-    while (p < end && !is_space(*p)) {
-        int d = HEX_VALUE(*p);
-        if (d < 0) {
-            *pp = s;
-            return HEX_BAD;
-        }
-        if (v >> 60) {
-            *pp = s;
-            return HEX_WIDE;
-        }
-        v = (v << 4) | (uint64_t)d;
+    unsigned d;
+    while ((d = hex_plus_one[*p]) != 0) {
+        v = (v << 4) | (d - 1);
         p++;
     }
-    *pp = p;
+    size_t n = (size_t)(p - s);
+    if (n == 0 || ((const char *)p < end && *p != ' ' && *p != '\t')) {
+        *pp = (const char *)s;
+        return HEX_BAD;
+    }
+    if (n > 16) {
+        /* Leading zeros do not count; the shifts above only dropped zeros then. */
+        const unsigned char *q = s;
+        while (n > 16 && *q == '0') {
+            q++;
+            n--;
+        }
+        if (n > 16) {
+            *pp = (const char *)s;
+            return HEX_WIDE;
+        }
+    }
+    *pp = (const char *)p;
     *out = v;
     return HEX_OK;
 }
@@ -407,9 +420,9 @@ static gch_status refill(reader *r)
         r->end = tail;
     }
     if (r->end == r->cap) {
-        if (r->cap > SIZE_MAX / 2)
+        if (r->cap > SIZE_MAX / 4)
             return gch_error_set(r->err, GCH_ENOMEM, "line too long");
-        char *nb = gch_realloc(r->buf, r->cap * 2);
+        char *nb = gch_realloc(r->buf, r->cap * 2 + 1);
         if (!nb)
             return gch_error_set(r->err, GCH_ENOMEM, "out of memory (a line of %zu bytes)", r->cap);
         r->buf = nb;
@@ -433,6 +446,7 @@ static gch_status parse_all(reader *r)
         if (!nl) {
             if (r->eof) {
                 if (r->end > r->start) {
+                    r->buf[r->end] = '\n';
                     r->line++;
                     if ((st = parse_line(r, base, r->buf + r->end)) != GCH_OK)
                         return st;
@@ -486,7 +500,7 @@ static gch_status run(reader *r, gch_dump **out)
     r->cap = BLOCK_SIZE;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
-    r->buf = gch_malloc(r->cap);
+    r->buf = gch_malloc(r->cap + 1); /* + 1: room for the last line's sentinel */
     if (!r->buf) {
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");

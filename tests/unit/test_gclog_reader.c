@@ -333,6 +333,15 @@ static void check_random_dump(int round)
         obj[i].type = 1 + rnd() % (uint64_t)ntypes;
         obj[i].size = rnd() % 100000;
     }
+    /* Half the dumps list objects out of id order (the hash-table path). */
+    if (rnd() % 2) {
+        for (int i = nobj - 1; i > 0; i--) {
+            int j = (int)(rnd() % (uint64_t)(i + 1));
+            model_object tmp = obj[i];
+            obj[i] = obj[j];
+            obj[j] = tmp;
+        }
+    }
     uint64_t dangling = 0;
     for (int i = 0; i < nobj; i++) {
         obj[i].nrefs = (int)(rnd() % 8);
