@@ -1,0 +1,104 @@
+/* gcheap/dominators.h - dominator tree, retained sizes, dominator chains.
+ *
+ * The dominator tree is computed over a virtual root whose children are the
+ * objects named by the strong roots (root records without GCH_ROOT_WEAK; with
+ * include_weak every root record counts; records whose root_object is GCH_NONE
+ * are ignored; several records may name the same object). Object d dominates v
+ * when every path from the virtual root to v passes through d. Objects not
+ * reachable from the virtual root are outside the tree: their idom is GCH_NONE
+ * and their retained size is 0; they are never reported as retained by
+ * anything.
+ *
+ * Retained size of an object: the sum of the shallow sizes of its dominator
+ * subtree, itself included. Retained size of a type: the size of the union of
+ * the subtrees of its instances (an instance dominated by another instance of
+ * the same type is not counted twice).
+ *
+ * Algorithm: iterative DFS renumbering in preorder, then Semi-NCA with path
+ * compression by pointer reversal (no recursion, no stack), then retained sizes
+ * accumulated in reverse preorder. See docs/graph-algorithms.md for costs.
+ *
+ * Ownership: every array in a gch_domtree belongs to it; free it with
+ * gch_domtree_free(). The tree does not reference the heap after it is built.
+ */
+#ifndef GCHEAP_DOMINATORS_H
+#define GCHEAP_DOMINATORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gcheap/error.h"
+#include "gcheap/heap.h"
+
+/* The virtual root, as an idom value and as a node for gch_domtree_children().
+ * The heap builder never hands out this index to an object. */
+#define GCH_DOM_VROOT (UINT32_MAX - 1)
+
+typedef struct gch_domtree {
+    uint32_t object_count;  /* the heap's object_count */
+    /* Per object: its immediate dominator (an object index), GCH_DOM_VROOT when
+     * only the virtual root dominates it (e.g. a root object), or GCH_NONE when
+     * it is not reachable from the strong roots. */
+    uint32_t *idom;
+    /* Per object: retained size in bytes; 0 when not reachable. */
+    uint64_t *retained;
+    /* Children in the dominator tree, CSR: the children of object o are
+     * children[child_start[o] .. child_start[o+1]-1]; those of the virtual root
+     * are children[child_start[object_count] .. child_start[object_count+1]-1].
+     * child_start has object_count+2 entries. Each list is sorted by retained
+     * size, biggest first, ties by ascending object index. */
+    uint32_t *child_start;
+    uint32_t *children;     /* live_count entries */
+    uint64_t live_count;    /* objects reachable from the strong roots */
+    uint64_t live_bytes;    /* their total shallow size (= retained size of the virtual root) */
+} gch_domtree;
+
+/* Computes the dominator tree and retained sizes of heap into *out.
+ *
+ * include_weak: when nonzero, weak roots count as roots too.
+ * Uses heap->in_start/in_source when gch_heap_build_reverse() has built them
+ * (saving memory); otherwise builds a private predecessor index of the
+ * reachable part of the graph, which it frees before returning.
+ *
+ * Peak working memory besides the result: about 24 bytes per object (plus 4
+ * bytes per reachable reference when the heap has no reverse index); the
+ * result takes 20 bytes per object.
+ *
+ * Returns GCH_OK; GCH_EINVAL when the heap's references were not loaded
+ * (skip_refs); GCH_ENOMEM when an allocation fails. On failure *out is zeroed
+ * and nothing stays allocated. Free the result with gch_domtree_free(). */
+gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree *out,
+                             gch_error *err);
+
+/* Frees the arrays of t and zeroes it. NULL and a zeroed tree are allowed. */
+void gch_domtree_free(gch_domtree *t);
+
+/* The dominator-tree children of node (an object index, or GCH_DOM_VROOT for
+ * the virtual root), biggest retained size first. Returns a pointer into t
+ * (valid until gch_domtree_free) and their number in *count. A node outside the
+ * tree or out of range has no children (returns NULL, *count = 0). */
+const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32_t *count);
+
+/* Retained size of every type: per_type_out (heap->type_count entries, owned
+ * by the caller) receives, for each type, the total size of the union of the
+ * dominator subtrees of its live instances, i.e. the sum of the retained sizes
+ * of the instances that have no dominator-tree ancestor of the same type.
+ * t must have been built from heap. O(live objects + types); the traversal
+ * stack grows with the depth of the dominator tree (4 bytes per level).
+ *
+ * Returns GCH_OK, GCH_EINVAL when t does not match heap, or GCH_ENOMEM (then
+ * per_type_out is unspecified; nothing stays allocated). */
+gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,
+                             gch_error *err);
+
+/* The chain of immediate dominators of object: (*chain_out)[0] = idom(object),
+ * [1] = idom(idom(object)), ... up to the object just below the virtual root
+ * (the virtual root itself is not listed). *len_out = 0 when object is a child
+ * of the virtual root or not live (tell them apart with t->idom[object]).
+ * *chain_out is allocated with gch_malloc (free with gch_free; NULL when the
+ * chain is empty).
+ *
+ * Returns GCH_OK, GCH_EINVAL when object is out of range, or GCH_ENOMEM. */
+gch_status gch_dom_chain(const gch_domtree *t, uint32_t object, uint32_t **chain_out,
+                         size_t *len_out, gch_error *err);
+
+#endif

@@ -1,0 +1,40 @@
+/* Helpers shared by the graph algorithms (dominators.c, retained.c, paths.c,
+ * objsize.c, graph_sort.c). Internal: not part of the public headers. */
+#ifndef GCHEAP_GRAPH_INTERNAL_H
+#define GCHEAP_GRAPH_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcheap/heap.h"
+
+/* Whether root record r counts: it names an object and is strong (or weak
+ * roots are included). */
+static inline int gch__root_counts(const gch_heap *h, uint32_t r, int include_weak)
+{
+    uint32_t o = h->root_object[r];
+    return o != GCH_NONE && o < h->object_count &&
+           (include_weak || !(h->root_flags[r] & GCH_ROOT_WEAK));
+}
+
+/* Bit sets of (n+7)/8 bytes. */
+static inline int gch__bit_get(const uint8_t *bits, uint32_t i)
+{
+    return (bits[i >> 3] >> (i & 7)) & 1;
+}
+
+static inline void gch__bit_set(uint8_t *bits, uint32_t i)
+{
+    bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* Nonzero when element a must come before element b. Must be a strict total
+ * order on the elements sorted (break ties, e.g. by index) so that the result
+ * does not depend on the algorithm. */
+typedef int (*gch__before_fn)(const void *ctx, uint32_t a, uint32_t b);
+
+/* Sorts a[0..n-1] in place: insertion sort for short arrays, heapsort
+ * otherwise. No recursion, no allocation; O(n log n). */
+void gch__sort_u32(uint32_t *a, size_t n, gch__before_fn before, const void *ctx);
+
+#endif

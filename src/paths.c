@@ -1,0 +1,521 @@
+/* Shortest paths from the roots: see include/gcheap/paths.h and
+ * docs/graph-algorithms.md. Every traversal is an iterative BFS with an
+ * explicit queue. */
+#include "gcheap/paths.h"
+
+#include <string.h>
+
+#include "gcheap/alloc.h"
+#include "graph_internal.h"
+
+/* ---------------------------------------------------------------- BFS tree */
+
+void gch_paths_free(gch_paths *p)
+{
+    if (!p)
+        return;
+    gch_free(p->parent);
+    gch_free(p->root_objects);
+    gch_free(p->root_records);
+    memset(p, 0, sizeof *p);
+}
+
+uint32_t gch_paths_root_record(const gch_paths *p, uint32_t object)
+{
+    uint32_t lo = 0, hi = p->root_object_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->root_objects[mid] < object)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->root_object_count && p->root_objects[lo] == object ? p->root_records[lo]
+                                                                        : GCH_NONE;
+}
+
+gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *out,
+                           gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!heap->refs_loaded)
+        return gch_error_set(err, GCH_EINVAL, "paths need references, which were not loaded");
+    const uint32_t n = heap->object_count;
+    uint32_t *parent = gch_reallocarray(NULL, n ? n : 1, sizeof *parent);
+    uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
+    if (!parent || !queue)
+        goto nomem;
+    for (uint32_t o = 0; o < n; o++)
+        parent[o] = GCH_NONE;
+
+    /* Root objects: mark them, and remember each one's first record in queue[o]
+     * (queue is not in use yet). */
+    uint32_t roots = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (parent[o] == GCH_NONE) {
+            parent[o] = GCH_PATH_ROOT;
+            queue[o] = r;
+            roots++;
+        }
+    }
+    out->root_objects = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_objects);
+    out->root_records = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_records);
+    if (!out->root_objects || !out->root_records)
+        goto nomem;
+    out->root_object_count = roots;
+    {
+        uint32_t k = 0;
+        for (uint32_t o = 0; o < n && k < roots; o++)
+            if (parent[o] == GCH_PATH_ROOT) {
+                out->root_objects[k] = o;
+                out->root_records[k++] = queue[o];
+            }
+    }
+
+    /* Multi-source BFS: sources in root record order. */
+    uint32_t head = 0, tail = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (gch__root_counts(heap, r, include_weak) &&
+            gch_paths_root_record(out, heap->root_object[r]) == r)
+            queue[tail++] = heap->root_object[r];
+    }
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+            uint32_t t = heap->out_target[e];
+            if (parent[t] == GCH_NONE) {
+                parent[t] = o;
+                queue[tail++] = t;
+            }
+        }
+    }
+    gch_free(queue);
+    out->object_count = n;
+    out->parent = parent;
+    return GCH_OK;
+
+nomem:
+    gch_free(parent);
+    gch_free(queue);
+    gch_paths_free(out);
+    return gch_error_set(err, GCH_ENOMEM, "out of memory computing paths to roots");
+}
+
+uint32_t gch_paths_depth(const gch_paths *p, uint32_t object)
+{
+    if (object >= p->object_count || p->parent[object] == GCH_NONE)
+        return GCH_NONE;
+    uint32_t d = 0;
+    for (uint32_t x = object; p->parent[x] != GCH_PATH_ROOT; x = p->parent[x])
+        d++;
+    return d;
+}
+
+/* ---------------------------------------------------------------- path sets */
+
+void gch_path_set_free(gch_path_set *s)
+{
+    if (!s)
+        return;
+    gch_free(s->start);
+    gch_free(s->objects);
+    gch_free(s->root_record);
+    memset(s, 0, sizeof *s);
+}
+
+/* Allocates a set of count paths holding total objects in all. */
+static int path_set_alloc(gch_path_set *s, size_t count, size_t total)
+{
+    s->start = gch_reallocarray(NULL, count + 1, sizeof *s->start);
+    s->objects = gch_reallocarray(NULL, total ? total : 1, sizeof *s->objects);
+    s->root_record = gch_reallocarray(NULL, count ? count : 1, sizeof *s->root_record);
+    if (!s->start || !s->objects || !s->root_record) {
+        gch_path_set_free(s);
+        return 0;
+    }
+    s->count = count;
+    s->start[0] = 0;
+    return 1;
+}
+
+gch_status gch_paths_path(const gch_paths *p, uint32_t object, gch_path_set *out,
+                          gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (object >= p->object_count)
+        return gch_error_set(err, GCH_EINVAL, "object index %u out of range", (unsigned)object);
+    uint32_t depth = gch_paths_depth(p, object);
+    if (depth == GCH_NONE)
+        return GCH_OK;
+    size_t len = (size_t)depth + 1;
+    if (!path_set_alloc(out, 1, len))
+        return gch_error_set(err, GCH_ENOMEM, "out of memory listing a path");
+    size_t k = len;
+    uint32_t x = object;
+    for (;;) {
+        out->objects[--k] = x;
+        if (p->parent[x] == GCH_PATH_ROOT)
+            break;
+        x = p->parent[x];
+    }
+    out->start[1] = len;
+    out->root_record[0] = gch_paths_root_record(p, x);
+    return GCH_OK;
+}
+
+/* ---------------------------------------------------------------- --all */
+
+typedef struct candidate_order {
+    const uint32_t *dist;    /* per object: distance to the target */
+    const uint32_t *object;  /* per candidate */
+    const uint32_t *record;  /* per candidate */
+} candidate_order;
+
+/* Shorter first, then lower root record index. */
+static int candidate_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const candidate_order *c = ctx;
+    uint32_t da = c->dist[c->object[a]], db = c->dist[c->object[b]];
+    if (da != db)
+        return da < db;
+    return c->record[a] < c->record[b];
+}
+
+gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target,
+                         size_t max_paths, gch_path_set *out, gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint32_t n = heap->object_count;
+    if (!heap->refs_loaded)
+        return gch_error_set(err, GCH_EINVAL, "paths need references, which were not loaded");
+    if (!heap->in_start || !heap->in_source)
+        return gch_error_set(err, GCH_EINVAL, "paths from every root need reverse references");
+    if (target >= n)
+        return gch_error_set(err, GCH_EINVAL, "object index %u out of range", (unsigned)target);
+
+    uint32_t *dist = gch_reallocarray(NULL, n, sizeof *dist);
+    uint32_t *queue = gch_reallocarray(NULL, n, sizeof *queue);
+    uint8_t *seen = NULL;
+    uint32_t *cobj = NULL, *crec = NULL, *order = NULL;
+    if (!dist || !queue)
+        goto nomem;
+
+    /* Backward BFS: dist[v] = number of references from v to target. */
+    for (uint32_t o = 0; o < n; o++)
+        dist[o] = GCH_NONE;
+    uint32_t head = 0, tail = 0;
+    dist[target] = 0;
+    queue[tail++] = target;
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = heap->in_start[o]; e < heap->in_start[o + 1]; e++) {
+            uint32_t s = heap->in_source[e];
+            if (dist[s] == GCH_NONE) {
+                dist[s] = dist[o] + 1;
+                queue[tail++] = s;
+            }
+        }
+    }
+    gch_free(queue);
+    queue = NULL;
+
+    /* Distinct root objects that reach target, each with its first record. */
+    uint32_t cand = 0;
+    seen = gch_calloc(((size_t)n + 7) / 8, 1);
+    if (!seen)
+        goto nomem;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
+            gch__bit_set(seen, o);
+            cand++;
+        }
+    }
+    if (cand == 0 || max_paths == 0)
+        goto done;
+    cobj = gch_reallocarray(NULL, cand, sizeof *cobj);
+    crec = gch_reallocarray(NULL, cand, sizeof *crec);
+    order = gch_reallocarray(NULL, cand, sizeof *order);
+    if (!cobj || !crec || !order)
+        goto nomem;
+    memset(seen, 0, ((size_t)n + 7) / 8);
+    {
+        uint32_t k = 0;
+        for (uint32_t r = 0; r < heap->root_count; r++) {
+            if (!gch__root_counts(heap, r, include_weak))
+                continue;
+            uint32_t o = heap->root_object[r];
+            if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
+                gch__bit_set(seen, o);
+                cobj[k] = o;
+                crec[k] = r;
+                order[k] = k;
+                k++;
+            }
+        }
+    }
+    candidate_order co = { dist, cobj, crec };
+    gch__sort_u32(order, cand, candidate_before, &co);
+
+    size_t count = cand < max_paths ? cand : max_paths;
+    size_t total = 0;
+    for (size_t k = 0; k < count; k++)
+        total += (size_t)dist[cobj[order[k]]] + 1;
+    if (!path_set_alloc(out, count, total))
+        goto nomem;
+    /* Forward walk from each root: step to the first successor one closer. */
+    size_t w = 0;
+    for (size_t k = 0; k < count; k++) {
+        uint32_t x = cobj[order[k]];
+        out->root_record[k] = crec[order[k]];
+        out->objects[w++] = x;
+        while (dist[x]) {
+            uint32_t e = heap->out_start[x];
+            while (dist[heap->out_target[e]] != dist[x] - 1)
+                e++;
+            x = heap->out_target[e];
+            out->objects[w++] = x;
+        }
+        out->start[k + 1] = w;
+    }
+
+done:
+    gch_free(dist);
+    gch_free(seen);
+    gch_free(cobj);
+    gch_free(crec);
+    gch_free(order);
+    return GCH_OK;
+
+nomem:
+    gch_free(dist);
+    gch_free(queue);
+    gch_free(seen);
+    gch_free(cobj);
+    gch_free(crec);
+    gch_free(order);
+    gch_path_set_free(out);
+    return gch_error_set(err, GCH_ENOMEM, "out of memory computing paths to roots");
+}
+
+/* ---------------------------------------------------------------- merged */
+
+void gch_merged_paths_free(gch_merged_paths *m)
+{
+    if (!m)
+        return;
+    gch_free(m->nodes);
+    gch_free(m->child_start);
+    gch_free(m->children);
+    memset(m, 0, sizeof *m);
+}
+
+typedef struct merge_state {
+    gch_merged_node *nodes;
+    size_t count, cap;
+    uint32_t *table;  /* node indices, GCH_NONE = empty; capacity a power of 2 */
+    size_t table_cap;
+} merge_state;
+
+static uint64_t node_hash(uint32_t parent, uint32_t type, uint8_t kind)
+{
+    uint64_t x = ((uint64_t)parent << 32) ^ type ^ ((uint64_t)kind << 56);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int table_grow(merge_state *s)
+{
+    size_t ncap = s->table_cap ? s->table_cap * 2 : 64;
+    uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
+    if (!nt)
+        return 0;
+    for (size_t i = 0; i < ncap; i++)
+        nt[i] = GCH_NONE;
+    for (size_t k = 0; k < s->count; k++) {
+        const gch_merged_node *nd = &s->nodes[k];
+        size_t i = node_hash(nd->parent, nd->type, nd->root_kind) & (ncap - 1);
+        while (nt[i] != GCH_NONE)
+            i = (i + 1) & (ncap - 1);
+        nt[i] = (uint32_t)k;
+    }
+    gch_free(s->table);
+    s->table = nt;
+    s->table_cap = ncap;
+    return 1;
+}
+
+/* The node (parent, type, kind), created if absent; GCH_NONE when out of memory. */
+static uint32_t node_get(merge_state *s, uint32_t parent, uint32_t type, uint8_t kind)
+{
+    if ((s->count + 1) * 2 > s->table_cap && !table_grow(s))
+        return GCH_NONE;
+    size_t mask = s->table_cap - 1;
+    size_t i = node_hash(parent, type, kind) & mask;
+    while (s->table[i] != GCH_NONE) {
+        const gch_merged_node *nd = &s->nodes[s->table[i]];
+        if (nd->parent == parent && nd->type == type && nd->root_kind == kind)
+            return s->table[i];
+        i = (i + 1) & mask;
+    }
+    if (s->count == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 64;
+        gch_merged_node *nn = gch_reallocarray(s->nodes, ncap, sizeof *nn);
+        if (!nn)
+            return GCH_NONE;
+        s->nodes = nn;
+        s->cap = ncap;
+    }
+    gch_merged_node *nd = &s->nodes[s->count];
+    memset(nd, 0, sizeof *nd);
+    nd->parent = parent;
+    nd->type = type;
+    nd->root_kind = kind;
+    s->table[i] = (uint32_t)s->count;
+    return (uint32_t)s->count++;
+}
+
+/* More paths first, then lower node index. */
+static int merged_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const gch_merged_node *nodes = ctx;
+    if (nodes[a].paths != nodes[b].paths)
+        return nodes[a].paths > nodes[b].paths;
+    return a < b;
+}
+
+gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
+                                  const uint32_t *targets, size_t target_count,
+                                  gch_merged_paths *out, gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint32_t n = heap->object_count;
+    if (paths->object_count != n || !paths->parent)
+        return gch_error_set(err, GCH_EINVAL, "the paths do not match the heap");
+    for (size_t k = 0; k < target_count; k++)
+        if (targets[k] >= n)
+            return gch_error_set(err, GCH_EINVAL, "object index %u out of range",
+                                 (unsigned)targets[k]);
+
+    merge_state s = { NULL, 0, 0, NULL, 0 };
+    uint32_t *node_of = gch_reallocarray(NULL, n ? n : 1, sizeof *node_of);
+    uint8_t *is_target = gch_calloc(((size_t)n + 7) / 8 + 1, 1);
+    size_t cap = 64, sp = 0;
+    uint32_t *stack = gch_reallocarray(NULL, cap, sizeof *stack);
+    if (!node_of || !is_target || !stack)
+        goto nomem;
+    for (uint32_t o = 0; o < n; o++)
+        node_of[o] = GCH_NONE;
+
+    const uint32_t *parent = paths->parent;
+    for (size_t k = 0; k < target_count; k++) {
+        uint32_t o = targets[k];
+        if (gch__bit_get(is_target, o))
+            continue;
+        gch__bit_set(is_target, o);
+        out->targets++;
+        if (parent[o] == GCH_NONE) {
+            out->unreachable++;
+            continue;
+        }
+        /* Up the BFS tree to the first object that already has a node (or to
+         * the root object), stacking the objects that have none. */
+        uint32_t x = o, cur = GCH_NONE;
+        sp = 0;
+        for (;;) {
+            if (node_of[x] != GCH_NONE) {
+                cur = node_of[x];
+                break;
+            }
+            if (sp == cap) {
+                uint32_t *ns = gch_reallocarray(stack, cap * 2, sizeof *stack);
+                if (!ns)
+                    goto nomem;
+                stack = ns;
+                cap *= 2;
+            }
+            stack[sp++] = x;
+            if (parent[x] == GCH_PATH_ROOT)
+                break;
+            x = parent[x];
+        }
+        /* Down again, creating or joining a node per object. */
+        while (sp) {
+            uint32_t y = stack[--sp];
+            uint8_t kind = 0;
+            if (cur == GCH_NONE) {
+                uint32_t rec = gch_paths_root_record(paths, y);
+                kind = rec != GCH_NONE ? heap->root_kind[rec] : 0;
+            }
+            uint32_t nd = node_get(&s, cur, heap->object_type[y], kind);
+            if (nd == GCH_NONE)
+                goto nomem;
+            s.nodes[nd].objects++;
+            node_of[y] = nd;
+            cur = nd;
+        }
+        s.nodes[node_of[o]].ends++;
+    }
+    gch_free(node_of);
+    gch_free(is_target);
+    gch_free(stack);
+    gch_free(s.table);
+    node_of = NULL;
+    is_target = NULL;
+    stack = NULL;
+    s.table = NULL;
+
+    /* Paths through a node: its ends plus its children's paths (children come
+     * after their parent, so one backward pass suffices). */
+    for (size_t k = 0; k < s.count; k++)
+        s.nodes[k].paths = s.nodes[k].ends;
+    for (size_t k = s.count; k-- > 0;)
+        if (s.nodes[k].parent != GCH_NONE)
+            s.nodes[s.nodes[k].parent].paths += s.nodes[k].paths;
+
+    out->node_count = s.count;
+    out->nodes = s.nodes;
+    s.nodes = NULL;
+    out->child_start = gch_calloc(s.count + 2, sizeof *out->child_start);
+    out->children = gch_reallocarray(NULL, s.count ? s.count : 1, sizeof *out->children);
+    if (!out->child_start || !out->children)
+        goto nomem;
+    {
+        size_t *cs = out->child_start;
+        const size_t m = s.count;
+        for (size_t k = 0; k < m; k++) {
+            uint32_t p = out->nodes[k].parent;
+            cs[(p == GCH_NONE ? m : p) + 1]++;
+        }
+        for (size_t k = 0; k <= m; k++)
+            cs[k + 1] += cs[k];
+        for (size_t k = 0; k < m; k++) {
+            uint32_t p = out->nodes[k].parent;
+            out->children[cs[p == GCH_NONE ? m : p]++] = (uint32_t)k;
+        }
+        for (size_t k = m + 1; k > 0; k--)
+            cs[k] = cs[k - 1];
+        cs[0] = 0;
+        for (size_t k = 0; k <= m; k++)
+            gch__sort_u32(out->children + cs[k], cs[k + 1] - cs[k], merged_before, out->nodes);
+    }
+    return GCH_OK;
+
+nomem:
+    gch_free(node_of);
+    gch_free(is_target);
+    gch_free(stack);
+    gch_free(s.table);
+    gch_free(s.nodes);
+    gch_merged_paths_free(out);
+    return gch_error_set(err, GCH_ENOMEM, "out of memory merging paths to roots");
+}

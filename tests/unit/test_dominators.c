@@ -1,0 +1,632 @@
+/* Dominator tree, retained sizes, type retained sizes, dominator chains:
+ * hand-checked examples, a brute-force oracle on thousands of random graphs,
+ * and allocation failure at every allocation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/graph.h"
+#include "graph_heap.h"
+
+/* ------------------------------------------------------------------ oracle */
+
+/* Whether root record r counts (the rule is restated here, not shared). */
+static int counts(const gch_heap *h, uint32_t r, int include_weak)
+{
+    return h->root_object[r] != GCH_NONE && (include_weak || !(h->root_flags[r] & GCH_ROOT_WEAK));
+}
+
+/* reach[v] = 1 when v is reachable from the counted roots without passing
+ * through `removed` (GCH_NONE: nothing removed). Plain BFS. */
+static void oracle_reach(const gch_heap *h, int include_weak, uint32_t removed, uint8_t *reach)
+{
+    uint32_t n = h->object_count;
+    uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    uint32_t head = 0, tail = 0;
+    memset(reach, 0, n);
+    for (uint32_t r = 0; r < h->root_count; r++) {
+        if (!counts(h, r, include_weak))
+            continue;
+        uint32_t o = h->root_object[r];
+        if (o != removed && !reach[o]) {
+            reach[o] = 1;
+            queue[tail++] = o;
+        }
+    }
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1]; e++) {
+            uint32_t t = h->out_target[e];
+            if (t != removed && !reach[t]) {
+                reach[t] = 1;
+                queue[tail++] = t;
+            }
+        }
+    }
+    free(queue);
+}
+
+typedef struct oracle {
+    uint32_t n;
+    uint8_t *live;
+    uint8_t *dom;       /* dom[d*n+v]: d strictly dominates v */
+    uint32_t *idom;
+    uint64_t *retained;
+} oracle;
+
+static void oracle_build(const gch_heap *h, int include_weak, oracle *o)
+{
+    uint32_t n = h->object_count;
+    o->n = n;
+    o->live = malloc(n);
+    o->dom = calloc((size_t)n * n, 1);
+    o->idom = malloc(n * sizeof *o->idom);
+    o->retained = calloc(n, sizeof *o->retained);
+    uint8_t *r = malloc(n);
+    oracle_reach(h, include_weak, GCH_NONE, o->live);
+    for (uint32_t d = 0; d < n; d++) {
+        if (!o->live[d])
+            continue;
+        oracle_reach(h, include_weak, d, r);
+        for (uint32_t v = 0; v < n; v++)
+            if (v != d && o->live[v] && !r[v])
+                o->dom[(size_t)d * n + v] = 1;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        o->idom[v] = o->live[v] ? GCH_DOM_VROOT : GCH_NONE;
+        if (!o->live[v])
+            continue;
+        /* idom: the strict dominator that all the other strict dominators dominate. */
+        int found = 0;
+        for (uint32_t d = 0; d < n; d++) {
+            if (!o->dom[(size_t)d * n + v])
+                continue;
+            int all = 1;
+            for (uint32_t d2 = 0; d2 < n; d2++)
+                if (d2 != d && o->dom[(size_t)d2 * n + v] && !o->dom[(size_t)d2 * n + d])
+                    all = 0;
+            if (all) {
+                assert_false(found); /* exactly one */
+                found = 1;
+                o->idom[v] = d;
+            }
+        }
+        o->retained[v] = h->object_size[v];
+        for (uint32_t w = 0; w < n; w++)
+            if (o->dom[(size_t)v * n + w])
+                o->retained[v] += h->object_size[w];
+    }
+    free(r);
+}
+
+static void oracle_free(oracle *o)
+{
+    free(o->live);
+    free(o->dom);
+    free(o->idom);
+    free(o->retained);
+}
+
+/* Type retained by the definition: size of the union of the instances' dominated sets. */
+static uint64_t oracle_type_retained(const gch_heap *h, const oracle *o, uint32_t type)
+{
+    uint32_t n = h->object_count;
+    uint64_t sum = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (!o->live[v])
+            continue;
+        int in = 0;
+        for (uint32_t i = 0; i < n && !in; i++)
+            if (o->live[i] && h->object_type[i] == type &&
+                (i == v || o->dom[(size_t)i * n + v]))
+                in = 1;
+        if (in)
+            sum += h->object_size[v];
+    }
+    return sum;
+}
+
+/* Checks a tree against the oracle, and the structure of its children lists. */
+static void check_tree(const gch_heap *h, const gch_domtree *t, const oracle *o)
+{
+    uint32_t n = h->object_count;
+    assert_int_equal(t->object_count, n);
+    uint64_t lc = 0, lb = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        assert_int_equal(t->idom[v], o->idom[v]);
+        assert_int_equal(t->retained[v], o->live[v] ? o->retained[v] : 0);
+        if (o->live[v]) {
+            lc++;
+            lb += h->object_size[v];
+        }
+    }
+    assert_int_equal(t->live_count, lc);
+    assert_int_equal(t->live_bytes, lb);
+
+    /* Children: each live object once, under its idom, sorted. */
+    uint32_t *seen = calloc(n ? n : 1, sizeof *seen);
+    uint64_t total = 0;
+    for (uint32_t k = 0; k <= n; k++) {
+        uint32_t node = k == n ? GCH_DOM_VROOT : k, cnt;
+        const uint32_t *ch = gch_domtree_children(t, node, &cnt);
+        if (k < n && !o->live[k]) {
+            assert_int_equal(cnt, 0);
+            continue;
+        }
+        uint64_t sum = k < n ? h->object_size[k] : 0;
+        for (uint32_t j = 0; j < cnt; j++) {
+            assert_true(ch[j] < n);
+            assert_int_equal(t->idom[ch[j]], node);
+            seen[ch[j]]++;
+            sum += t->retained[ch[j]];
+            if (j > 0) {
+                uint64_t a = t->retained[ch[j - 1]], b = t->retained[ch[j]];
+                assert_true(a > b || (a == b && ch[j - 1] < ch[j]));
+            }
+        }
+        total += cnt;
+        /* retained = own size + children's retained */
+        assert_int_equal(sum, k < n ? t->retained[k] : t->live_bytes);
+    }
+    assert_int_equal(total, lc);
+    for (uint32_t v = 0; v < n; v++)
+        assert_int_equal(seen[v], o->live[v] ? 1 : 0);
+    free(seen);
+
+    /* Dominator chains follow idom. */
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t *chain;
+        size_t len;
+        assert_int_equal(gch_dom_chain(t, v, &chain, &len, NULL), GCH_OK);
+        uint32_t d = o->idom[v];
+        for (size_t k = 0; k < len; k++) {
+            assert_int_equal(chain[k], d);
+            d = o->idom[d];
+        }
+        assert_true(d == GCH_DOM_VROOT || d == GCH_NONE);
+        gch_free(chain);
+    }
+
+    /* Type retained sizes. */
+    uint64_t *per = malloc((h->type_count ? h->type_count : 1) * sizeof *per);
+    assert_int_equal(gch_type_retained(h, t, per, NULL), GCH_OK);
+    for (uint32_t ty = 0; ty < h->type_count; ty++)
+        assert_int_equal(per[ty], oracle_type_retained(h, o, ty));
+    free(per);
+}
+
+/* Coverage of the random graphs, so that a generator gone trivial shows. */
+static uint64_t stat_live, stat_deep, stat_unreached;
+
+static void tally(const gch_heap *h, const oracle *o)
+{
+    for (uint32_t v = 0; v < h->object_count; v++) {
+        if (!o->live[v])
+            stat_unreached++;
+        else if (o->idom[v] != GCH_DOM_VROOT) {
+            stat_live++;
+            if (o->idom[o->idom[v]] != GCH_DOM_VROOT)
+                stat_deep++;
+        } else
+            stat_live++;
+    }
+}
+
+static void test_random_oracle(void **state)
+{
+    (void)state;
+    th_rng rng = { 12345 };
+    stat_live = stat_deep = stat_unreached = 0;
+    for (int g = 0; g < 4000; g++) {
+        gch_dump *d = th_random_dump(&rng, g < 3950 ? 24 : 150);
+        gch_heap *h = d->heaps[0];
+        if (g % 2 && gch_heap_build_reverse(h, NULL) != GCH_OK)
+            fail();
+        for (int weak = 0; weak <= 1; weak++) {
+            oracle o;
+            oracle_build(h, weak, &o);
+            gch_domtree t;
+            assert_int_equal(gch_domtree_build(h, weak, &t, NULL), GCH_OK);
+            check_tree(h, &t, &o);
+            tally(h, &o);
+            gch_domtree_free(&t);
+            oracle_free(&o);
+        }
+        gch_dump_free(d);
+    }
+    print_message("random graphs: %llu live objects (%llu at dominator depth >= 3), "
+                  "%llu unreachable\n",
+                  (unsigned long long)stat_live, (unsigned long long)stat_deep,
+                  (unsigned long long)stat_unreached);
+    assert_true(stat_deep > 1000 && stat_unreached > 1000);
+}
+
+/* Dense random graphs: many predecessors, long compression paths. */
+static void test_random_dense(void **state)
+{
+    (void)state;
+    th_rng rng = { 777 };
+    for (int g = 0; g < 300; g++) {
+        uint32_t n = 2 + th_below(&rng, 60);
+        size_t m = (size_t)n * (1 + th_below(&rng, 6));
+        gch_dump *d = th_dump_new(n, 3, 2, 0);
+        gch_heap *h = d->heaps[0];
+        uint32_t *src = malloc(m * sizeof *src), *dst = malloc(m * sizeof *dst);
+        for (size_t k = 0; k < m; k++) {
+            src[k] = th_below(&rng, n);
+            dst[k] = th_below(&rng, n);
+        }
+        th_set_edges(h, src, dst, m);
+        free(src);
+        free(dst);
+        for (uint32_t i = 0; i < n; i++) {
+            h->object_size[i] = 1 + th_below(&rng, 50);
+            h->object_type[i] = th_below(&rng, 3);
+        }
+        h->root_object[0] = 0;
+        h->root_object[1] = th_below(&rng, n);
+        h->root_flags[1] = g % 3 == 0 ? GCH_ROOT_WEAK : 0;
+        if (g % 2)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        oracle o;
+        oracle_build(h, 0, &o);
+        gch_domtree t;
+        assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+        check_tree(h, &t, &o);
+        gch_domtree_free(&t);
+        oracle_free(&o);
+        gch_dump_free(d);
+    }
+}
+
+/* ------------------------------------------------------------ by hand */
+
+/* Builds a heap through the real builder. objs: {id, type id, size, refs...,0}
+ * rows; roots: {id, flags} pairs. */
+typedef struct hand_obj {
+    uint64_t id, type;
+    uint64_t size;
+    uint64_t refs[6];
+} hand_obj;
+
+typedef struct hand_root {
+    uint64_t id;
+    unsigned kind, flags;
+} hand_root;
+
+static gch_dump *hand_dump(const hand_obj *objs, size_t nobj, const hand_root *roots, size_t nroot)
+{
+    gch_builder *b;
+    gch_dump *d;
+    assert_int_equal(gch_builder_new(&b, "test", NULL), GCH_OK);
+    assert_int_equal(gch_builder_begin_heap(b, "h", 1, NULL), GCH_OK);
+    assert_int_equal(gch_builder_add_type(b, 1, "Node", 4, NULL, NULL), GCH_OK);
+    assert_int_equal(gch_builder_add_type(b, 2, "Leaf", 4, NULL, NULL), GCH_OK);
+    for (size_t i = 0; i < nobj; i++) {
+        size_t nr = 0;
+        while (nr < 6 && objs[i].refs[nr])
+            nr++;
+        assert_int_equal(gch_builder_add_object(b, objs[i].id, objs[i].type, objs[i].size,
+                                                objs[i].refs, nr, NULL),
+                         GCH_OK);
+    }
+    for (size_t i = 0; i < nroot; i++)
+        assert_int_equal(gch_builder_add_root(b, roots[i].id, roots[i].kind, roots[i].flags, 0,
+                                              0, NULL, NULL),
+                         GCH_OK);
+    assert_int_equal(gch_builder_end_heap(b, NULL), GCH_OK);
+    assert_int_equal(gch_builder_finish(b, &d, NULL), GCH_OK);
+    gch_builder_free(b);
+    return d;
+}
+
+/* root -> A; A -> B, C; B -> D; C -> D; D -> E; E -> D (cycle).
+ * Sizes A=1 B=2 C=4 D=8 E=16. Indices A0 B1 C2 D3 E4.
+ *   idom: A=vroot, B=A, C=A, D=A (two ways in), E=D.
+ *   retained: E=16, D=8+16=24, B=2, C=4, A=1+2+4+24=31.
+ *   children of A by retained: D(24), C(4), B(2). */
+static void test_hand_diamond(void **state)
+{
+    (void)state;
+    const hand_obj objs[] = {
+        { 0xa, 1, 1, { 0xb, 0xc } },
+        { 0xb, 1, 2, { 0xd } },
+        { 0xc, 1, 4, { 0xd } },
+        { 0xd, 1, 8, { 0xe } },
+        { 0xe, 2, 16, { 0xd } },
+    };
+    const hand_root roots[] = { { 0xa, GCH_ROOT_LOCAL, 0 } };
+    gch_dump *d = hand_dump(objs, 5, roots, 1);
+    const gch_heap *h = d->heaps[0];
+    gch_domtree t;
+    assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+    assert_int_equal(t.idom[0], GCH_DOM_VROOT);
+    assert_int_equal(t.idom[1], 0);
+    assert_int_equal(t.idom[2], 0);
+    assert_int_equal(t.idom[3], 0);
+    assert_int_equal(t.idom[4], 3);
+    assert_int_equal(t.retained[0], 31);
+    assert_int_equal(t.retained[1], 2);
+    assert_int_equal(t.retained[2], 4);
+    assert_int_equal(t.retained[3], 24);
+    assert_int_equal(t.retained[4], 16);
+    assert_int_equal(t.live_count, 5);
+    assert_int_equal(t.live_bytes, 31);
+    uint32_t cnt;
+    const uint32_t *ch = gch_domtree_children(&t, 0, &cnt);
+    assert_int_equal(cnt, 3);
+    assert_int_equal(ch[0], 3);
+    assert_int_equal(ch[1], 2);
+    assert_int_equal(ch[2], 1);
+    ch = gch_domtree_children(&t, GCH_DOM_VROOT, &cnt);
+    assert_int_equal(cnt, 1);
+    assert_int_equal(ch[0], 0);
+    /* Dominator chain of E: D, A. */
+    uint32_t *chain;
+    size_t len;
+    assert_int_equal(gch_dom_chain(&t, 4, &chain, &len, NULL), GCH_OK);
+    assert_int_equal(len, 2);
+    assert_int_equal(chain[0], 3);
+    assert_int_equal(chain[1], 0);
+    gch_free(chain);
+    /* Types: Node = {A,B,C,D}: A is topmost and retains everything: 31.
+     * Leaf = {E}: 16. */
+    uint64_t per[2];
+    assert_int_equal(gch_type_retained(h, &t, per, NULL), GCH_OK);
+    assert_int_equal(per[0], 31);
+    assert_int_equal(per[1], 16);
+    gch_domtree_free(&t);
+    gch_dump_free(d);
+}
+
+/* Strong roots on R1 (size 10) and R2 (size 20), both -> X (size 5); a weak
+ * root on W (size 7) -> Y (size 3); U (size 100) unreachable. A duplicate
+ * strong root on R1, and a root on an id absent from the dump.
+ * Indices R1 0, R2 1, X 2, W 3, Y 4, U 5.
+ *   strong only: X has two ways in: idom vroot. retained R1=10, R2=20, X=5;
+ *     W, Y, U not live: idom NONE, retained 0. live 3 objects, 35 bytes.
+ *   include_weak: W = vroot (7+3 = 10), Y = W. live 5, 45 bytes. */
+static void test_hand_roots(void **state)
+{
+    (void)state;
+    const hand_obj objs[] = {
+        { 1, 1, 10, { 3 } }, { 2, 1, 20, { 3 } }, { 3, 2, 5, { 0 } },
+        { 4, 1, 7, { 5 } },  { 5, 2, 3, { 0 } },  { 6, 1, 100, { 1 } },
+    };
+    const hand_root roots[] = {
+        { 1, GCH_ROOT_STATIC, 0 },   { 2, GCH_ROOT_LOCAL, GCH_ROOT_PINNED },
+        { 4, GCH_ROOT_HANDLE, GCH_ROOT_WEAK }, { 1, GCH_ROOT_LOCAL, 0 },
+        { 0x77, GCH_ROOT_LOCAL, 0 },
+    };
+    gch_dump *d = hand_dump(objs, 6, roots, 5);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->root_object[4], GCH_NONE);
+    gch_domtree t;
+    assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+    const uint32_t idom0[] = { GCH_DOM_VROOT, GCH_DOM_VROOT, GCH_DOM_VROOT, GCH_NONE, GCH_NONE, GCH_NONE };
+    const uint64_t ret0[] = { 10, 20, 5, 0, 0, 0 };
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(t.idom[i], idom0[i]);
+        assert_int_equal(t.retained[i], ret0[i]);
+    }
+    assert_int_equal(t.live_count, 3);
+    assert_int_equal(t.live_bytes, 35);
+    uint32_t cnt;
+    assert_null(gch_domtree_children(&t, 5, &cnt));
+    assert_int_equal(cnt, 0);
+    const uint32_t *ch = gch_domtree_children(&t, GCH_DOM_VROOT, &cnt);
+    assert_int_equal(cnt, 3); /* R2 (20), R1 (10), X (5) */
+    assert_int_equal(ch[0], 1);
+    assert_int_equal(ch[1], 0);
+    assert_int_equal(ch[2], 2);
+    uint64_t per[2];
+    assert_int_equal(gch_type_retained(h, &t, per, NULL), GCH_OK);
+    assert_int_equal(per[0], 30); /* R1 + R2; U not live */
+    assert_int_equal(per[1], 5);  /* X */
+    gch_domtree_free(&t);
+
+    assert_int_equal(gch_domtree_build(h, 1, &t, NULL), GCH_OK);
+    assert_int_equal(t.idom[3], GCH_DOM_VROOT);
+    assert_int_equal(t.idom[4], 3);
+    assert_int_equal(t.retained[3], 10);
+    assert_int_equal(t.idom[5], GCH_NONE);
+    assert_int_equal(t.live_count, 5);
+    assert_int_equal(t.live_bytes, 45);
+    gch_domtree_free(&t);
+    gch_dump_free(d);
+}
+
+/* Type union rule: N1 -> N2 -> N3 (type Node, 10 bytes each), N2 -> L
+ * (Leaf, 5 bytes), N3 -> L2 (Leaf, 1 byte), L2 -> N4 (Node, 2 bytes).
+ * Indices N1 0, N2 1, N3 2, L 3, L2 4, N4 5. Root on N1.
+ *   retained: N4=2, L2=3, N3=13, L=5, N2=28, N1=38.
+ *   Node: N1 is the only topmost Node: 38 (not 38+28+13+2).
+ *   Leaf: L (5) and L2 (3) are both topmost (neither dominates the other): 8. */
+static void test_hand_type_union(void **state)
+{
+    (void)state;
+    const hand_obj objs[] = {
+        { 1, 1, 10, { 2 } },    { 2, 1, 10, { 3, 4 } }, { 3, 1, 10, { 5 } },
+        { 4, 2, 5, { 0 } },     { 5, 2, 1, { 6 } },     { 6, 1, 2, { 0 } },
+    };
+    const hand_root roots[] = { { 1, GCH_ROOT_LOCAL, 0 } };
+    gch_dump *d = hand_dump(objs, 6, roots, 1);
+    const gch_heap *h = d->heaps[0];
+    gch_domtree t;
+    assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+    const uint64_t ret[] = { 38, 28, 13, 5, 3, 2 };
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(t.retained[i], ret[i]);
+    uint64_t per[2];
+    assert_int_equal(gch_type_retained(h, &t, per, NULL), GCH_OK);
+    assert_int_equal(per[0], 38);
+    assert_int_equal(per[1], 8);
+    gch_domtree_free(&t);
+    gch_dump_free(d);
+}
+
+/* The classic Lengauer-Tarjan example (their Fig. 1), vertices R A B C D E F
+ * G H I J K L as objects 0..12, size 1 each, root on R:
+ *   R->A,B,C  A->D  B->A,D,E  C->F,G  D->L  E->H  F->I  G->I,J  H->E,K
+ *   I->K  J->I  K->I,R  L->H
+ * Published idoms: A,B,C,D,E,H,I,K = R; F,G = C; J = G; L = D.
+ * Retained: C = C+F+G+J = 4, G = 2, D = 2, R = 13. */
+static void test_hand_lengauer_tarjan(void **state)
+{
+    (void)state;
+    enum { R, A, B, C, D, E, F, G, H, I, J, K, L };
+    const uint32_t src[] = { R, R, R, A, B, B, B, C, C, D, E, F, G, G, H, H, I, J, K, K, L };
+    const uint32_t dst[] = { A, B, C, D, A, D, E, F, G, L, H, I, I, J, E, K, K, I, I, R, H };
+    for (int rev = 0; rev <= 1; rev++) {
+        gch_dump *dd = th_dump_new(13, 1, 1, 0);
+        gch_heap *h = dd->heaps[0];
+        th_set_edges(h, src, dst, sizeof src / sizeof src[0]);
+        for (int i = 0; i < 13; i++)
+            h->object_size[i] = 1;
+        h->root_object[0] = R;
+        if (rev)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        gch_domtree t;
+        assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+        const uint32_t want[13] = { GCH_DOM_VROOT, R, R, R, R, R, C, C, R, R, G, R, D };
+        for (int i = 0; i < 13; i++)
+            assert_int_equal(t.idom[i], want[i]);
+        assert_int_equal(t.retained[C], 4);
+        assert_int_equal(t.retained[G], 2);
+        assert_int_equal(t.retained[D], 2);
+        assert_int_equal(t.retained[R], 13);
+        gch_domtree_free(&t);
+        gch_dump_free(dd);
+    }
+}
+
+static void test_empty_and_invalid(void **state)
+{
+    (void)state;
+    gch_dump *d = th_dump_new(0, 0, 0, 0);
+    gch_domtree t;
+    assert_int_equal(gch_domtree_build(d->heaps[0], 0, &t, NULL), GCH_OK);
+    assert_int_equal(t.live_count, 0);
+    uint32_t cnt;
+    gch_domtree_children(&t, GCH_DOM_VROOT, &cnt);
+    assert_int_equal(cnt, 0);
+    assert_int_equal(gch_type_retained(d->heaps[0], &t, NULL, NULL), GCH_OK);
+    gch_domtree_free(&t);
+    gch_domtree_free(&t); /* zeroed: allowed */
+    gch_domtree_free(NULL);
+    gch_dump_free(d);
+
+    d = th_dump_new(3, 1, 1, 0);
+    d->heaps[0]->refs_loaded = 0;
+    gch_error err;
+    gch_error_clear(&err);
+    assert_int_equal(gch_domtree_build(d->heaps[0], 0, &t, &err), GCH_EINVAL);
+    assert_int_equal(err.status, GCH_EINVAL);
+    assert_null(t.idom);
+    d->heaps[0]->refs_loaded = 1;
+    assert_int_equal(gch_domtree_build(d->heaps[0], 0, &t, NULL), GCH_OK);
+    uint32_t *chain;
+    size_t len;
+    assert_int_equal(gch_dom_chain(&t, 3, &chain, &len, NULL), GCH_EINVAL);
+    assert_int_equal(gch_dom_chain(&t, 0, &chain, &len, NULL), GCH_OK);
+    assert_int_equal(len, 0);
+    assert_null(chain);
+    gch_domtree_free(&t);
+    gch_dump_free(d);
+}
+
+/* ------------------------------------------------------------ allocation */
+
+/* Fails the Nth allocation for every N until the build succeeds. */
+static void alloc_failures_on(gch_heap *h)
+{
+    for (long fail = 0;; fail++) {
+        th_alloc_install(fail);
+        gch_domtree t;
+        gch_error err;
+        gch_error_clear(&err);
+        gch_status st = gch_domtree_build(h, 0, &t, &err);
+        if (st == GCH_OK) {
+            /* The next allocations belong to the queries on the tree. */
+            uint64_t per[4];
+            st = gch_type_retained(h, &t, per, &err);
+            if (st == GCH_OK) {
+                uint32_t *chain = NULL;
+                size_t len;
+                st = gch_dom_chain(&t, h->object_count - 1, &chain, &len, &err);
+                if (st == GCH_OK)
+                    assert_true(len > 0);
+                gch_free(chain);
+            }
+            gch_domtree_free(&t);
+        } else {
+            assert_null(t.idom);
+            assert_null(t.children);
+        }
+        long calls = th_alloc_calls();
+        size_t live = th_alloc_live_blocks();
+        th_alloc_uninstall();
+        assert_int_equal(live, 0);
+        if (st == GCH_OK) {
+            assert_true(calls <= fail); /* nothing failed */
+            break;
+        }
+        assert_int_equal(st, GCH_ENOMEM);
+        assert_int_equal(err.status, GCH_ENOMEM);
+        assert_true(fail < 1000);
+    }
+}
+
+static void test_alloc_failure(void **state)
+{
+    (void)state;
+    /* A chain with a side branch and a cycle, types for the retained walk. */
+    enum { N = 100 };
+    uint32_t src[2 * N], dst[2 * N];
+    size_t m = 0;
+    for (uint32_t i = 0; i + 1 < N; i++) {
+        src[m] = i;
+        dst[m++] = i + 1;
+        if (i % 5 == 0) {
+            src[m] = i + 1;
+            dst[m++] = i / 2;
+        }
+    }
+    for (int rev = 0; rev <= 1; rev++) {
+        gch_dump *d = th_dump_new(N, 4, 2, 0);
+        gch_heap *h = d->heaps[0];
+        th_set_edges(h, src, dst, m);
+        for (uint32_t i = 0; i < N; i++) {
+            h->object_size[i] = i + 1;
+            h->object_type[i] = i % 4;
+        }
+        h->root_object[0] = 0;
+        h->root_object[1] = 7;
+        if (rev)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        alloc_failures_on(h);
+        gch_dump_free(d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_diamond),
+        cmocka_unit_test(test_hand_roots),
+        cmocka_unit_test(test_hand_type_union),
+        cmocka_unit_test(test_hand_lengauer_tarjan),
+        cmocka_unit_test(test_empty_and_invalid),
+        cmocka_unit_test(test_random_oracle),
+        cmocka_unit_test(test_random_dense),
+        cmocka_unit_test(test_alloc_failure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
