@@ -105,6 +105,7 @@ typedef struct klass {
 typedef struct object {
     uint64_t class_id, size;
     int tag;
+    uint64_t raw_tag;  /* written instead of the data when tag is -1 */
     uint64_t u;        /* bool, length, full string length */
     int64_t i;
     double d;
@@ -125,7 +126,8 @@ struct dtw {
     char *name;
     uint64_t flags;
     int has_shallow, has_capacity, has_external;
-    uint64_t shallow, capacity, external, ref_slack;
+    uint64_t shallow, capacity, external;
+    int64_t ref_slack;
     klass *classes;
     size_t class_count, class_cap;
     object *objects;
@@ -193,7 +195,7 @@ void dtw_set_flags(dtw *w, uint64_t flags) { w->flags = flags; }
 void dtw_set_shallow_size(dtw *w, uint64_t v) { w->shallow = v; w->has_shallow = 1; }
 void dtw_set_capacity(dtw *w, uint64_t v) { w->capacity = v; w->has_capacity = 1; }
 void dtw_set_external_size(dtw *w, uint64_t v) { w->external = v; w->has_external = 1; }
-void dtw_set_reference_slack(dtw *w, uint64_t extra) { w->ref_slack = extra; }
+void dtw_set_reference_slack(dtw *w, int64_t extra) { w->ref_slack = extra; }
 
 uint64_t dtw_class(dtw *w, const char *name, const char *library_name, const char *library_uri)
 {
@@ -266,6 +268,8 @@ void dtw_data_name(dtw *w, uint64_t obj, const char *name)
     o->str = xstrdup(name);
 }
 
+void dtw_data_raw_tag(dtw *w, uint64_t obj, uint64_t tag) { reset_data(w, obj, -1)->raw_tag = tag; }
+
 void dtw_ref(dtw *w, uint64_t obj, uint64_t target)
 {
     object *o = obj_at(w, obj);
@@ -306,6 +310,10 @@ static void write_class(const klass *k, dtw_buf *out)
 
 static void write_data(const dtw *w, const object *o, dtw_buf *out)
 {
+    if (o->tag < 0) {
+        dtw_put_uleb(out, o->raw_tag);
+        return;
+    }
     dtw_put_uleb(out, (uint64_t)o->tag);
     switch (o->tag) {
     case DTW_BOOL:
@@ -371,7 +379,7 @@ void dtw_write(const dtw *w, int with_hash_codes, size_t padding, dtw_buf *out)
     for (size_t c = 0; c < w->class_count; c++)
         write_class(&w->classes[c], out);
 
-    dtw_put_uleb(out, refs + w->ref_slack);
+    dtw_put_uleb(out, refs + (uint64_t)w->ref_slack);
     dtw_put_uleb(out, w->object_count);
     for (size_t i = 0; i < w->object_count; i++) {
         const object *o = &w->objects[i];

@@ -55,8 +55,8 @@ void dtw_set_flags(dtw *w, uint64_t flags);
 void dtw_set_shallow_size(dtw *w, uint64_t v);
 void dtw_set_capacity(dtw *w, uint64_t v);
 void dtw_set_external_size(dtw *w, uint64_t v);
-/* Adds this much to the header reference count (default: the exact sum). */
-void dtw_set_reference_slack(dtw *w, uint64_t extra);
+/* Adds this much (may be negative) to the header reference count (default: the exact sum). */
+void dtw_set_reference_slack(dtw *w, int64_t extra);
 
 /* Adds a class; returns its 1-origin id. */
 uint64_t dtw_class(dtw *w, const char *name, const char *library_name, const char *library_uri);
@@ -73,6 +73,8 @@ void dtw_data_latin1(dtw *w, uint64_t obj, const char *s, uint64_t full_length);
 void dtw_data_utf16(dtw *w, uint64_t obj, const uint16_t *units, size_t n, uint64_t full_length);
 void dtw_data_length(dtw *w, uint64_t obj, uint64_t length);
 void dtw_data_name(dtw *w, uint64_t obj, const char *name);
+/* Writes only this tag value (for testing unknown tags). */
+void dtw_data_raw_tag(dtw *w, uint64_t obj, uint64_t tag);
 /* Appends a reference (0 = omitted). */
 void dtw_ref(dtw *w, uint64_t obj, uint64_t target);
 
