@@ -338,7 +338,8 @@ static gch_status read_class(dart_reader *r, uint64_t class_id)
             return with_context(r, st, "field %zu", i);
     }
     r->field_count += k->field_count;
-    qsort(r->fields + k->first_field, k->field_count, sizeof *r->fields, compare_fields);
+    if (k->field_count > 1)
+        qsort(r->fields + k->first_field, k->field_count, sizeof *r->fields, compare_fields);
     return GCH_OK;
 }
 
@@ -643,8 +644,11 @@ typedef struct field_walk {
 static void field_walk_init(field_walk *w, const dart_reader *r, const dart_class *k)
 {
     w->r = r;
-    w->next = r->fields + k->first_field;
-    w->end = w->next + k->field_count;
+    w->next = w->end = NULL;
+    if (k->field_count) {
+        w->next = r->fields + k->first_field;
+        w->end = w->next + k->field_count;
+    }
 }
 
 /* The field name at position k (positions asked in increasing order), or NULL. */
