@@ -462,6 +462,7 @@ static void test_plain_layout(void **state)
     (void)state;
     dtw *w = dtw_new("plain");
     uint64_t k = dtw_class(w, "Isolate", "", ""); /* class 1: not at id 3, so a heap class */
+    dtw_field(w, k, 0, "next@99");                /* an unscrubbed private name: cut at '@' */
     dtw_object(w, k, 0);
     uint64_t a = dtw_object(w, k, 8);
     uint64_t c = dtw_object(w, k, 16);
@@ -475,9 +476,9 @@ static void test_plain_layout(void **state)
     assert_int_equal(read_snapshot(&b, NULL, &dump, &err), GCH_OK);
     gch_heap *h = only_heap(dump);
     check_text(h, 0,
-               "object 2 Isolate size 8 -> 3\n"
+               "object 2 Isolate size 8 -> .next 3\n"
                "object 3 Isolate size 16\n"
-               "root internal 2 Root\n");
+               "root internal 2 Root: .next\n"); /* the root's class names the field too */
     assert_string_equal(dart_test_meta(h, "snapshot objects"), "3 (1 synthetic)");
     gch_dump_free(dump);
     dtw_buf_free(&b);
@@ -572,6 +573,43 @@ static void test_truncation_at_every_byte(void **state)
     }
     dtw_buf_free(&full);
     dtw_buf_free(&no_hashes);
+    dtw_free(w);
+}
+
+/* Random byte flips: any outcome but a crash, a leak or an unexpected status. */
+static void test_random_corruption(void **state)
+{
+    (void)state;
+    dtw *w = sample_snapshot();
+    dtw_buf b = { 0 };
+    dtw_write(w, 1, 3, &b);
+    unsigned char *copy = malloc(b.size);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int ok = 0, bad = 0;
+    for (int round = 0; round < 3000; round++) {
+        memcpy(copy, b.data, b.size);
+        int flips = 1 + round % 3;
+        for (int f = 0; f < flips; f++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            size_t at = (size_t)(seed >> 33) % b.size;
+            copy[at] ^= (unsigned char)(1u << ((seed >> 20) & 7));
+        }
+        gch_dump *dump;
+        gch_error err;
+        gch_status st = gch_read_dart_buffer(copy, b.size, NULL, &dump, &err);
+        if (st == GCH_OK) {
+            gch_dump_free(dump);
+            ok++;
+        } else {
+            assert_true(st == GCH_EFORMAT || st == GCH_ELIMIT);
+            assert_int_equal(err.has_offset, 1);
+            assert_true(err.offset <= b.size);
+            bad++;
+        }
+    }
+    assert_true(ok > 0 && bad > 0);
+    free(copy);
+    dtw_buf_free(&b);
     dtw_free(w);
 }
 
@@ -793,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_plain_layout),
         cmocka_unit_test(test_many_fields_and_references),
         cmocka_unit_test(test_truncation_at_every_byte),
+        cmocka_unit_test(test_random_corruption),
         cmocka_unit_test(test_corrupt_class_ids),
         cmocka_unit_test(test_corrupt_references),
         cmocka_unit_test(test_corrupt_data),
