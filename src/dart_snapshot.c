@@ -58,7 +58,7 @@ static gch_status limit_at(gch_dart_snapshot *s, size_t offset, const char *fmt,
 
 gch_status gch_dart_with_context(gch_error *err, gch_status st, const char *fmt, ...)
 {
-    if (st == GCH_OK || !err)
+    if (st == GCH_OK || st == GCH_ENOMEM || !err)
         return st;
     char context[96];
     va_list ap;

@@ -109,7 +109,8 @@ int gch_dart_is_synthetic(const gch_dart_snapshot *s, uint64_t index);
 
 /* Calls the progress callback, if any. */
 void gch_dart_progress(gch_dart_snapshot *s, uint64_t bytes);
-/* Puts "CONTEXT: " before the message of the error just recorded; returns st. */
+/* Puts "CONTEXT: " before the message of the error just recorded (not for
+ * GCH_ENOMEM, whose message says all); returns st. */
 gch_status gch_dart_with_context(gch_error *err, gch_status st, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
