@@ -23,12 +23,22 @@ static const char description[] =
 
 static const cli_option info_options[] = { { NULL, 0, 0, 0, NULL, NULL } };
 
-/* "start timestamp" -> "start_timestamp". */
+/* "shallow size (header)" -> "shallow_size_header": runs of other characters
+ * become one '_', none at either end. */
 static void snake(const char *in, char *out, size_t cap)
 {
     size_t n = 0;
-    for (; *in && n + 1 < cap; in++)
-        out[n++] = isalnum((unsigned char)*in) ? (char)tolower((unsigned char)*in) : '_';
+    int gap = 0;
+    for (; *in && n + 2 < cap; in++) {
+        if (!isalnum((unsigned char)*in)) {
+            gap = n > 0;
+            continue;
+        }
+        if (gap)
+            out[n++] = '_';
+        gap = 0;
+        out[n++] = (char)tolower((unsigned char)*in);
+    }
     out[n] = '\0';
 }
 
