@@ -59,9 +59,10 @@ typedef struct gch_domtree {
  * (saving memory); otherwise builds a private predecessor index of the
  * reachable part of the graph, which it frees before returning.
  *
- * Peak working memory besides the result: about 24 bytes per object (plus 4
- * bytes per reachable reference when the heap has no reverse index); the
- * result takes 20 bytes per object.
+ * Memory above the heap model: a peak of 24 bytes per object, plus 4 bytes
+ * per reachable reference when the heap has no reverse index (working arrays,
+ * freed before the result is allocated); the result keeps 20 bytes per
+ * object. Time O(m log n) worst case, near linear in practice.
  *
  * Returns GCH_OK; GCH_EINVAL when the heap's references were not loaded
  * (skip_refs); GCH_ENOMEM when an allocation fails. On failure *out is zeroed
