@@ -188,7 +188,10 @@ gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type
 gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t raw_type_id,
                                           uint64_t size, const uint64_t *refs,
                                           const char *const *labels, size_t nrefs, gch_error *err);
-/* Incremental form for huge reference lists: begin, append refs in chunks, end. */
+/* Incremental form for huge reference lists: object_begin, then object_refs in
+ * chunks. The object stays open until the next object_begin (or end_heap), so
+ * object_refs may also follow add_object / add_object_labeled to append more
+ * references (unlabelled) to the same object. */
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
                                     gch_error *err);
 gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err);
