@@ -30,10 +30,11 @@ static void free_info(gcd_info *info)
 
 static void free_graph(gcd_graph *g)
 {
-    for (uint32_t t = 0; g->type_name && t < g->type_count; t++) {
+    /* Either array may be missing when an allocation failed. */
+    for (uint32_t t = 0; g->type_name && t < g->type_count; t++)
         gch_free(g->type_name[t]);
+    for (uint32_t t = 0; g->type_module && t < g->type_count; t++)
         gch_free(g->type_module[t]);
-    }
     gch_free(g->type_name);
     gch_free(g->type_module);
     gch_free(g->type_size);

@@ -454,7 +454,7 @@ static void test_format_ticks(void **state)
     gcd_format_ticks(621355968000000000LL + 951868799LL * 10000000LL + 9999999, buf, sizeof buf);
     assert_string_equal(buf, "2000-02-29T23:59:59Z");
     /* The DateTimeKind bits are ignored. */
-    gcd_format_ticks(621355968000000000LL | (2LL << 62), buf, sizeof buf);
+    gcd_format_ticks(621355968000000000LL | INT64_MIN, buf, sizeof buf); /* DateTimeKind.Local */
     assert_string_equal(buf, "1970-01-01T00:00:00Z");
 }
 
