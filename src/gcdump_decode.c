@@ -363,7 +363,7 @@ gch_status gcd_read_trailer(gcd_framing *f)
     gcd_cursor tc = t;
     tc.pos = table;
     tc.size = suffix; /* the table must end where the trailer label starts */
-    uint32_t count;
+    uint32_t count = 0;
     if ((st = gcd_read_count(&tc, 4, &count, "forward-reference count")) != GCH_OK)
         return st;
     if ((size_t)count * 4 != gcd_remaining(&tc))
@@ -469,7 +469,7 @@ static gch_status read_type(gcd_framing *f, const gcd_type **out)
         return read_type_definition(f, (uint32_t)at, out);
     if (tag != GCD_TAG_OBJECT_REFERENCE)
         return gcd_fail_at(&f->c, at, "expected a type definition or reference, found tag %u", tag);
-    uint32_t label;
+    uint32_t label = 0;
     if ((st = gcd_read_u32(&f->c, &label, "a type reference")) != GCH_OK)
         return st;
     *out = find_type(f, label);
@@ -525,7 +525,7 @@ gch_status gcd_end_object(gcd_framing *f)
         size_t at = c->pos;
         uint8_t tag;
         int32_t n;
-        uint32_t label;
+        uint32_t label = 0;
         gch_status st = gcd_read_u8(c, &tag, "the end of an object");
         if (st != GCH_OK)
             return st;

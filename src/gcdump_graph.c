@@ -222,7 +222,7 @@ static gch_status add_roots(gch_builder *b, const gcd_graph *g, graph_scan *s, g
             break;
         const char *label = node_type_name(g, n.type);
         for (uint32_t k = 0; st == GCH_OK && k < n.child_count; k++) {
-            uint32_t c;
+            uint32_t c = 0;
             if ((st = next_child(g, p, &n, &c)) != GCH_OK)
                 break;
             if (!(s->flags[c] & NODE_PSEUDO)) {
@@ -364,7 +364,7 @@ static gch_status add_object_refs(gch_builder *b, const gcd_graph *g, uint32_t i
     uint64_t refs[REF_CHUNK];
     size_t count = 0;
     for (uint32_t k = 0; k < n->child_count; k++) {
-        uint32_t c;
+        uint32_t c = 0;
         gch_status st = next_child(g, i, n, &c);
         if (st != GCH_OK)
             return st;
