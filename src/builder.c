@@ -661,7 +661,7 @@ static gch_status name_unknown_types(gch_builder *b, gch_error *err)
     return GCH_OK;
 }
 
-/* Types that share a name are one type for every report: objects and static
+/* Types that share a name (and module) are one type for every report: objects and static
  * containers of a later type move to the first type with that name. Names are
  * interned, so equal names have equal offsets. */
 static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
@@ -681,9 +681,13 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
     }
     memset(table, 0xff, cap * sizeof *table);
     int merged = 0;
+    /* The key is (name, module): with modules recorded, Ns.T from A.dll and
+     * Ns.T from B.dll stay apart. */
     for (uint32_t t = 0; t < h->type_count; t++) {
-        size_t j = mix64(h->type_name[t]) & (cap - 1);
-        while (table[j] != GCH_NONE && h->type_name[table[j]] != h->type_name[t])
+        uint64_t key = (uint64_t)h->type_name[t] << 32 | h->type_module[t];
+        size_t j = mix64(key) & (cap - 1);
+        while (table[j] != GCH_NONE && (h->type_name[table[j]] != h->type_name[t] ||
+                                        h->type_module[table[j]] != h->type_module[t]))
             j = (j + 1) & (cap - 1);
         if (table[j] == GCH_NONE)
             table[j] = t;
