@@ -306,8 +306,8 @@ static gch_status wrap(gch_error *err, const char *spec, gch_status st)
     if (err) {
         char inner[sizeof err->message], buf[TOKEN_MAX + 8];
         memcpy(inner, err->message, sizeof inner);
-        gch_error_set(err, st, "%s in type limit '%s'", inner,
-                      quoted(spec, strlen(spec), buf, sizeof buf));
+        gch_error_set(err, st, "type limit '%s': %s", quoted(spec, strlen(spec), buf, sizeof buf),
+                      inner);
     }
     return st;
 }

@@ -424,7 +424,7 @@ static void test_type_limits(void **state)
     tl_bad("X=10:", 0, "no size after ':'");
     tl_bad("X=:", 0, "no size after ':'");
     tl_bad("X=abc", 0, "bad count 'abc'");
-    tl_bad("X=abc", 0, "in type limit 'X=abc'");
+    tl_bad("X=abc", 0, "type limit 'X=abc': bad count 'abc'");
     tl_bad("X=10:12XB", 0, "unknown unit 'XB'");
     tl_bad("X=10:1:2", 0, "bad size '1:2'");
     tl_bad("X=+10", 0, "needs two dumps");
