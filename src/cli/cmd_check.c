@@ -45,7 +45,7 @@ static const char description[] =
     "Checks one dump against absolute limits, for CI: prints the dump's totals and\n"
     "every limit with its verdict, one line per exceeded limit on stderr, and exits 1\n"
     "when any limit is exceeded. Without limits it reports the totals and passes.\n"
-    "Columns: objects, bytes, types, limits (checked), exceeded, status (pass/fail),\n"
+    "Columns: objects, bytes, types, checks (limit checks made), exceeded, status,\n"
     "domain; --format json adds \"pass\" and \"limits\" (one entry per limit and type).\n"
     "\n"
     "SPEC is GLOB=COUNT[:SIZE] or GLOB=:SIZE:\n"
@@ -126,7 +126,7 @@ int cmd_check(int argc, char **argv)
 
     static const col_spec cols[] = {
         { "objects", COL_COUNT }, { "bytes", COL_BYTES }, { "types", COL_COUNT },
-        { "limits", COL_COUNT },  { "exceeded", COL_COUNT }, { "status", COL_TEXT },
+        { "checks", COL_COUNT },  { "exceeded", COL_COUNT }, { "status", COL_TEXT },
         { "domain", COL_TEXT },
     };
     report *rep = report_new(&c, "check", 0, stdout);
