@@ -12,6 +12,8 @@ static const cli_command commands[] = {
     { "info", cmd_info, "what is in the dump: sections, counts, metadata, anomalies" },
     { "stat", cmd_stat, "per-type histogram: count and bytes, biggest first" },
     { "roots", cmd_roots, "GC roots by kind and flags, and the list of roots" },
+    { "diff", cmd_diff, "per-type growth between two dumps; CI gate on growth" },
+    { "check", cmd_check, "CI gate: fail when a dump exceeds size/count/type limits" },
 };
 
 static void usage(FILE *f)

@@ -253,6 +253,17 @@ void report_json_field_str(report *r, const char *key, const char *value)
     write_json_string(r->out, value);
 }
 
+FILE *report_json_member(report *r, const char *key)
+{
+    if (r->common->format != FMT_JSON)
+        return NULL;
+    json_open(r);
+    fputc(',', r->out);
+    write_json_string(r->out, key);
+    fputc(':', r->out);
+    return r->out;
+}
+
 static void write_header(report *r)
 {
     if (r->header_done)

@@ -37,6 +37,10 @@ report *report_new(const cli_common *common, const char *command, int multi_sect
 void report_columns(report *r, const col_spec *cols, int ncols);
 /* Adds top-level json fields before the sections (ignored in other formats). */
 void report_json_field_str(report *r, const char *key, const char *value);
+/* Starts a top-level json member before the sections: writes ,"key": and
+ * returns the stream, on which the caller writes exactly one json value. NULL
+ * (write nothing) in the other formats. */
+FILE *report_json_member(report *r, const char *key);
 
 void report_begin_section(report *r, const char *domain);
 /* Cells: call one per column, in order; the row ends after the last column. */

@@ -1,0 +1,370 @@
+/* gcheap diff: per-type growth between two dumps, and the growth gates. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gate.h"
+#include "output.h"
+#include "stat_sort.h"
+
+enum { OPT_LIVE = 1, OPT_GROWTH, OPT_COUNT_GROWTH, OPT_TYPE, OPT_TYPE_TOTAL, OPT_RETAINED };
+
+static const cli_option diff_options[] = {
+    { "live", 0, 0, OPT_LIVE, NULL, "compare only objects reachable from strong roots" },
+    { "fail-on-growth", 0, 1, OPT_GROWTH, "X",
+      "exit 1 if total bytes grew by more than X (SIZE or PERCENT)" },
+    { "fail-on-count-growth", 0, 1, OPT_COUNT_GROWTH, "X",
+      "exit 1 if the object count grew by more than X (COUNT or PERCENT)" },
+    { "fail-on-type", 0, 1, OPT_TYPE, "SPEC",
+      "exit 1 if any matching type breaks SPEC (each type apart)" },
+    { "fail-on-type-total", 0, 1, OPT_TYPE_TOTAL, "SPEC",
+      "the same on the sum of all matching types" },
+    { "retained", 0, 0, OPT_RETAINED, NULL, "(planned) retained-size deltas; not available yet" },
+    { NULL, 0, 0, 0, NULL, NULL }
+};
+
+typedef struct diff_state {
+    int live;
+    int retained;
+    gate gate;
+} diff_state;
+
+static int on_option(void *state, int id, const char *value)
+{
+    diff_state *s = state;
+    switch (id) {
+    case OPT_LIVE: s->live = 1; return 0;
+    case OPT_RETAINED: s->retained = 1; return 0;
+    case OPT_GROWTH:
+        return gate_add_total(&s->gate, "diff", "fail-on-growth", value, MEASURE_BYTES,
+                              GCH_BOUND_BYTES | GCH_BOUND_GROWTH_ONLY);
+    case OPT_COUNT_GROWTH:
+        return gate_add_total(&s->gate, "diff", "fail-on-count-growth", value, MEASURE_OBJECTS,
+                              GCH_BOUND_GROWTH_ONLY);
+    case OPT_TYPE: return gate_add_type(&s->gate, "diff", "fail-on-type", value, 1, 0);
+    case OPT_TYPE_TOTAL: return gate_add_type(&s->gate, "diff", "fail-on-type-total", value, 1, 1);
+    }
+    return 0;
+}
+
+static const char usage_text[] = "usage: gcheap diff [OPTIONS] BASE NEW";
+static const char description[] =
+    "Per-type growth from the dump BASE to the dump NEW: for each type, the count and\n"
+    "bytes in each dump and their change, biggest byte change first. Types are matched\n"
+    "by name (ids are not stable across dumps), so the dumps may be of different\n"
+    "formats. status is new (absent from BASE), gone (absent from NEW), changed or same.\n"
+    "Columns: type, base_count, new_count, count_delta, base_bytes, new_bytes,\n"
+    "bytes_delta, status (tsv/csv/json; in tables the type comes last and deltas\n"
+    "carry a sign). A total row/\"total\" ends each section.\n"
+    "Sort keys: bytes (absolute byte change, default), count (absolute count change),\n"
+    "name. Sections are compared by name (a section in one dump only shows all its\n"
+    "types new or gone); two single-section dumps are compared whatever their names.\n"
+    "\n"
+    "Limits (each may be repeated; every violated one prints a line on stderr).\n"
+    "SPEC is GLOB=COUNT[:SIZE] or GLOB=:SIZE; '+' before a number means growth:\n"
+    "  --fail-on-growth 5%  | 2MiB       total bytes grew by more than that\n"
+    "  --fail-on-count-growth 10% | 500  total object count grew by more than that\n"
+    "  --fail-on-type 'MyApp.Cache.*=+100'         a type's count grew by > 100\n"
+    "  --fail-on-type 'MyApp.*=+100:+1MiB'         count or bytes growth per type\n"
+    "  --fail-on-type 'MyApp.Session=50:64MiB'     no '+': a maximum in NEW\n"
+    "  --fail-on-type 'MyApp.*=+10%'               percent growth (from 0: infinite)\n"
+    "SIZE: bytes, or with B, KB, MB, GB, TB (1000s), KiB, MiB, GiB, TiB (1024s);\n"
+    "case-insensitive; fractions round down (1.5MiB). GLOB: '*' any run, '?' one\n"
+    "character, '\\' quotes; '[' is literal. Exceeded means strictly greater.\n"
+    "Limits apply to each section. --format json adds \"pass\" and \"limits\".\n"
+    "Exit status: 0 within every limit, 1 a limit was exceeded, 2 usage or input error.";
+
+typedef struct section_pair {
+    const gch_heap *base, *new;
+    char *name;
+    named_type *bt, *nt;
+    size_t nbt, nnt;
+} section_pair;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = malloc(n + 1);
+    if (!p) {
+        fputs("gcheap: out of memory\n", stderr);
+        exit(EXIT_INPUT);
+    }
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+/* Pairs the sections of the two dumps; see the description. */
+static int pair_sections(const char *base_path, const gch_dump *base, const char *new_path,
+                         const gch_dump *nd, const cli_common *c, section_pair **out, size_t *count)
+{
+    size_t cap = base->heap_count + nd->heap_count + 1;
+    section_pair *p = calloc(cap, sizeof *p);
+    unsigned char *used = calloc(nd->heap_count + 1, 1);
+    if (!p || !used) {
+        fputs("gcheap: out of memory\n", stderr);
+        exit(EXIT_INPUT);
+    }
+    size_t n = 0;
+    if (c->domain) {
+        for (size_t i = 0; i < base->heap_count && !p[0].base; i++)
+            if (strcmp(base->heaps[i]->name, c->domain) == 0)
+                p[0].base = base->heaps[i];
+        for (size_t i = 0; i < nd->heap_count && !p[0].new; i++)
+            if (strcmp(nd->heaps[i]->name, c->domain) == 0)
+                p[0].new = nd->heaps[i];
+        if (!p[0].base && !p[0].new) {
+            cli_error("diff: no section named '%s' in %s or %s", c->domain,
+                      cli_display_path(base_path), cli_display_path(new_path));
+            free(p);
+            free(used);
+            return EXIT_INPUT;
+        }
+        p[0].name = dup_str(c->domain);
+        n = 1;
+    } else if (base->heap_count == 1 && nd->heap_count == 1) {
+        p[0].base = base->heaps[0];
+        p[0].new = nd->heaps[0];
+        if (strcmp(p[0].base->name, p[0].new->name) == 0) {
+            p[0].name = dup_str(p[0].base->name);
+        } else {
+            size_t len = strlen(p[0].base->name) + strlen(p[0].new->name) + 5;
+            p[0].name = malloc(len);
+            if (!p[0].name)
+                exit(EXIT_INPUT);
+            snprintf(p[0].name, len, "%s -> %s", p[0].base->name, p[0].new->name);
+        }
+        n = 1;
+    } else {
+        for (size_t i = 0; i < base->heap_count; i++) {
+            p[n].base = base->heaps[i];
+            p[n].name = dup_str(base->heaps[i]->name);
+            for (size_t j = 0; j < nd->heap_count; j++)
+                if (!used[j] && strcmp(nd->heaps[j]->name, base->heaps[i]->name) == 0) {
+                    used[j] = 1;
+                    p[n].new = nd->heaps[j];
+                    break;
+                }
+            n++;
+        }
+        for (size_t j = 0; j < nd->heap_count; j++)
+            if (!used[j]) {
+                p[n].new = nd->heaps[j];
+                p[n].name = dup_str(nd->heaps[j]->name);
+                n++;
+            }
+    }
+    free(used);
+    *out = p;
+    *count = n;
+    return 0;
+}
+
+/* Merges two name-sorted lists into diff rows (names point into the lists). */
+static gate_type *merge(const named_type *b, size_t nb, const named_type *n, size_t nn,
+                        size_t *count)
+{
+    gate_type *rows = calloc(nb + nn + 1, sizeof *rows);
+    if (!rows) {
+        fputs("gcheap: out of memory\n", stderr);
+        exit(EXIT_INPUT);
+    }
+    size_t i = 0, j = 0, k = 0;
+    while (i < nb || j < nn) {
+        int c = i == nb ? 1 : j == nn ? -1 : strcmp(b[i].name, n[j].name);
+        gate_type *r = &rows[k++];
+        if (c <= 0) {
+            r->name = b[i].name;
+            r->base_count = b[i].count;
+            r->base_bytes = b[i].bytes;
+            i++;
+        }
+        if (c >= 0) {
+            r->name = n[j].name;
+            r->new_count = n[j].count;
+            r->new_bytes = n[j].bytes;
+            j++;
+        }
+    }
+    *count = k;
+    return rows;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+static int sort_key; /* 0 bytes, 1 count, 2 name (qsort has no context) */
+
+static int cmp_desc(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
+
+static int compare_rows(const void *pa, const void *pb)
+{
+    const gate_type *a = pa, *b = pb;
+    int c = 0;
+    uint64_t ab = absdiff(a->base_bytes, a->new_bytes), bb = absdiff(b->base_bytes, b->new_bytes);
+    uint64_t ac = absdiff(a->base_count, a->new_count), bc = absdiff(b->base_count, b->new_count);
+    if (sort_key == 0)
+        c = cmp_desc(ab, bb) ? cmp_desc(ab, bb) : cmp_desc(ac, bc);
+    else if (sort_key == 1)
+        c = cmp_desc(ac, bc) ? cmp_desc(ac, bc) : cmp_desc(ab, bb);
+    return c ? c : strcmp(a->name, b->name);
+}
+
+static const char *status_of(uint64_t bc, uint64_t bb, uint64_t nc, uint64_t nb)
+{
+    if (bc == 0 && nc != 0)
+        return "new";
+    if (bc != 0 && nc == 0)
+        return "gone";
+    return bc == nc && bb == nb ? "same" : "changed";
+}
+
+static void emit_row(report *rep, int type_first, const char *name, uint64_t bc, uint64_t nc,
+                     uint64_t bb, uint64_t nb)
+{
+    if (type_first)
+        report_cell_text(rep, name);
+    report_cell_u64(rep, bc);
+    report_cell_u64(rep, nc);
+    report_cell_signed(rep, nc < bc, absdiff(bc, nc));
+    report_cell_u64(rep, bb);
+    report_cell_u64(rep, nb);
+    report_cell_signed(rep, nb < bb, absdiff(bb, nb));
+    report_cell_text(rep, status_of(bc, bb, nc, nb));
+    if (!type_first)
+        report_cell_text(rep, name);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    cli_common c;
+    cli_args a;
+    diff_state s;
+    memset(&s, 0, sizeof s);
+    gch_dump *base = NULL, *nd = NULL;
+    section_pair *pairs = NULL;
+    size_t npairs = 0;
+    gate_section *secs = NULL;
+    int rc = cli_parse(argc, argv, "diff", diff_options, on_option, &s, &c, &a);
+    if (rc)
+        goto out;
+    if (c.help) {
+        cli_print_help(usage_text, description, diff_options);
+        goto out;
+    }
+    if (s.retained) {
+        /* Hook: once the dominator library lands, --retained adds base_retained,
+         * new_retained and retained_delta columns (and retained limits) here. */
+        rc = cli_usage_error("diff", "--retained is not available yet (it needs the dominator "
+                                     "tree)");
+        goto out;
+    }
+    if ((rc = cli_require_dumps("diff", &a, 2, 2)) != 0)
+        goto out;
+    if (!stat_sort_valid(c.sort)) {
+        rc = cli_usage_error("diff", "unknown sort key '%s' (bytes, count or name)", c.sort);
+        goto out;
+    }
+    if (c.format == FMT_FOLDED) {
+        rc = cli_usage_error("diff", "--format folded is only for 'dom'");
+        goto out;
+    }
+    const char *base_path = a.positional[0], *new_path = a.positional[1];
+    if ((rc = cli_load(base_path, &c, s.live, &base)) != 0 ||
+        (rc = cli_load(new_path, &c, s.live, &nd)) != 0)
+        goto out;
+    if ((rc = pair_sections(base_path, base, new_path, nd, &c, &pairs, &npairs)) != 0)
+        goto out;
+    secs = calloc(npairs ? npairs : 1, sizeof *secs);
+    if (!secs) {
+        fputs("gcheap: out of memory\n", stderr);
+        exit(EXIT_INPUT);
+    }
+    for (size_t i = 0; i < npairs; i++) {
+        section_pair *p = &pairs[i];
+        if (p->base)
+            cli_warn_anomalies(base_path, base, p->base, &c);
+        if (p->new)
+            cli_warn_anomalies(new_path, nd, p->new, &c);
+        if ((p->base && (rc = heap_types_for(p->base, s.live, &c, &p->bt, &p->nbt)) != 0) ||
+            (p->new && (rc = heap_types_for(p->new, s.live, &c, &p->nt, &p->nnt)) != 0))
+            goto out;
+        gate_section *sec = &secs[i];
+        sec->name = p->name;
+        sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
+        for (size_t t = 0; t < sec->ntypes; t++) {
+            sec->base_count += sec->types[t].base_count;
+            sec->base_bytes += sec->types[t].base_bytes;
+            sec->new_count += sec->types[t].new_count;
+            sec->new_bytes += sec->types[t].new_bytes;
+        }
+        sort_key = !c.sort || strcmp(c.sort, "bytes") == 0 ? 0 : strcmp(c.sort, "count") == 0 ? 1 : 2;
+        qsort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows);
+    }
+    int multi = npairs > 1;
+    size_t exceeded = gate_evaluate(&s.gate, secs, npairs, multi);
+
+    int type_first = c.format != FMT_TABLE;
+    col_spec cols[8];
+    int nc = 0;
+    if (type_first)
+        cols[nc++] = (col_spec){ "type", COL_TEXT };
+    cols[nc++] = (col_spec){ "base_count", COL_COUNT };
+    cols[nc++] = (col_spec){ "new_count", COL_COUNT };
+    cols[nc++] = (col_spec){ "count_delta", COL_SIGNED };
+    cols[nc++] = (col_spec){ "base_bytes", COL_BYTES };
+    cols[nc++] = (col_spec){ "new_bytes", COL_BYTES };
+    /* COL_BYTES with signed cells: "+1.5 KiB" with -h, "+1536" otherwise. */
+    cols[nc++] = (col_spec){ "bytes_delta", COL_BYTES };
+    cols[nc++] = (col_spec){ "status", COL_TEXT };
+    if (!type_first)
+        cols[nc++] = (col_spec){ "type", COL_TEXT };
+    report *rep = report_new(&c, "diff", multi, stdout);
+    report_columns(rep, cols, nc);
+    report_json_field_str(rep, "base", cli_display_path(base_path));
+    report_json_field_str(rep, "new", cli_display_path(new_path));
+    report_json_field_str(rep, "base_format", base->format);
+    report_json_field_str(rep, "new_format", nd->format);
+    FILE *jf = report_json_member(rep, "pass");
+    if (jf)
+        fputs(exceeded ? "false" : "true", jf);
+    if ((jf = report_json_member(rep, "limits")) != NULL)
+        gate_write_json(&s.gate, jf, 1);
+    for (size_t i = 0; i < npairs; i++) {
+        const gate_section *sec = &secs[i];
+        report_begin_section(rep, sec->name);
+        size_t shown = sec->ntypes;
+        if (c.top < shown)
+            shown = (size_t)c.top;
+        for (size_t t = 0; t < shown; t++) {
+            const gate_type *r = &sec->types[t];
+            emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
+                     r->new_bytes);
+        }
+        if (shown < sec->ntypes)
+            report_note(rep, "(%zu more types not shown)", sec->ntypes - shown);
+        report_begin_total(rep);
+        char label[64];
+        snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,
+                 sec->new_bytes);
+        report_end_section(rep);
+    }
+    rc = report_finish(rep);
+    if (!rc && exceeded)
+        rc = EXIT_LIMIT;
+out:
+    for (size_t i = 0; i < npairs; i++) {
+        named_types_free(pairs[i].bt, pairs[i].nbt);
+        named_types_free(pairs[i].nt, pairs[i].nnt);
+        free(pairs[i].name);
+        if (secs)
+            free(secs[i].types);
+    }
+    free(pairs);
+    free(secs);
+    gch_dump_free(base);
+    gch_dump_free(nd);
+    gate_free(&s.gate);
+    free(a.positional);
+    return rc;
+}

@@ -1,0 +1,449 @@
+/* CI gates shared by check and diff: see gate.h. */
+#include "gate.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gcheap/alloc.h"
+#include "gcheap/graph.h"
+#include "gcheap/histogram.h"
+#include "output.h"
+
+static void oom_exit(void)
+{
+    fputs("gcheap: out of memory\n", stderr);
+    exit(EXIT_INPUT);
+}
+
+/* ---- a growable string ---- */
+
+typedef struct strbuf {
+    char *s;
+    size_t len, cap;
+} strbuf;
+
+static void sb_reserve(strbuf *b, size_t more)
+{
+    if (b->len + more + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 128;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s)
+        oom_exit();
+    b->s = s;
+    b->cap = cap;
+}
+
+static void sb_printf(strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void sb_printf(strbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    sb_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Appends a name with control bytes escaped (as in table output). */
+static void sb_text(strbuf *b, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            sb_printf(b, "\\x%02x", *p);
+        else
+            sb_printf(b, "%c", *p);
+    }
+}
+
+/* ---- per-type rows by name ---- */
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    return strcmp(((const named_type *)pa)->name, ((const named_type *)pb)->name);
+}
+
+int named_types_of(const gch_heap *heap, const uint8_t *live, const cli_common *common,
+                   named_type **out, size_t *count)
+{
+    gch_type_row *rows;
+    uint32_t n;
+    gch_error err;
+    *out = NULL;
+    *count = 0;
+    if (gch_histogram(heap, live, &rows, &n, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    named_type *t = calloc(n ? n : 1, sizeof *t);
+    if (!t)
+        oom_exit();
+    char buf[8192];
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = cli_type_name(heap, rows[i].type, common, buf, sizeof buf);
+        size_t len = strlen(name);
+        t[i].name = malloc(len + 1);
+        if (!t[i].name)
+            oom_exit();
+        memcpy(t[i].name, name, len + 1);
+        t[i].count = rows[i].count;
+        t[i].bytes = rows[i].bytes;
+    }
+    gch_free(rows);
+    qsort(t, n, sizeof *t, cmp_named);
+    /* Equal display names (--short-names, --module) become one type. Sums stay
+     * below the heap's total size and object count, so they cannot overflow. */
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && strcmp(t[w - 1].name, t[i].name) == 0) {
+            t[w - 1].count += t[i].count;
+            t[w - 1].bytes += t[i].bytes;
+            free(t[i].name);
+            continue;
+        }
+        t[w++] = t[i];
+    }
+    *out = t;
+    *count = w;
+    return 0;
+}
+
+void named_types_free(named_type *types, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(types[i].name);
+    free(types);
+}
+
+int heap_types_for(const gch_heap *heap, int live, const cli_common *common, named_type **out,
+                   size_t *count)
+{
+    uint8_t *mask = NULL;
+    gch_error err;
+    if (live && gch_live_set(heap, common->include_weak, &mask, NULL, NULL, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    int rc = named_types_of(heap, mask, common, out, count);
+    gch_free(mask);
+    return rc;
+}
+
+/* ---- limits ---- */
+
+static gate_limit *new_limit(gate *g)
+{
+    gate_limit *l = realloc(g->limits, (g->nlimits + 1) * sizeof *l);
+    if (!l)
+        oom_exit();
+    g->limits = l;
+    memset(&l[g->nlimits], 0, sizeof *l);
+    return &l[g->nlimits++];
+}
+
+int gate_add_total(gate *g, const char *command, const char *option, const char *spec,
+                   gate_measure measure, unsigned flags)
+{
+    gch_bound b;
+    gch_error err;
+    gch_error_clear(&err);
+    if (gch_parse_bound(spec, strlen(spec), flags, &b, &err) != GCH_OK)
+        return cli_usage_error(command, "--%s: %s", option, err.message);
+    gate_limit *l = new_limit(g);
+    l->option = option;
+    l->spec = spec;
+    l->scope = SCOPE_TOTAL;
+    l->measure = measure;
+    l->bound = b;
+    return 0;
+}
+
+int gate_add_type(gate *g, const char *command, const char *option, const char *spec,
+                  int growth_ok, int sum)
+{
+    gch_type_limit tl;
+    gch_error err;
+    gch_error_clear(&err);
+    gch_status st = gch_parse_type_limit(spec, growth_ok, &tl, &err);
+    if (st == GCH_ENOMEM)
+        oom_exit();
+    if (st != GCH_OK)
+        return cli_usage_error(command, "--%s: %s", option, err.message);
+    gch_type_limit *tls = realloc(g->type_limits, (g->ntype_limits + 1) * sizeof *tls);
+    if (!tls)
+        oom_exit();
+    g->type_limits = tls;
+    tls[g->ntype_limits++] = tl;
+    const gch_bound *parts[2] = { &tl.count, &tl.bytes };
+    for (int i = 0; i < 2; i++) {
+        if (parts[i]->kind == GCH_BOUND_NONE)
+            continue;
+        gate_limit *l = new_limit(g);
+        l->option = option;
+        l->spec = spec;
+        l->scope = sum ? SCOPE_TYPES : SCOPE_TYPE;
+        l->measure = i == 0 ? MEASURE_OBJECTS : MEASURE_BYTES;
+        l->bound = *parts[i];
+        l->pattern = tl.pattern; /* stays put when type_limits moves */
+    }
+    return 0;
+}
+
+/* ---- evaluation ---- */
+
+static void add_result(gate *g, const gate_limit *l, const char *section, const char *subject,
+                       uint64_t matched, uint64_t base, uint64_t value)
+{
+    gate_result *r = realloc(g->results, (g->nresults + 1) * sizeof *r);
+    if (!r)
+        oom_exit();
+    g->results = r;
+    r = &r[g->nresults++];
+    r->limit = l;
+    r->section = section;
+    r->subject = subject;
+    r->matched = matched;
+    r->base = base;
+    r->value = value;
+    r->exceeded = gch_bound_exceeded(&l->bound, base, value);
+    if (r->exceeded)
+        g->exceeded++;
+}
+
+static int is_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* The measured growth in percent, with enough decimals to differ visibly from
+ * the threshold (display only: the verdict is exact integer arithmetic). */
+static void format_percent(uint64_t base, uint64_t value, uint64_t threshold, int exceeded,
+                           char *buf, size_t cap)
+{
+    double p = gch_growth_percent(base, value);
+    double t = (double)threshold / GCH_PERCENT_SCALE;
+    for (int d = 1; d <= 9; d++) {
+        snprintf(buf, cap, "%.*f", d, p);
+        double shown = strtod(buf, NULL);
+        if (exceeded ? shown > t : shown <= t)
+            break;
+    }
+    /* "500.0" -> "500", "7.20" cannot happen (fewest decimals first) */
+    size_t n = strlen(buf);
+    if (n >= 2 && buf[n - 1] == '0' && buf[n - 2] == '.')
+        buf[n - 2] = '\0';
+}
+
+static void describe_threshold(strbuf *b, const gch_bound *bound)
+{
+    char num[32];
+    if (bound->kind == GCH_BOUND_GROWTH_PERCENT) {
+        sb_printf(b, "%s", bound->text);
+        return;
+    }
+    sb_printf(b, "%s", format_grouped(bound->threshold, num, sizeof num));
+    if (!is_digits(bound->text))
+        sb_printf(b, " (%s)", bound->text);
+}
+
+static char *describe(const gate_result *r, int multi)
+{
+    const gate_limit *l = r->limit;
+    const char *unit = l->measure == MEASURE_BYTES ? "bytes" : "objects";
+    const char *cmp = r->exceeded ? ">" : "<=";
+    char a[32], b[32], d[32];
+    strbuf s = { 0 };
+    sb_printf(&s, "%s", "");
+    if (multi) {
+        sb_printf(&s, "[");
+        sb_text(&s, r->section);
+        sb_printf(&s, "] ");
+    }
+    /* Subject: "total bytes ", "type X: ", "type X (MyApp.*): ", "types MyApp.* (3 types): " */
+    switch (l->scope) {
+    case SCOPE_TOTAL:
+        sb_printf(&s, "total %s ", unit);
+        break;
+    case SCOPE_TYPE:
+        sb_printf(&s, "type ");
+        sb_text(&s, r->subject);
+        if (!gch_glob_is_literal(l->pattern) || strcmp(r->subject, l->pattern) != 0) {
+            sb_printf(&s, " (");
+            sb_text(&s, l->pattern);
+            sb_printf(&s, ")");
+        }
+        sb_printf(&s, ": ");
+        break;
+    case SCOPE_TYPES:
+        sb_printf(&s, "types ");
+        sb_text(&s, l->pattern);
+        sb_printf(&s, " (%" PRIu64 " type%s): ", r->matched, r->matched == 1 ? "" : "s");
+        break;
+    }
+    if (l->bound.kind == GCH_BOUND_MAX || l->bound.kind == GCH_BOUND_NONE) {
+        /* "total bytes 1,448 > 1,000", "type X: 12 objects > 10" */
+        sb_printf(&s, "%s", format_grouped(r->value, a, sizeof a));
+        if (l->scope != SCOPE_TOTAL)
+            sb_printf(&s, " %.*s", (int)strlen(unit) - (r->value == 1), unit);
+        sb_printf(&s, " %s ", cmp);
+        describe_threshold(&s, &l->bound);
+        return s.s;
+    }
+    /* "total bytes grew by 760 (688 -> 1,448) > 759", "type X: objects grew 500% (2 -> 12) > 50%" */
+    if (l->scope != SCOPE_TOTAL)
+        sb_printf(&s, "%s ", unit);
+    if (r->value <= r->base) {
+        if (l->bound.kind == GCH_BOUND_GROWTH && r->value < r->base)
+            sb_printf(&s, "shrank by %s", format_grouped(r->base - r->value, d, sizeof d));
+        else
+            sb_printf(&s, "%s", r->value == r->base ? "did not grow" : "shrank");
+    } else if (l->bound.kind == GCH_BOUND_GROWTH) {
+        sb_printf(&s, "grew by %s", format_grouped(r->value - r->base, d, sizeof d));
+    } else if (r->base == 0) {
+        sb_printf(&s, "grew from nothing");
+    } else {
+        format_percent(r->base, r->value, l->bound.threshold, r->exceeded, d, sizeof d);
+        sb_printf(&s, "grew %s%%", d);
+    }
+    sb_printf(&s, " (%s -> %s) %s ", format_grouped(r->base, a, sizeof a),
+              format_grouped(r->value, b, sizeof b), cmp);
+    describe_threshold(&s, &l->bound);
+    return s.s;
+}
+
+size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
+{
+    for (size_t si = 0; si < nsecs; si++) {
+        const gate_section *sec = &secs[si];
+        for (size_t li = 0; li < g->nlimits; li++) {
+            const gate_limit *l = &g->limits[li];
+            int bytes = l->measure == MEASURE_BYTES;
+            if (l->scope == SCOPE_TOTAL) {
+                add_result(g, l, sec->name, NULL, 0, bytes ? sec->base_bytes : sec->base_count,
+                           bytes ? sec->new_bytes : sec->new_count);
+                continue;
+            }
+            uint64_t matched = 0, base = 0, value = 0;
+            for (size_t ti = 0; ti < sec->ntypes; ti++) {
+                const gate_type *t = &sec->types[ti];
+                if (!gch_glob_match(l->pattern, t->name))
+                    continue;
+                matched++;
+                uint64_t tb = bytes ? t->base_bytes : t->base_count;
+                uint64_t tv = bytes ? t->new_bytes : t->new_count;
+                if (l->scope == SCOPE_TYPE) {
+                    add_result(g, l, sec->name, t->name, 1, tb, tv);
+                } else {
+                    /* a sum over a section's types never exceeds its totals */
+                    base += tb;
+                    value += tv;
+                }
+            }
+            if (l->scope == SCOPE_TYPES || matched == 0)
+                add_result(g, l, sec->name, l->pattern, matched, base, value);
+        }
+    }
+    for (size_t i = 0; i < g->nresults; i++) {
+        if (!g->results[i].exceeded)
+            continue;
+        char *msg = describe(&g->results[i], multi);
+        fprintf(stderr, "gcheap: limit exceeded: %s\n", msg);
+        free(msg);
+    }
+    return g->exceeded;
+}
+
+char *gate_describe(const gate_result *r, int multi)
+{
+    return describe(r, multi);
+}
+
+static const char *mode_name(gch_bound_kind k)
+{
+    switch (k) {
+    case GCH_BOUND_GROWTH: return "growth";
+    case GCH_BOUND_GROWTH_PERCENT: return "growth_percent";
+    default: return "max";
+    }
+}
+
+static const char *scope_name(gate_scope s)
+{
+    return s == SCOPE_TOTAL ? "total" : s == SCOPE_TYPE ? "type" : "types";
+}
+
+void gate_write_json(const gate *g, FILE *f, int diff)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < g->nresults; i++) {
+        const gate_result *r = &g->results[i];
+        const gate_limit *l = r->limit;
+        fprintf(f, "%s{\"limit\":", i ? "," : "");
+        write_json_string(f, l->option);
+        fputs(",\"spec\":", f);
+        write_json_string(f, l->spec);
+        fputs(",\"domain\":", f);
+        write_json_string(f, r->section);
+        fprintf(f, ",\"scope\":\"%s\",\"subject\":", scope_name(l->scope));
+        if (r->subject)
+            write_json_string(f, r->subject);
+        else
+            fputs("null", f);
+        if (l->scope == SCOPE_TYPES)
+            fprintf(f, ",\"matched\":%" PRIu64, r->matched);
+        fprintf(f, ",\"measure\":\"%s\",\"mode\":\"%s\"",
+                l->measure == MEASURE_BYTES ? "bytes" : "objects", mode_name(l->bound.kind));
+        if (diff)
+            fprintf(f, ",\"base\":%" PRIu64, r->base);
+        fprintf(f, ",\"value\":%" PRIu64, r->value);
+        if (diff)
+            fprintf(f, ",\"delta\":%s%" PRIu64, r->value < r->base ? "-" : "",
+                    r->value < r->base ? r->base - r->value : r->value - r->base);
+        if (l->bound.kind == GCH_BOUND_GROWTH_PERCENT) {
+            uint64_t whole = l->bound.threshold / GCH_PERCENT_SCALE;
+            uint64_t frac = l->bound.threshold % GCH_PERCENT_SCALE;
+            fprintf(f, ",\"threshold\":%" PRIu64, whole);
+            if (frac) {
+                char digits[16];
+                snprintf(digits, sizeof digits, "%09" PRIu64, frac);
+                for (size_t n = strlen(digits); n && digits[n - 1] == '0'; n--)
+                    digits[n - 1] = '\0';
+                fprintf(f, ".%s", digits);
+            }
+        } else {
+            fprintf(f, ",\"threshold\":%" PRIu64, l->bound.threshold);
+        }
+        fprintf(f, ",\"status\":\"%s\"}", r->exceeded ? "fail" : "pass");
+    }
+    fputc(']', f);
+}
+
+void gate_free(gate *g)
+{
+    for (size_t i = 0; i < g->ntype_limits; i++)
+        gch_type_limit_free(&g->type_limits[i]);
+    free(g->type_limits);
+    free(g->limits);
+    free(g->results);
+    memset(g, 0, sizeof *g);
+}
