@@ -103,7 +103,7 @@ int cmd_check(int argc, char **argv)
     }
     for (size_t i = 0; i < nheaps; i++) {
         cli_warn_anomalies(path, dump, heaps[i], &c);
-        if ((rc = heap_types_for(heaps[i], s.live, &c, &types[i], &ntypes[i])) != 0)
+        if ((rc = heap_types_for(heaps[i], s.live, 0, &c, &types[i], &ntypes[i], NULL)) != 0)
             goto out;
         gate_section *sec = &secs[i];
         sec->name = heaps[i]->name;

@@ -20,7 +20,7 @@ static const cli_option diff_options[] = {
       "exit 1 if any matching type breaks SPEC (each type apart)" },
     { "fail-on-type-total", 0, 1, OPT_TYPE_TOTAL, "SPEC",
       "the same on the sum of all matching types" },
-    { "retained", 0, 0, OPT_RETAINED, NULL, "(planned) retained-size deltas; not available yet" },
+    { "retained", 0, 0, OPT_RETAINED, NULL, "add retained sizes (dominator tree) and their change" },
     { NULL, 0, 0, 0, NULL, NULL }
 };
 
@@ -57,6 +57,9 @@ static const char description[] =
     "Columns: type, base_count, new_count, count_delta, base_bytes, new_bytes,\n"
     "bytes_delta, status (tsv/csv/json; in tables the type comes last and deltas\n"
     "carry a sign). A total row/\"total\" ends each section.\n"
+    "--retained adds base_retained, new_retained, retained_delta: each type's retained\n"
+    "size (the union of its live instances' dominator subtrees; the total row shows\n"
+    "live bytes) and allows --sort retained.\n"
     "Sort keys: bytes (absolute byte change, default), count (absolute count change),\n"
     "name. Sections are compared by name (a section in one dump only shows all its\n"
     "types new or gone); two single-section dumps are compared whatever their names.\n"
@@ -177,12 +180,14 @@ static gate_type *merge(const named_type *b, size_t nb, const named_type *n, siz
             r->name = b[i].name;
             r->base_count = b[i].count;
             r->base_bytes = b[i].bytes;
+            r->base_retained = b[i].retained;
             i++;
         }
         if (c >= 0) {
             r->name = n[j].name;
             r->new_count = n[j].count;
             r->new_bytes = n[j].bytes;
+            r->new_retained = n[j].retained;
             j++;
         }
     }
@@ -192,7 +197,7 @@ static gate_type *merge(const named_type *b, size_t nb, const named_type *n, siz
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
-static int sort_key; /* 0 bytes, 1 count, 2 name (qsort has no context) */
+static int sort_key; /* 0 bytes, 1 count, 2 name, 3 retained (qsort has no context) */
 
 static int cmp_desc(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
 
@@ -202,7 +207,9 @@ static int compare_rows(const void *pa, const void *pb)
     int c = 0;
     uint64_t ab = absdiff(a->base_bytes, a->new_bytes), bb = absdiff(b->base_bytes, b->new_bytes);
     uint64_t ac = absdiff(a->base_count, a->new_count), bc = absdiff(b->base_count, b->new_count);
-    if (sort_key == 0)
+    if (sort_key == 3)
+        c = cmp_desc(absdiff(a->base_retained, a->new_retained), absdiff(b->base_retained, b->new_retained));
+    if (sort_key == 0 || (sort_key == 3 && !c))
         c = cmp_desc(ab, bb) ? cmp_desc(ab, bb) : cmp_desc(ac, bc);
     else if (sort_key == 1)
         c = cmp_desc(ac, bc) ? cmp_desc(ac, bc) : cmp_desc(ab, bb);
@@ -219,7 +226,7 @@ static const char *status_of(uint64_t bc, uint64_t bb, uint64_t nc, uint64_t nb)
 }
 
 static void emit_row(report *rep, int type_first, const char *name, uint64_t bc, uint64_t nc,
-                     uint64_t bb, uint64_t nb)
+                     uint64_t bb, uint64_t nb, const uint64_t *retained /* base, new or NULL */)
 {
     if (type_first)
         report_cell_text(rep, name);
@@ -229,6 +236,11 @@ static void emit_row(report *rep, int type_first, const char *name, uint64_t bc,
     report_cell_u64(rep, bb);
     report_cell_u64(rep, nb);
     report_cell_signed(rep, nb < bb, absdiff(bb, nb));
+    if (retained) {
+        report_cell_u64(rep, retained[0]);
+        report_cell_u64(rep, retained[1]);
+        report_cell_signed(rep, retained[1] < retained[0], absdiff(retained[0], retained[1]));
+    }
     report_cell_text(rep, status_of(bc, bb, nc, nb));
     if (!type_first)
         report_cell_text(rep, name);
@@ -251,17 +263,11 @@ int cmd_diff(int argc, char **argv)
         cli_print_help(usage_text, description, diff_options);
         goto out;
     }
-    if (s.retained) {
-        /* Hook: once the dominator library lands, --retained adds base_retained,
-         * new_retained and retained_delta columns (and retained limits) here. */
-        rc = cli_usage_error("diff", "--retained is not available yet (it needs the dominator "
-                                     "tree)");
-        goto out;
-    }
     if ((rc = cli_require_dumps("diff", &a, 2, 2)) != 0)
         goto out;
-    if (!stat_sort_valid(c.sort)) {
-        rc = cli_usage_error("diff", "unknown sort key '%s' (bytes, count or name)", c.sort);
+    if (!stat_sort_valid(c.sort) && !(s.retained && strcmp(c.sort, "retained") == 0)) {
+        rc = cli_usage_error("diff", "unknown sort key '%s' (bytes, count, name%s)", c.sort,
+                             s.retained ? " or retained" : "; retained needs --retained");
         goto out;
     }
     if (c.format == FMT_FOLDED) {
@@ -269,8 +275,8 @@ int cmd_diff(int argc, char **argv)
         goto out;
     }
     const char *base_path = a.positional[0], *new_path = a.positional[1];
-    if ((rc = cli_load(base_path, &c, s.live, &base)) != 0 ||
-        (rc = cli_load(new_path, &c, s.live, &nd)) != 0)
+    if ((rc = cli_load(base_path, &c, s.live || s.retained, &base)) != 0 ||
+        (rc = cli_load(new_path, &c, s.live || s.retained, &nd)) != 0)
         goto out;
     if ((rc = pair_sections(base_path, base, new_path, nd, &c, &pairs, &npairs)) != 0)
         goto out;
@@ -285,10 +291,12 @@ int cmd_diff(int argc, char **argv)
             cli_warn_anomalies(base_path, base, p->base, &c);
         if (p->new)
             cli_warn_anomalies(new_path, nd, p->new, &c);
-        if ((p->base && (rc = heap_types_for(p->base, s.live, &c, &p->bt, &p->nbt)) != 0) ||
-            (p->new && (rc = heap_types_for(p->new, s.live, &c, &p->nt, &p->nnt)) != 0))
-            goto out;
         gate_section *sec = &secs[i];
+        if ((p->base && (rc = heap_types_for(p->base, s.live, s.retained, &c, &p->bt, &p->nbt,
+                                             &sec->base_retained)) != 0) ||
+            (p->new && (rc = heap_types_for(p->new, s.live, s.retained, &c, &p->nt, &p->nnt,
+                                            &sec->new_retained)) != 0))
+            goto out;
         sec->name = p->name;
         sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
         for (size_t t = 0; t < sec->ntypes; t++) {
@@ -297,14 +305,17 @@ int cmd_diff(int argc, char **argv)
             sec->new_count += sec->types[t].new_count;
             sec->new_bytes += sec->types[t].new_bytes;
         }
-        sort_key = !c.sort || strcmp(c.sort, "bytes") == 0 ? 0 : strcmp(c.sort, "count") == 0 ? 1 : 2;
+        sort_key = !c.sort || strcmp(c.sort, "bytes") == 0 ? 0
+                   : strcmp(c.sort, "count") == 0   ? 1
+                   : strcmp(c.sort, "name") == 0    ? 2
+                                                    : 3;
         qsort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows);
     }
     int multi = npairs > 1;
     size_t exceeded = gate_evaluate(&s.gate, secs, npairs, multi);
 
     int type_first = c.format != FMT_TABLE;
-    col_spec cols[8];
+    col_spec cols[12];
     int nc = 0;
     if (type_first)
         cols[nc++] = (col_spec){ "type", COL_TEXT };
@@ -315,6 +326,11 @@ int cmd_diff(int argc, char **argv)
     cols[nc++] = (col_spec){ "new_bytes", COL_BYTES };
     /* COL_BYTES with signed cells: "+1.5 KiB" with -h, "+1536" otherwise. */
     cols[nc++] = (col_spec){ "bytes_delta", COL_BYTES };
+    if (s.retained) {
+        cols[nc++] = (col_spec){ "base_retained", COL_BYTES };
+        cols[nc++] = (col_spec){ "new_retained", COL_BYTES };
+        cols[nc++] = (col_spec){ "retained_delta", COL_BYTES };
+    }
     cols[nc++] = (col_spec){ "status", COL_TEXT };
     if (!type_first)
         cols[nc++] = (col_spec){ "type", COL_TEXT };
@@ -337,16 +353,19 @@ int cmd_diff(int argc, char **argv)
             shown = (size_t)c.top;
         for (size_t t = 0; t < shown; t++) {
             const gate_type *r = &sec->types[t];
+            uint64_t ret[2] = { r->base_retained, r->new_retained };
             emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
-                     r->new_bytes);
+                     r->new_bytes, s.retained ? ret : NULL);
         }
         if (shown < sec->ntypes)
             report_note(rep, "(%zu more types not shown)", sec->ntypes - shown);
         report_begin_total(rep);
         char label[64];
         snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        /* A type's retained sizes overlap; the section's is its live bytes. */
+        uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,
-                 sec->new_bytes);
+                 sec->new_bytes, s.retained ? ret : NULL);
         report_end_section(rep);
     }
     rc = report_finish(rep);

@@ -1,6 +1,8 @@
 /* CI gates shared by check and diff: see gate.h. */
 #include "gate.h"
 
+#include "gcheap/dominators.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -78,8 +80,8 @@ static int cmp_named(const void *pa, const void *pb)
     return strcmp(((const named_type *)pa)->name, ((const named_type *)pb)->name);
 }
 
-int named_types_of(const gch_heap *heap, const uint8_t *live, const cli_common *common,
-                   named_type **out, size_t *count)
+int named_types_of(const gch_heap *heap, const uint8_t *live, const uint64_t *type_retained,
+                   const cli_common *common, named_type **out, size_t *count)
 {
     gch_type_row *rows;
     uint32_t n;
@@ -103,6 +105,7 @@ int named_types_of(const gch_heap *heap, const uint8_t *live, const cli_common *
         memcpy(t[i].name, name, len + 1);
         t[i].count = rows[i].count;
         t[i].bytes = rows[i].bytes;
+        t[i].retained = type_retained ? type_retained[rows[i].type] : 0;
     }
     gch_free(rows);
     qsort(t, n, sizeof *t, cmp_named);
@@ -113,6 +116,7 @@ int named_types_of(const gch_heap *heap, const uint8_t *live, const cli_common *
         if (w && strcmp(t[w - 1].name, t[i].name) == 0) {
             t[w - 1].count += t[i].count;
             t[w - 1].bytes += t[i].bytes;
+            t[w - 1].retained += t[i].retained; /* at most the heap's live bytes */
             free(t[i].name);
             continue;
         }
@@ -130,17 +134,37 @@ void named_types_free(named_type *types, size_t count)
     free(types);
 }
 
-int heap_types_for(const gch_heap *heap, int live, const cli_common *common, named_type **out,
-                   size_t *count)
+int heap_types_for(const gch_heap *heap, int live, int retained, const cli_common *common,
+                   named_type **out, size_t *count, uint64_t *live_bytes)
 {
     uint8_t *mask = NULL;
+    uint64_t *per_type = NULL;
+    gch_domtree tree;
     gch_error err;
+    memset(&tree, 0, sizeof tree);
     if (live && gch_live_set(heap, common->include_weak, &mask, NULL, NULL, &err) != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    int rc = named_types_of(heap, mask, common, out, count);
+    if (retained) {
+        per_type = calloc(heap->type_count ? heap->type_count : 1, sizeof *per_type);
+        if (!per_type)
+            oom_exit();
+        if (gch_domtree_build(heap, common->include_weak, &tree, &err) != GCH_OK ||
+            gch_type_retained(heap, &tree, per_type, &err) != GCH_OK) {
+            cli_error("%s", err.message);
+            gch_domtree_free(&tree);
+            gch_free(mask);
+            free(per_type);
+            return EXIT_INPUT;
+        }
+        if (live_bytes)
+            *live_bytes = tree.live_bytes;
+        gch_domtree_free(&tree);
+    }
+    int rc = named_types_of(heap, mask, per_type, common, out, count);
     gch_free(mask);
+    free(per_type);
     return rc;
 }
 

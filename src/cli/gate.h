@@ -20,6 +20,7 @@ typedef struct gate_type {
     const char *name;
     uint64_t base_count, new_count;
     uint64_t base_bytes, new_bytes;
+    uint64_t base_retained, new_retained; /* diff --retained only */
 } gate_type;
 
 /* A type of one heap, by display name (types whose display names are equal -
@@ -27,25 +28,30 @@ typedef struct gate_type {
 typedef struct named_type {
     char *name;
     uint64_t count, bytes;
+    uint64_t retained;  /* type retained size, when asked for */
 } named_type;
 
 /* The types of heap (all objects, or those with live[i] != 0 when live is not
- * NULL) sorted by name with strcmp. Prints an error and returns EXIT_INPUT on
+ * NULL) sorted by name with strcmp; type_retained (per type index, may be NULL)
+ * fills the retained field. Prints an error and returns EXIT_INPUT on
  * failure. Free with named_types_free. */
-int named_types_of(const gch_heap *heap, const uint8_t *live, const cli_common *common,
-                   named_type **out, size_t *count);
+int named_types_of(const gch_heap *heap, const uint8_t *live, const uint64_t *type_retained,
+                   const cli_common *common, named_type **out, size_t *count);
 void named_types_free(named_type *types, size_t count);
 
 /* The objects/bytes of a heap, or of its live part when live is set (needs
- * references). Prints an error and returns EXIT_INPUT on failure. */
-int heap_types_for(const gch_heap *heap, int live, const cli_common *common, named_type **out,
-                   size_t *count);
+ * references). With retained (needs references) each type also gets its
+ * retained size from the dominator tree, and *live_bytes (may be NULL) the
+ * heap's live bytes. Prints an error and returns EXIT_INPUT on failure. */
+int heap_types_for(const gch_heap *heap, int live, int retained, const cli_common *common,
+                   named_type **out, size_t *count, uint64_t *live_bytes);
 
 typedef struct gate_section {
     const char *name;
     gate_type *types;
     size_t ntypes;
     uint64_t base_count, new_count, base_bytes, new_bytes;
+    uint64_t base_retained, new_retained; /* live bytes, with --retained */
 } gate_section;
 
 typedef enum gate_scope { SCOPE_TOTAL, SCOPE_TYPE, SCOPE_TYPES } gate_scope;
