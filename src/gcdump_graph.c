@@ -183,7 +183,9 @@ static uint8_t classify_pseudo(const char *name, uint8_t inherited)
         unsigned flags = 0;
         if (contains(name, "pinned"))
             flags |= GCH_ROOT_PINNED;
-        if (contains(name, "weak") || contains(name, "dependent"))
+        /* Not "dependent": dotnet-gcdump lists a dependent handle's secondary
+         * only when its primary is alive, so the secondary is alive too. */
+        if (contains(name, "weak"))
             flags |= GCH_ROOT_WEAK;
         return PACK_CLASS(GCH_ROOT_HANDLE, flags);
     }

@@ -152,7 +152,7 @@ gch_status gcd_add_meta(gch_builder *b, const gcd_graph *g, const gcd_info *info
     char buf[256];
     gch_status st;
     snprintf(buf, sizeof buf, "GCHeapDump version %ld", (long)info->version);
-    if ((st = meta(b, "format", buf, err)) != GCH_OK)
+    if ((st = meta(b, "file format", buf, err)) != GCH_OK)
         return st;
     if ((st = meta(b, "creating tool", info->creation_tool ? info->creation_tool : "not recorded",
                    err)) != GCH_OK)

@@ -45,13 +45,26 @@ static void on_progress(void *ctx, uint64_t bytes)
     fflush(stderr);
 }
 
+/* The file, and a copy of its first bytes: when --input-format names another
+ * format than the file's signature, the error says so. */
 typedef struct file_source {
     plat_file *f;
+    unsigned char head[64];
+    size_t head_size;
 } file_source;
 
 static long long source_read(void *ctx, void *buf, size_t cap)
 {
-    return plat_read(((file_source *)ctx)->f, buf, cap);
+    file_source *fs = ctx;
+    long long got = plat_read(fs->f, buf, cap);
+    if (got > 0 && fs->head_size < sizeof fs->head) {
+        size_t n = sizeof fs->head - fs->head_size;
+        if (n > (size_t)got)
+            n = (size_t)got;
+        memcpy(fs->head + fs->head_size, buf, n);
+        fs->head_size += n;
+    }
+    return got;
 }
 
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out)
@@ -63,7 +76,9 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         cli_error("%s: %s", cli_display_path(path), reason);
         return EXIT_INPUT;
     }
-    file_source fs = { f };
+    file_source fs;
+    memset(&fs, 0, sizeof fs);
+    fs.f = f;
     gch_source src = { source_read, &fs };
     gch_load_options opts;
     memset(&opts, 0, sizeof opts);
@@ -83,6 +98,16 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     if (st == GCH_OK)
         return 0;
     const char *shown = cli_display_path(path);
+    /* Only formats with a signature (gcdump, dart) are recognised for sure:
+     * anything else detects as gclog. */
+    gch_format seen = gch_detect_format(fs.head, fs.head_size);
+    if (st == GCH_EFORMAT && common->input_format != GCH_FORMAT_AUTO && seen != GCH_FORMAT_GCLOG &&
+        seen != common->input_format) {
+        cli_error("%s: not a %s file: it starts like a %s file (--input-format %s was given)", shown,
+                  gch_format_name(common->input_format), gch_format_name(seen),
+                  gch_format_name(common->input_format));
+        return EXIT_INPUT;
+    }
     if (st == GCH_EFORMAT && err.line)
         cli_error("%s:%" PRIu64 ": %s", shown, err.line, err.message);
     else if (st == GCH_EFORMAT && err.has_offset)

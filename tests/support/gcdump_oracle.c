@@ -226,3 +226,53 @@ char *gco_strip_bucket(const char *name)
     }
     return out;
 }
+
+static int has_word(const char *name, const char *w)
+{
+    for (; *name; name++) {
+        size_t k = 0;
+        while (w[k] && (name[k] | 0x20) == w[k])
+            k++;
+        if (!w[k])
+            return 1;
+    }
+    return 0;
+}
+
+/* A weak-handle category such as "[weak Handles]"; not a static variable that
+ * happens to be named so ("[static var ...ConditionalWeakTable...]"). */
+static int says_weak(const char *name)
+{
+    return strncmp(name, "[static var", 11) != 0 && has_word(name, "handle") && has_word(name, "weak");
+}
+
+void gco_reachable(const gco_graph *g, uint64_t *objects, uint64_t *bytes)
+{
+    uint32_t n = g->node_count;
+    unsigned char *seen = calloc(n + 1, 1);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    size_t top = 0;
+    *objects = *bytes = 0;
+    if (g->root < n) {
+        seen[g->root] = 1;
+        stack[top++] = g->root;
+    }
+    while (top > 0) {
+        uint32_t p = stack[--top];
+        if (g->node_address[p] == 0 && says_weak(g->type_names[g->node_type[p]]))
+            continue;
+        if (p != g->root && g->node_address[p] != 0 && g->node_defined[p]) {
+            (*objects)++;
+            *bytes += g->node_size[p];
+        }
+        for (uint32_t k = g->child_start[p]; k < g->child_start[p + 1]; k++) {
+            uint32_t c = g->children[k];
+            if (c < n && !seen[c]) {
+                seen[c] = 1;
+                stack[top++] = c;
+            }
+        }
+    }
+    free(seen);
+    free(stack);
+}

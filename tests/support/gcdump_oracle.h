@@ -30,6 +30,14 @@ int gco_read_file(const char *path, unsigned char **data, size_t *size);
 int gco_load(const unsigned char *data, size_t size, gco_graph *g);
 void gco_free(gco_graph *g);
 
+/* Heap objects (defined nodes with an address, not the root) reachable from
+ * the root node through every edge, pseudo-nodes included, except edges out of
+ * a weak-handle category (an address-0 node whose name says "weak" and
+ * "handle", any case, and is not a "[static var ...]"): those root nothing.
+ * This is PerfView's view of what is rooted; the rest is what its spanning
+ * tree puts under "not reachable" orphans. */
+void gco_reachable(const gco_graph *g, uint64_t *objects, uint64_t *bytes);
+
 /* The name with a dotnet-gcdump size bucket removed (malloc'ed). */
 char *gco_strip_bucket(const char *name);
 

@@ -128,7 +128,7 @@ static const expected_root expected_roots[] = {
     { 0x2000, GCH_ROOT_RUNTIME, 0, "[other roots]" },
     { 0x1000, GCH_ROOT_STATIC, 0, "[static var App.Cache.items]" },
     { 0x1000, GCH_ROOT_HANDLE, 0, "[strong Handles]" },
-    { 0x4000, GCH_ROOT_HANDLE, GCH_ROOT_WEAK, "[Dependent Handles]" },
+    { 0x4000, GCH_ROOT_HANDLE, 0, "[Dependent Handles]" },
 };
 
 #define COUNT(a) (sizeof a / sizeof *a)
