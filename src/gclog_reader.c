@@ -174,7 +174,7 @@ static int all_hex(const char *p, const char *end, uint64_t *v)
 static gch_status text_field_check(reader *r, const char *p, const char *end, const char *rec,
                                    const char *what)
 {
-    if (memchr(p, '\0', (size_t)(end - p)))
+    if (end > p && memchr(p, '\0', (size_t)(end - p)))
         return fail(r, "'%s' record: NUL byte in %s", rec, what);
     return GCH_OK;
 }
