@@ -373,8 +373,8 @@ static void walk_folded(walker *w, pathbuf *p, uint64_t max_depth, FILE *out)
 
 /* ---- command ---- */
 
-static int dom_heap(report *rep, const gch_heap *h, uint32_t start, const cli_common *c,
-                    const dom_state *s, int multi)
+static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t start,
+                    const cli_common *c, const dom_state *s, int multi)
 {
     gch_domtree t;
     if (why_domtree(h, c, &t) != 0)
@@ -412,7 +412,8 @@ static int dom_heap(report *rep, const gch_heap *h, uint32_t start, const cli_co
         } else {
             char id[32];
             snprintf(id, sizeof id, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[start]);
-            cli_error("dom: %s is not live: not reachable from any strong root", id);
+            cli_error("dom: %s: %s is not live: not reachable from any strong root",
+                      cli_display_path(path), id);
         }
     } else {
         report_begin_section(rep, h->name);
@@ -507,7 +508,7 @@ int cmd_dom(int argc, char **argv)
     for (size_t i = 0; i < nheaps && rc == 0; i++) {
         if (found && found[i] == GCH_NONE)
             continue;
-        rc = dom_heap(rep, heaps[i], found ? found[i] : GCH_DOM_VROOT, &c, &s, shown > 1);
+        rc = dom_heap(rep, path, heaps[i], found ? found[i] : GCH_DOM_VROOT, &c, &s, shown > 1);
     }
     if (c.format == FMT_FOLDED) {
         /* Nothing went through the report: just release it. */

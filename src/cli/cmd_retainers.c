@@ -243,8 +243,8 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
             if (pass == 1)
                 printf("  reachable only through weak roots\n");
             if (s->all)
-                printf("  %zu path%s%s, shortest first\n", shown, shown == 1 ? "" : "s",
-                       more ? " (more roots reach it: --max-paths)" : "");
+                printf("  %zu path%s, shortest first%s\n", shown, shown == 1 ? "" : "s",
+                       more ? " (more roots reach it: raise --max-paths)" : "");
         }
         show_path_set(x, target, status, &ps, shown);
         gch_path_set_free(&ps);
