@@ -17,6 +17,10 @@ typedef struct cli_command {
 int cmd_info(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_roots(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_dom(int argc, char **argv);
+int cmd_objsize(int argc, char **argv);
+int cmd_retainers(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 

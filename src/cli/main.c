@@ -12,6 +12,10 @@ static const cli_command commands[] = {
     { "info", cmd_info, "what is in the dump: sections, counts, metadata, anomalies" },
     { "stat", cmd_stat, "per-type histogram: count and bytes, biggest first" },
     { "roots", cmd_roots, "GC roots by kind and flags, and the list of roots" },
+    { "top", cmd_top, "the live objects that retain the most (dominator tree)" },
+    { "dom", cmd_dom, "the dominator tree, from the roots or from one object" },
+    { "objsize", cmd_objsize, "what an object (or a type) keeps reachable, and retains" },
+    { "retainers", cmd_retainers, "why an object is alive: shortest paths from the GC roots" },
     { "diff", cmd_diff, "per-type growth between two dumps; CI gate on growth" },
     { "check", cmd_check, "CI gate: fail when a dump exceeds size/count/type limits" },
 };

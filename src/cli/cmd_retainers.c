@@ -1,0 +1,631 @@
+/* gcheap retainers: why is an object alive - the shortest reference path from
+ * a GC root to it (SOS !gcroot), the chain of its immediate dominators, or the
+ * merged shortest paths of every instance of a type (Eclipse MAT). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "why.h"
+
+enum { OPT_ALL = 1, OPT_MAX_PATHS, OPT_DOMINATORS, OPT_TYPE, OPT_DEPTH };
+
+static const cli_option retainers_options[] = {
+    { "all", 0, 0, OPT_ALL, NULL, "one shortest path per distinct root that reaches ID" },
+    { "max-paths", 0, 1, OPT_MAX_PATHS, "N", "with --all: at most N paths per ID (default 10)" },
+    { "dominators", 0, 0, OPT_DOMINATORS, NULL, "the chain of immediate dominators instead" },
+    { "type", 0, 1, OPT_TYPE, "NAME", "merged paths of all instances of NAME (* ? wildcards)" },
+    { "depth", 0, 1, OPT_DEPTH, "D", "with --type: levels of the merged tree shown" },
+    { NULL, 0, 0, 0, NULL, NULL }
+};
+
+static const char usage_text[] =
+    "usage: gcheap retainers [OPTIONS] DUMP ID...\n"
+    "       gcheap retainers [OPTIONS] DUMP --type NAME";
+static const char description[] =
+    "Why an object is alive: the shortest reference path from a strong GC root to\n"
+    "ID, root first, like SOS !gcroot. The root line gives the root's kind and\n"
+    "flags, and where it comes from (the static's container type, a label);\n"
+    "then each step '-> [.field] id type', ending at ID. An object reachable only\n"
+    "through weak roots says so and shows the path through the weak root; one\n"
+    "that no root reaches says 'not reachable from any root'. One block per ID.\n"
+    "--all: one shortest path from each distinct root object that reaches ID,\n"
+    "shortest first (--max-paths N, default 10).\n"
+    "--dominators: the chain of immediate dominators, root first, with retained\n"
+    "sizes, ending at ID (each object on it must go for ID to become garbage).\n"
+    "--type NAME: the shortest paths of every instance of the types matching NAME\n"
+    "merged into one tree keyed by type (MAT's \"merge shortest paths to GC\n"
+    "roots\"): each node gives how many paths pass through it (paths) and how\n"
+    "many distinct objects it stands for (count); top nodes name the root kind.\n"
+    "--top N: at most N children per node (default 20 in table output);\n"
+    "--depth D: levels shown (default: all).\n"
+    "tsv/csv/json, paths: one row per step, columns target, status (live,\n"
+    "weak-only or unreachable), path (1, 2, ...; 0 for an unreachable target),\n"
+    "depth (0 = the root object), id, size, type, field (label of the reference\n"
+    "from the previous step), kind, flags, container, label (root columns on\n"
+    "depth 0 only). --dominators: target, status (live or not-live), depth, id,\n"
+    "size, retained, type. --type: depth, paths, count, kind, type.";
+
+typedef struct retainers_state {
+    int all, dominators;
+    uint64_t max_paths;
+    const char *type;
+    uint64_t depth;
+} retainers_state;
+
+static int on_option(void *state, int id, const char *value)
+{
+    retainers_state *s = state;
+    switch (id) {
+    case OPT_ALL: s->all = 1; break;
+    case OPT_DOMINATORS: s->dominators = 1; break;
+    case OPT_TYPE: s->type = value; break;
+    case OPT_MAX_PATHS:
+        if (cli_parse_count(value, &s->max_paths) != 0 || s->max_paths == 0)
+            return cli_usage_error("retainers", "--max-paths needs a positive whole number, not '%s'",
+                                   value);
+        break;
+    case OPT_DEPTH:
+        if (cli_parse_count(value, &s->depth) != 0)
+            return cli_usage_error("retainers", "--depth needs a whole number, not '%s'", value);
+        break;
+    }
+    return 0;
+}
+
+static void oom(void)
+{
+    cli_error("out of memory");
+    exit(EXIT_INPUT);
+}
+
+static const char *id_text(const gch_heap *h, uint32_t o, char *buf, size_t cap)
+{
+    snprintf(buf, cap, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[o]);
+    return buf;
+}
+
+/* ---- paths ---- */
+
+typedef struct ctx {
+    gch_heap *h;
+    const cli_common *c;
+    report *rep;          /* tsv/csv/json; NULL for table */
+    gch_paths strong;     /* built on first use */
+    gch_paths weak;       /* with every root; built on first use */
+    int have_strong, have_weak;
+} ctx;
+
+static int paths_of(ctx *x, int weak, gch_paths **out)
+{
+    gch_paths *p = weak ? &x->weak : &x->strong;
+    int *have = weak ? &x->have_weak : &x->have_strong;
+    if (!*have) {
+        gch_error err;
+        if (gch_paths_build(x->h, weak, p, &err) != GCH_OK) {
+            cli_error("%s", err.message);
+            return EXIT_INPUT;
+        }
+        *have = 1;
+    }
+    *out = p;
+    return 0;
+}
+
+/* Table: "  root: KIND[, FLAGS]  (static in CONTAINER, LABEL)". */
+static void print_root_line(const ctx *x, uint32_t r)
+{
+    const gch_heap *h = x->h;
+    char fbuf[64], cbuf[4096];
+    printf("  root: %s", gch_root_kind_name(h->root_kind[r]));
+    if (h->root_flags[r])
+        printf(", %s", why_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+    why_container_text(h, r, x->c, cbuf, sizeof cbuf);
+    const char *label = gch_heap_string(h, h->root_label[r]);
+    if (cbuf[0] || label[0]) {
+        fputs("  (", stdout);
+        if (cbuf[0]) {
+            fputs("static in ", stdout);
+            write_table_text(stdout, cbuf);
+        }
+        if (cbuf[0] && label[0])
+            fputs(", ", stdout);
+        write_table_text(stdout, label);
+        fputs(")", stdout);
+    }
+    fputc('\n', stdout);
+}
+
+static void print_step(const ctx *x, uint32_t prev, uint32_t o)
+{
+    const gch_heap *h = x->h;
+    char ib[32], tb[8192];
+    fputs("  -> ", stdout);
+    const char *label = prev == GCH_NONE ? "" : why_ref_label(h, prev, o);
+    if (label[0]) {
+        if (label[0] != '.' && label[0] != '[')
+            fputc('.', stdout);
+        write_table_text(stdout, label);
+        fputc(' ', stdout);
+    }
+    printf("%s ", id_text(h, o, ib, sizeof ib));
+    write_table_text(stdout, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+    fputc('\n', stdout);
+}
+
+/* One machine row of a path step. */
+static void step_row(const ctx *x, uint32_t target, const char *status, uint64_t path,
+                     uint64_t depth, uint32_t prev, uint32_t o, uint32_t r)
+{
+    const gch_heap *h = x->h;
+    report *rep = x->rep;
+    char tb[8192], fbuf[64], cbuf[4096];
+    report_cell_id(rep, h->object_id[target], h->id_radix);
+    report_cell_text(rep, status);
+    report_cell_u64(rep, path);
+    report_cell_u64(rep, depth);
+    report_cell_id(rep, h->object_id[o], h->id_radix);
+    report_cell_u64(rep, h->object_size[o]);
+    report_cell_text(rep, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+    report_cell_text(rep, prev == GCH_NONE ? "" : why_ref_label(h, prev, o));
+    if (r != GCH_NONE) {
+        report_cell_text(rep, gch_root_kind_name(h->root_kind[r]));
+        report_cell_text(rep, why_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+        report_cell_text(rep, why_container_text(h, r, x->c, cbuf, sizeof cbuf));
+        report_cell_text(rep, gch_heap_string(h, h->root_label[r]));
+    } else {
+        for (int i = 0; i < 4; i++)
+            report_cell_text(rep, "");
+    }
+}
+
+static void show_path_set(const ctx *x, uint32_t target, const char *status, const gch_path_set *ps,
+                          size_t count)
+{
+    for (size_t k = 0; k < count; k++) {
+        const uint32_t *ob = ps->objects + ps->start[k];
+        size_t len = ps->start[k + 1] - ps->start[k];
+        if (!x->rep)
+            print_root_line(x, ps->root_record[k]);
+        for (size_t i = 0; i < len; i++) {
+            uint32_t prev = i ? ob[i - 1] : GCH_NONE;
+            if (x->rep)
+                step_row(x, target, status, k + 1, i, prev, ob[i], i ? GCH_NONE : ps->root_record[k]);
+            else
+                print_step(x, prev, ob[i]);
+        }
+    }
+}
+
+/* The block of one target: its shortest path(s) from the strong roots, else
+ * from the weak ones, else "not reachable". */
+static int path_block(ctx *x, uint32_t target, const retainers_state *s)
+{
+    gch_heap *h = x->h;
+    int weak_pass = x->c->include_weak; /* with --include-weak, one pass counts every root */
+    for (int pass = 0; pass < 2; pass++) {
+        int weak = pass == 1 || weak_pass;
+        if (pass == 1 && weak_pass)
+            break;
+        gch_path_set ps;
+        gch_error err;
+        size_t shown;
+        int more = 0;
+        if (s->all) {
+            if (gch_heap_build_reverse(h, &err) != GCH_OK ||
+                gch_paths_all(h, weak, target, (size_t)s->max_paths + 1, &ps, &err) != GCH_OK) {
+                cli_error("%s", err.message);
+                return EXIT_INPUT;
+            }
+            shown = ps.count;
+            if (shown > s->max_paths) {
+                shown = (size_t)s->max_paths;
+                more = 1;
+            }
+        } else {
+            gch_paths *p;
+            if (paths_of(x, weak, &p) != 0)
+                return EXIT_INPUT;
+            if (gch_paths_path(p, target, &ps, &err) != GCH_OK) {
+                cli_error("%s", err.message);
+                return EXIT_INPUT;
+            }
+            shown = ps.count;
+        }
+        if (ps.count == 0) {
+            gch_path_set_free(&ps);
+            continue;
+        }
+        const char *status = pass == 1 ? "weak-only" : "live";
+        if (!x->rep) {
+            if (pass == 1)
+                printf("  reachable only through weak roots\n");
+            if (s->all)
+                printf("  %zu path%s, shortest first%s\n", shown, shown == 1 ? "" : "s",
+                       more ? " (more roots reach it: raise --max-paths)" : "");
+        }
+        show_path_set(x, target, status, &ps, shown);
+        gch_path_set_free(&ps);
+        return 0;
+    }
+    if (x->rep)
+        step_row(x, target, "unreachable", 0, 0, GCH_NONE, target, GCH_NONE);
+    else
+        printf("  not reachable from any root\n");
+    return 0;
+}
+
+/* ---- dominators ---- */
+
+static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
+{
+    const gch_heap *h = x->h;
+    char ib[32], tb[8192];
+    int live = t->idom[target] != GCH_NONE;
+    if (!live) {
+        if (x->rep) {
+            report *rep = x->rep;
+            report_cell_id(rep, h->object_id[target], h->id_radix);
+            report_cell_text(rep, "not-live");
+            report_cell_u64(rep, 0);
+            report_cell_id(rep, h->object_id[target], h->id_radix);
+            report_cell_u64(rep, h->object_size[target]);
+            report_cell_u64(rep, 0);
+            report_cell_text(rep, cli_type_name(h, h->object_type[target], x->c, tb, sizeof tb));
+        } else {
+            printf("  not live: not reachable from any strong root\n");
+        }
+        return 0;
+    }
+    uint32_t *chain = NULL;
+    size_t len = 0;
+    gch_error err;
+    if (gch_dom_chain(t, target, &chain, &len, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    /* Root first: the chain is listed from idom(target) upwards. */
+    size_t wid = 0, wret = 8;
+    char num[32];
+    for (size_t i = 0; i <= len; i++) {
+        uint32_t o = i < len ? chain[i] : target;
+        size_t n = strlen(id_text(h, o, ib, sizeof ib));
+        if (n > wid)
+            wid = n;
+        n = (size_t)snprintf(num, sizeof num, "%" PRIu64, t->retained[o]);
+        if (x->c->human)
+            n = strlen(format_human_bytes(t->retained[o], num, sizeof num));
+        if (n > wret)
+            wret = n;
+    }
+    if (wid < 2)
+        wid = 2;
+    if (!x->rep)
+        printf("  %*s  %*s  type\n", (int)wret, "retained", (int)wid, "id");
+    for (size_t k = 0; k <= len; k++) {
+        uint32_t o = k < len ? chain[len - 1 - k] : target;
+        if (x->rep) {
+            report *rep = x->rep;
+            report_cell_id(rep, h->object_id[target], h->id_radix);
+            report_cell_text(rep, "live");
+            report_cell_u64(rep, k);
+            report_cell_id(rep, h->object_id[o], h->id_radix);
+            report_cell_u64(rep, h->object_size[o]);
+            report_cell_u64(rep, t->retained[o]);
+            report_cell_text(rep, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+        } else {
+            if (x->c->human)
+                format_human_bytes(t->retained[o], num, sizeof num);
+            else
+                snprintf(num, sizeof num, "%" PRIu64, t->retained[o]);
+            printf("  %*s  %*s  ", (int)wret, num, (int)wid, id_text(h, o, ib, sizeof ib));
+            write_table_text(stdout, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+            fputc('\n', stdout);
+        }
+    }
+    free(chain);
+    return 0;
+}
+
+/* ---- merged paths (--type) ---- */
+
+typedef struct mframe {
+    size_t next, shown_end, end;
+    uint64_t depth;
+} mframe;
+
+static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uint64_t depth)
+{
+    char tb[8192], ind[128], cell[8400];
+    const char *tn = cli_type_name(x->h, nd->type, x->c, tb, sizeof tb);
+    int top = nd->parent == GCH_NONE;
+    if (x->c->format != FMT_TABLE)
+        report_cell_u64(rep, depth);
+    report_cell_u64(rep, nd->paths);
+    report_cell_u64(rep, nd->objects);
+    if (x->c->format != FMT_TABLE) {
+        report_cell_text(rep, top ? gch_root_kind_name(nd->root_kind) : "");
+        report_cell_text(rep, tn);
+        return;
+    }
+    if (top)
+        snprintf(cell, sizeof cell, "%s%s  (%s root)", why_indent(depth, ind, sizeof ind), tn,
+                 gch_root_kind_name(nd->root_kind));
+    else
+        snprintf(cell, sizeof cell, "%s%s", why_indent(depth, ind, sizeof ind), tn);
+    report_cell_text(rep, cell);
+}
+
+static void merged_more(const ctx *x, report *rep, const gch_merged_paths *m, const mframe *f)
+{
+    uint64_t paths = 0, objects = 0;
+    for (size_t i = f->shown_end; i < f->end; i++) {
+        paths += m->nodes[m->children[i]].paths;
+        objects += m->nodes[m->children[i]].objects;
+    }
+    char ind[128], text[256];
+    if (x->c->format != FMT_TABLE)
+        report_cell_u64(rep, f->depth);
+    report_cell_u64(rep, paths);
+    report_cell_u64(rep, objects);
+    if (x->c->format != FMT_TABLE)
+        report_cell_text(rep, "");
+    snprintf(text, sizeof text, "%s(%zu more, %" PRIu64 " path%s)",
+             x->c->format == FMT_TABLE ? why_indent(f->depth, ind, sizeof ind) : "", f->end - f->shown_end,
+             paths, paths == 1 ? "" : "s");
+    report_cell_text(rep, text);
+}
+
+static int type_heap(ctx *x, report *rep, const uint8_t *mask, const retainers_state *s)
+{
+    gch_heap *h = x->h;
+    uint32_t *inst;
+    size_t ninst;
+    why_instances(h, mask, &inst, &ninst);
+    gch_paths *p;
+    if (paths_of(x, x->c->include_weak, &p) != 0) {
+        free(inst);
+        return EXIT_INPUT;
+    }
+    gch_merged_paths m;
+    gch_error err;
+    if (gch_merged_paths_build(h, p, inst, ninst, &m, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        free(inst);
+        return EXIT_INPUT;
+    }
+    free(inst);
+    uint64_t top = why_top(x->c, 20);
+    uint64_t max_depth = s->depth;
+    report_begin_section(rep, h->name);
+    mframe *st = NULL;
+    size_t sp = 0, cap = 0;
+    const size_t nn = m.node_count;
+    /* Pushes the children of node (nn = the top nodes) at depth d. */
+#define PUSH_CHILDREN(node, d)                                                                  \
+    do {                                                                                        \
+        size_t b_ = m.child_start[node], e_ = m.child_start[(node) + 1];                        \
+        if (b_ == e_)                                                                           \
+            break;                                                                              \
+        if (sp == cap) {                                                                        \
+            cap = cap ? cap * 2 : 64;                                                           \
+            st = realloc(st, cap * sizeof *st);                                                 \
+            if (!st)                                                                            \
+                oom();                                                                          \
+        }                                                                                       \
+        size_t se_ = b_ + (e_ - b_ < top ? e_ - b_ : (size_t)top);                              \
+        st[sp].next = b_;                                                                       \
+        st[sp].shown_end = se_;                                                                 \
+        st[sp].end = e_;                                                                        \
+        st[sp].depth = (d);                                                                     \
+        sp++;                                                                                   \
+    } while (0)
+    PUSH_CHILDREN(nn, 0);
+    while (sp) {
+        mframe *f = &st[sp - 1];
+        if (f->next < f->shown_end) {
+            uint32_t k = m.children[f->next++];
+            uint64_t d = f->depth;
+            merged_row(x, rep, &m.nodes[k], d);
+            if (d < max_depth)
+                PUSH_CHILDREN(k, d + 1);
+            continue;
+        }
+        if (f->shown_end < f->end)
+            merged_more(x, rep, &m, f);
+        sp--;
+    }
+#undef PUSH_CHILDREN
+    free(st);
+    report_note(rep, "(%" PRIu64 " instance%s; %" PRIu64 " not reachable from any %sroot)", m.targets,
+                m.targets == 1 ? "" : "s", m.unreachable, x->c->include_weak ? "" : "strong ");
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, m.targets);
+    report_section_json_raw(rep, "instances", num);
+    snprintf(num, sizeof num, "%" PRIu64, m.unreachable);
+    report_section_json_raw(rep, "unreachable", num);
+    report_end_section(rep);
+    gch_merged_paths_free(&m);
+    return 0;
+}
+
+/* ---- command ---- */
+
+static const col_spec path_cols[] = {
+    { "target", COL_ID }, { "status", COL_TEXT }, { "path", COL_COUNT }, { "depth", COL_COUNT },
+    { "id", COL_ID }, { "size", COL_BYTES }, { "type", COL_TEXT }, { "field", COL_TEXT },
+    { "kind", COL_TEXT }, { "flags", COL_TEXT }, { "container", COL_TEXT }, { "label", COL_TEXT }
+};
+static const col_spec dom_cols[] = {
+    { "target", COL_ID }, { "status", COL_TEXT }, { "depth", COL_COUNT }, { "id", COL_ID },
+    { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
+};
+static const col_spec type_table_cols[] = {
+    { "paths", COL_COUNT }, { "count", COL_COUNT }, { "type", COL_TEXT }
+};
+static const col_spec type_cols[] = {
+    { "depth", COL_COUNT }, { "paths", COL_COUNT }, { "count", COL_COUNT }, { "kind", COL_TEXT },
+    { "type", COL_TEXT }
+};
+
+int cmd_retainers(int argc, char **argv)
+{
+    cli_common c;
+    cli_args a;
+    retainers_state s;
+    memset(&s, 0, sizeof s);
+    s.max_paths = 10;
+    s.depth = UINT64_MAX;
+    int rc = cli_parse(argc, argv, "retainers", retainers_options, on_option, &s, &c, &a);
+    if (rc)
+        goto out_args;
+    if (c.help) {
+        cli_print_help(usage_text, description, retainers_options);
+        goto out_args;
+    }
+    if (a.count == 0) {
+        rc = cli_usage_error("retainers", "missing DUMP argument");
+        goto out_args;
+    }
+    if (!s.type && a.count < 2) {
+        rc = cli_usage_error("retainers", "give at least one object ID, or --type NAME");
+        goto out_args;
+    }
+    if (s.type && a.count > 1) {
+        rc = cli_usage_error("retainers", "give object IDs or --type NAME, not both");
+        goto out_args;
+    }
+    if (s.all && s.dominators) {
+        rc = cli_usage_error("retainers", "--all and --dominators exclude each other");
+        goto out_args;
+    }
+    if (s.type && (s.all || s.dominators)) {
+        rc = cli_usage_error("retainers", "--type does not combine with --all or --dominators");
+        goto out_args;
+    }
+    if (c.sort) {
+        rc = cli_usage_error("retainers", "unknown sort key '%s' (retainers has no --sort)", c.sort);
+        goto out_args;
+    }
+    if (c.format == FMT_FOLDED) {
+        rc = cli_usage_error("retainers", "--format folded is only for 'dom'");
+        goto out_args;
+    }
+    gch_dump *dump;
+    const char *path = a.positional[0];
+    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+        goto out_args;
+    gch_heap **heaps;
+    size_t nheaps;
+    if ((rc = cli_select("retainers", path, dump, &c, &heaps, &nheaps)) != 0)
+        goto out_dump;
+    size_t nids = (size_t)a.count - 1;
+    const char *const *ids = a.positional + 1;
+    uint32_t *found = NULL;
+    uint8_t **masks = NULL;
+    if (s.type)
+        rc = why_match_types("retainers", path, heaps, nheaps, s.type, &c, &masks);
+    else
+        rc = why_resolve_ids("retainers", path, heaps, nheaps, ids, nids, &found);
+    if (rc)
+        goto out_heaps;
+    for (size_t i = 0; i < nheaps; i++)
+        cli_warn_anomalies(path, dump, heaps[i], &c);
+
+    size_t nuse = 0;
+    for (size_t k = 0; k < nheaps; k++) {
+        int use = 0;
+        for (size_t i = 0; i < nids; i++)
+            use |= found[k * nids + i] != GCH_NONE;
+        for (uint32_t ty = 0; masks && ty < heaps[k]->type_count; ty++)
+            use |= masks[k][ty];
+        nuse += (size_t)use;
+    }
+
+    report *rep = NULL;
+    if (c.format != FMT_TABLE || s.type) {
+        rep = report_new(&c, "retainers", nuse > 1, stdout);
+        if (s.type)
+            report_columns(rep, c.format == FMT_TABLE ? type_table_cols : type_cols,
+                           c.format == FMT_TABLE ? 3 : 5);
+        else if (s.dominators)
+            report_columns(rep, dom_cols, 7);
+        else
+            report_columns(rep, path_cols, 12);
+        report_json_field_str(rep, "file", cli_display_path(path));
+        report_json_field_str(rep, "format", dump->format);
+    }
+    int blocks = 0, sections = 0;
+    for (size_t k = 0; k < nheaps && rc == 0; k++) {
+        ctx x;
+        memset(&x, 0, sizeof x);
+        x.h = heaps[k];
+        x.c = &c;
+        if (s.type) {
+            int use = 0;
+            for (uint32_t ty = 0; ty < heaps[k]->type_count; ty++)
+                use |= masks[k][ty];
+            if (use)
+                rc = type_heap(&x, rep, masks[k], &s);
+        } else {
+            const uint32_t *f = found + k * nids;
+            int use = 0;
+            for (size_t i = 0; i < nids; i++)
+                use |= f[i] != GCH_NONE;
+            if (!use)
+                continue;
+            x.rep = c.format == FMT_TABLE ? NULL : rep;
+            gch_domtree t;
+            memset(&t, 0, sizeof t);
+            if (s.dominators && (rc = why_domtree(x.h, &c, &t)) != 0)
+                break;
+            if (x.rep)
+                report_begin_section(rep, x.h->name);
+            else if (nuse > 1) {
+                printf("%s== ", sections ? "\n" : "");
+                write_table_text(stdout, x.h->name);
+                printf(" ==\n");
+                blocks = 0;
+            }
+            sections++;
+            for (size_t i = 0; i < nids && rc == 0; i++) {
+                if (f[i] == GCH_NONE)
+                    continue;
+                if (!x.rep) {
+                    char ib[32], tb[8192];
+                    printf("%s%s ", blocks++ ? "\n" : "", id_text(x.h, f[i], ib, sizeof ib));
+                    write_table_text(stdout, cli_type_name(x.h, x.h->object_type[f[i]], &c, tb, sizeof tb));
+                    fputc('\n', stdout);
+                }
+                rc = s.dominators ? dominator_block(&x, &t, f[i]) : path_block(&x, f[i], &s);
+            }
+            if (x.rep)
+                report_end_section(rep);
+            gch_domtree_free(&t);
+        }
+        if (x.have_strong)
+            gch_paths_free(&x.strong);
+        if (x.have_weak)
+            gch_paths_free(&x.weak);
+    }
+    if (rep) {
+        int wrc = report_finish(rep);
+        if (!rc)
+            rc = wrc;
+    } else if (fflush(stdout) != 0 || ferror(stdout)) {
+        fputs("gcheap: error writing output\n", stderr);
+        if (!rc)
+            rc = EXIT_INPUT;
+    }
+out_heaps:
+    free(found);
+    why_free_masks(masks, nheaps);
+    free(heaps);
+out_dump:
+    gch_dump_free(dump);
+out_args:
+    free(a.positional);
+    return rc;
+}

@@ -1,0 +1,187 @@
+/* gcheap top: the live objects that retain the most (dominator tree). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+#include "why.h"
+
+static const char usage_text[] = "usage: gcheap top [OPTIONS] DUMP";
+static const char description[] =
+    "The live objects that retain the most memory, biggest first. An object's\n"
+    "retained size is what the GC could free if it disappeared: the objects it\n"
+    "dominates (every path from a strong root to them passes through it), itself\n"
+    "included. Dominators are computed over a virtual root whose children are the\n"
+    "strong roots (--include-weak: every root). Objects not reachable from a strong\n"
+    "root are not live and never listed.\n"
+    "--top N: how many objects (default 20). Ties: lower dump position first.\n"
+    "Columns: id, size (the object's own size), retained, type. Table output ends\n"
+    "with a note giving the live totals; json sections carry live_count and\n"
+    "live_bytes.";
+
+static const cli_option top_options[] = { { NULL, 0, 0, 0, NULL, NULL } };
+
+/* a ranks before b: more retained, then lower index. */
+static int ranks_before(const uint64_t *ret, uint32_t a, uint32_t b)
+{
+    return ret[a] != ret[b] ? ret[a] > ret[b] : a < b;
+}
+
+/* The k best live objects, best first, selected with a bounded min-heap whose
+ * top is the worst kept (O(n log k), k entries of memory). *count <= k. */
+static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
+{
+    if (k > t->live_count)
+        k = t->live_count;
+    uint32_t *heap = malloc(sizeof *heap * (k ? (size_t)k : 1));
+    if (!heap) {
+        cli_error("out of memory");
+        exit(EXIT_INPUT);
+    }
+    const uint64_t *ret = t->retained;
+    size_t n = 0;
+    for (uint32_t o = 0; o < t->object_count && k; o++) {
+        if (t->idom[o] == GCH_NONE)
+            continue;
+        size_t i;
+        if (n < k) {
+            i = n++;
+            /* Sift up: the parent must be worse than (rank after) the child. */
+            while (i > 0 && ranks_before(ret, heap[(i - 1) / 2], o)) {
+                heap[i] = heap[(i - 1) / 2];
+                i = (i - 1) / 2;
+            }
+            heap[i] = o;
+            continue;
+        }
+        if (!ranks_before(ret, o, heap[0]))
+            continue;
+        /* Replace the worst and sift down. */
+        i = 0;
+        for (;;) {
+            size_t l = 2 * i + 1, r = l + 1, w = i;
+            uint32_t wv = o;
+            if (l < n && ranks_before(ret, wv, heap[l])) {
+                w = l;
+                wv = heap[l];
+            }
+            if (r < n && ranks_before(ret, wv, heap[r]))
+                w = r;
+            if (w == i)
+                break;
+            heap[i] = heap[w];
+            i = w;
+        }
+        heap[i] = o;
+    }
+    /* Pop worst-first into the back of the array: best ends up first. */
+    for (size_t end = n; end > 1; end--) {
+        uint32_t worst = heap[0], last = heap[end - 1];
+        size_t m = end - 1, i = 0;
+        for (;;) {
+            size_t l = 2 * i + 1, r = l + 1, w = i;
+            uint32_t wv = last;
+            if (l < m && ranks_before(ret, wv, heap[l])) {
+                w = l;
+                wv = heap[l];
+            }
+            if (r < m && ranks_before(ret, wv, heap[r]))
+                w = r;
+            if (w == i)
+                break;
+            heap[i] = heap[w];
+            i = w;
+        }
+        heap[i] = last;
+        heap[end - 1] = worst;
+    }
+    *count = n;
+    return heap;
+}
+
+static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
+{
+    gch_domtree t;
+    if (why_domtree(h, c, &t) != 0)
+        return EXIT_INPUT;
+    size_t n;
+    uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);
+    report_begin_section(rep, h->name);
+    char buf[8192];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t o = best[i];
+        report_cell_id(rep, h->object_id[o], h->id_radix);
+        report_cell_u64(rep, h->object_size[o]);
+        report_cell_u64(rep, t.retained[o]);
+        report_cell_text(rep, cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
+    }
+    char hb[64];
+    if (c->human)
+        format_human_bytes(t.live_bytes, hb, sizeof hb);
+    else
+        snprintf(hb, sizeof hb, "%" PRIu64 " bytes", t.live_bytes);
+    report_note(rep, "(%" PRIu64 " live object%s, %s; %" PRIu64 " shown)", t.live_count,
+                t.live_count == 1 ? "" : "s", hb, (uint64_t)n);
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, t.live_count);
+    report_section_json_raw(rep, "live_count", num);
+    snprintf(num, sizeof num, "%" PRIu64, t.live_bytes);
+    report_section_json_raw(rep, "live_bytes", num);
+    report_end_section(rep);
+    free(best);
+    gch_domtree_free(&t);
+    return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+    cli_common c;
+    cli_args a;
+    int rc = cli_parse(argc, argv, "top", top_options, NULL, NULL, &c, &a);
+    if (rc)
+        goto out_args;
+    if (c.help) {
+        cli_print_help(usage_text, description, top_options);
+        goto out_args;
+    }
+    if ((rc = cli_require_dumps("top", &a, 1, 1)) != 0)
+        goto out_args;
+    if (c.sort && strcmp(c.sort, "retained") != 0) {
+        rc = cli_usage_error("top", "unknown sort key '%s' (top sorts by retained size)", c.sort);
+        goto out_args;
+    }
+    if (c.format == FMT_FOLDED) {
+        rc = cli_usage_error("top", "--format folded is only for 'dom'");
+        goto out_args;
+    }
+    gch_dump *dump;
+    const char *path = a.positional[0];
+    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+        goto out_args;
+    gch_heap **heaps;
+    size_t nheaps;
+    if ((rc = cli_select("top", path, dump, &c, &heaps, &nheaps)) != 0)
+        goto out_dump;
+    for (size_t i = 0; i < nheaps; i++)
+        cli_warn_anomalies(path, dump, heaps[i], &c);
+    static const col_spec cols[] = {
+        { "id", COL_ID }, { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
+    };
+    report *rep = report_new(&c, "top", nheaps > 1, stdout);
+    report_columns(rep, cols, 4);
+    report_json_field_str(rep, "file", cli_display_path(path));
+    report_json_field_str(rep, "format", dump->format);
+    for (size_t i = 0; i < nheaps && rc == 0; i++)
+        rc = top_heap(rep, heaps[i], &c);
+    int wrc = report_finish(rep);
+    if (!rc)
+        rc = wrc;
+    free(heaps);
+out_dump:
+    gch_dump_free(dump);
+out_args:
+    free(a.positional);
+    return rc;
+}

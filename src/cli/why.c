@@ -1,0 +1,301 @@
+/* Helpers of the "why is it alive" commands: see why.h. */
+#include "why.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void die_oom(void)
+{
+    cli_error("out of memory");
+    exit(EXIT_INPUT);
+}
+
+int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const cli_common *c)
+{
+    const char *full = gch_type_name(h, t);
+    char buf[8192];
+    const char *shown = cli_type_name(h, t, c, buf, sizeof buf);
+    if (type_pattern_is_glob(pattern))
+        return type_glob_match(pattern, full) || type_glob_match(pattern, shown);
+    return strcmp(pattern, full) == 0 || strcmp(pattern, shown) == 0;
+}
+
+void why_free_masks(uint8_t **masks, size_t nheaps)
+{
+    if (!masks)
+        return;
+    for (size_t k = 0; k < nheaps; k++)
+        free(masks[k]);
+    free(masks);
+}
+
+int why_match_types(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
+                    const char *pattern, const cli_common *c, uint8_t ***masks_out)
+{
+    uint8_t **masks = calloc(nheaps ? nheaps : 1, sizeof *masks);
+    if (!masks)
+        die_oom();
+    uint64_t matched = 0;
+    for (size_t k = 0; k < nheaps; k++) {
+        const gch_heap *h = heaps[k];
+        masks[k] = calloc(h->type_count ? h->type_count : 1, 1);
+        if (!masks[k])
+            die_oom();
+        for (uint32_t t = 0; t < h->type_count; t++)
+            if (why_type_matches(h, t, pattern, c)) {
+                masks[k][t] = 1;
+                matched++;
+            }
+    }
+    if (!matched) {
+        cli_error("%s: %s: no type matches '%s'", cmd, cli_display_path(path), pattern);
+        why_free_masks(masks, nheaps);
+        *masks_out = NULL;
+        return EXIT_INPUT;
+    }
+    *masks_out = masks;
+    return 0;
+}
+
+int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t *count)
+{
+    size_t n = 0;
+    for (uint32_t o = 0; o < h->object_count; o++)
+        n += mask[h->object_type[o]] != 0;
+    uint32_t *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v)
+        die_oom();
+    size_t k = 0;
+    for (uint32_t o = 0; o < h->object_count; o++)
+        if (mask[h->object_type[o]])
+            v[k++] = o;
+    *out = v;
+    *count = n;
+    return 0;
+}
+
+int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
+                    const char *const *ids, size_t nids, uint32_t **found)
+{
+    *found = NULL;
+    int radix = nheaps ? heaps[0]->id_radix : 16;
+    uint64_t *raw = malloc(sizeof *raw * (nids ? nids : 1));
+    size_t cells = nheaps * nids;
+    uint32_t *f = malloc(sizeof *f * (cells ? cells : 1));
+    if (!raw || !f)
+        die_oom();
+    for (size_t i = 0; i < nids; i++) {
+        if (cli_parse_id(ids[i], radix, &raw[i]) != 0) {
+            cli_error("%s: %s: bad object id '%s' (%s)", cmd, cli_display_path(path), ids[i],
+                      radix == 10 ? "a decimal number" : "hexadecimal, 0x optional");
+            goto fail;
+        }
+    }
+    /* One pass over each heap's objects finds every id (gch_heap_find_object
+     * would scan once per id). */
+    for (size_t k = 0; k < nheaps; k++) {
+        const gch_heap *h = heaps[k];
+        for (size_t i = 0; i < nids; i++)
+            f[k * nids + i] = GCH_NONE;
+        for (uint32_t o = 0; o < h->object_count; o++)
+            for (size_t i = 0; i < nids; i++)
+                if (h->object_id[o] == raw[i] && f[k * nids + i] == GCH_NONE)
+                    f[k * nids + i] = o;
+    }
+    for (size_t i = 0; i < nids; i++) {
+        int any = 0;
+        for (size_t k = 0; k < nheaps && !any; k++)
+            any = f[k * nids + i] != GCH_NONE;
+        if (!any) {
+            cli_error("%s: %s: no object with id %s", cmd, cli_display_path(path), ids[i]);
+            goto fail;
+        }
+    }
+    free(raw);
+    *found = f;
+    return 0;
+fail:
+    free(raw);
+    free(f);
+    return EXIT_INPUT;
+}
+
+int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t)
+{
+    gch_error err;
+    if (gch_domtree_build(h, c->include_weak, t, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+const char *why_flags_text(unsigned flags, char *buf, size_t cap)
+{
+    static const char *const names[] = { "pinned", "weak", "interior" };
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned bit = 0; bit < 8; bit++) {
+        if (!(flags & (1u << bit)))
+            continue;
+        const char *sep = n ? "|" : "";
+        if (bit < 3)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, names[bit]);
+        else
+            n += (size_t)snprintf(buf + n, cap - n, "%s0x%x", sep, 1u << bit);
+        if (n >= cap)
+            break;
+    }
+    if (!n)
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+const char *why_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                               size_t cap)
+{
+    buf[0] = '\0';
+    if (!h->root_has_container || !h->root_has_container[r])
+        return buf;
+    if (h->root_container[r] != GCH_NONE) {
+        char tmp[4096];
+        snprintf(buf, cap, "%s", cli_type_name(h, h->root_container[r], c, tmp, sizeof tmp));
+    } else {
+        snprintf(buf, cap, h->id_radix == 10 ? "<unknown type %" PRIu64 ">" : "<unknown type %" PRIx64 ">",
+                 h->root_container_raw[r]);
+    }
+    return buf;
+}
+
+const char *why_ref_label(const gch_heap *h, uint32_t from, uint32_t to)
+{
+    if (!h->out_label)
+        return "";
+    for (uint32_t e = h->out_start[from]; e < h->out_start[from + 1]; e++)
+        if (h->out_target[e] == to)
+            return gch_heap_string(h, h->out_label[e]);
+    return "";
+}
+
+uint64_t why_top(const cli_common *c, uint64_t table_default)
+{
+    if (c->top != UINT64_MAX)
+        return c->top;
+    return c->format == FMT_TABLE ? table_default : UINT64_MAX;
+}
+
+const char *why_indent(uint64_t depth, char *buf, size_t cap)
+{
+    size_t n = depth <= 32 ? (size_t)depth * 2 : 64;
+    if (n >= cap)
+        n = cap - 1;
+    memset(buf, ' ', n);
+    buf[n] = '\0';
+    if (depth > 32)
+        snprintf(buf + n, cap - n, "[%" PRIu64 "] ", depth);
+    return buf;
+}
+
+/* ---- json strings ---- */
+
+static void jbuf_put(jbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns)
+            die_oom();
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void jbuf_raw(jbuf *b, const char *s)
+{
+    jbuf_put(b, s, strlen(s));
+}
+
+void jbuf_u64(jbuf *b, uint64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, v);
+    jbuf_raw(b, num);
+}
+
+/* Length of a valid UTF-8 sequence at s, or 0 (as in output.c). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+void jbuf_str(jbuf *b, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    jbuf_put(b, "\"", 1);
+    while (*s) {
+        unsigned char c = *s;
+        const char *esc = NULL;
+        switch (c) {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        default: break;
+        }
+        if (esc) {
+            jbuf_raw(b, esc);
+            s++;
+            continue;
+        }
+        if (c < 0x20 || c == 0x7f) {
+            char u[8];
+            snprintf(u, sizeof u, "\\u%04x", c);
+            jbuf_raw(b, u);
+            s++;
+            continue;
+        }
+        size_t n = utf8_len(s);
+        if (n == 0) {
+            jbuf_raw(b, "\\ufffd");
+            s++;
+            continue;
+        }
+        jbuf_put(b, (const char *)s, n);
+        s += n;
+    }
+    jbuf_put(b, "\"", 1);
+}
+
+void jbuf_free(jbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}

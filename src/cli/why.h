@@ -1,0 +1,74 @@
+/* Helpers shared by the "why is it alive" commands (top, dom, objsize,
+ * retainers) and stat --retained: resolving ids and type names, building the
+ * dominator tree with the program's messages, text for roots, a small json
+ * string builder and tree indentation. */
+#ifndef GCHEAP_CLI_WHY_H
+#define GCHEAP_CLI_WHY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "gcheap/graph.h"
+
+/* Glob matching of type names (src/cli/type_match.c): '*' any run of bytes,
+ * '?' one byte, everything else literal. */
+int type_pattern_is_glob(const char *pattern);
+int type_glob_match(const char *pattern, const char *name);
+
+/* Whether type t matches NAME: exactly, or as a glob when NAME has * or ?.
+ * Both the full name and the display name (--short-names, --module) are tried. */
+int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const cli_common *c);
+
+/* Per selected heap, a type mask (type_count bytes, 1 = matches). Prints
+ * "gcheap: CMD: FILE: no type matches 'NAME'" and returns EXIT_INPUT when no
+ * type of any selected heap matches. *masks_out: nheaps malloc'd arrays in a
+ * malloc'd array (free with why_free_masks). */
+int why_match_types(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
+                    const char *pattern, const cli_common *c, uint8_t ***masks_out);
+void why_free_masks(uint8_t **masks, size_t nheaps);
+
+/* The instances of the types marked in mask, in object order. *out malloc'd
+ * (never NULL on success); returns 0 or EXIT_INPUT (out of memory). */
+int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t *count);
+
+/* Parses ids[0..nids-1] (as written in the dump: hex with optional 0x, decimal
+ * for Dart) and finds them in each selected heap: (*found)[k*nids + i] is the
+ * object index of ids[i] in heaps[k], or GCH_NONE. Prints
+ * "gcheap: CMD: FILE: bad object id 'X' ..." or "... no object with id X" and
+ * returns EXIT_INPUT when an id is malformed or absent from every selected heap. */
+int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
+                    const char *const *ids, size_t nids, uint32_t **found);
+
+/* gch_domtree_build with the error printed; 0 or EXIT_INPUT. */
+int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
+
+/* "pinned|weak", "-" for none. */
+const char *why_flags_text(unsigned flags, char *buf, size_t cap);
+/* The container type of static root r ("" when none). */
+const char *why_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                               size_t cap);
+
+/* The field label of the first reference from object from to object to, or "". */
+const char *why_ref_label(const gch_heap *h, uint32_t from, uint32_t to);
+
+/* The default of --top: table_default in table output, no limit otherwise,
+ * unless --top was given. */
+uint64_t why_top(const cli_common *c, uint64_t table_default);
+
+/* Tree indentation for table output: two spaces per level up to 32 levels;
+ * deeper levels are shown as 64 spaces and "[DEPTH] ". Writes into buf. */
+const char *why_indent(uint64_t depth, char *buf, size_t cap);
+
+/* A growing string for raw json members (report_section_json_raw). */
+typedef struct jbuf {
+    char *s;
+    size_t len, cap;
+} jbuf;
+void jbuf_raw(jbuf *b, const char *s);
+void jbuf_u64(jbuf *b, uint64_t v);
+/* A json string with the same escaping as write_json_string. */
+void jbuf_str(jbuf *b, const char *s);
+void jbuf_free(jbuf *b);
+
+#endif
