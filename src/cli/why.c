@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcheap/limits.h"
+
 static void die_oom(void)
 {
     cli_error("out of memory");
@@ -17,9 +19,8 @@ int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const c
     const char *full = gch_type_name(h, t);
     char buf[8192];
     const char *shown = cli_type_name(h, t, c, buf, sizeof buf);
-    if (type_pattern_is_glob(pattern))
-        return type_glob_match(pattern, full) || type_glob_match(pattern, shown);
-    return strcmp(pattern, full) == 0 || strcmp(pattern, shown) == 0;
+    /* The same globs as diff/check limits: '*', '?', '\\' quotes. */
+    return gch_glob_match(pattern, full) || gch_glob_match(pattern, shown);
 }
 
 void why_free_masks(uint8_t **masks, size_t nheaps)

@@ -11,13 +11,9 @@
 #include "cli.h"
 #include "gcheap/graph.h"
 
-/* Glob matching of type names (src/cli/type_match.c): '*' any run of bytes,
- * '?' one byte, everything else literal. */
-int type_pattern_is_glob(const char *pattern);
-int type_glob_match(const char *pattern, const char *name);
-
-/* Whether type t matches NAME: exactly, or as a glob when NAME has * or ?.
- * Both the full name and the display name (--short-names, --module) are tried. */
+/* Whether type t matches NAME: exactly, or as a glob ('*', '?', '\\' quotes;
+ * the same as diff/check limits: gch_glob_match in gcheap/limits.h). Both the
+ * full name and the display name (--short-names, --module) are tried. */
 int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const cli_common *c);
 
 /* Per selected heap, a type mask (type_count bytes, 1 = matches). Prints
