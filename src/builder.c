@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
-#include "id_index.h"
+#include "resolve.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
@@ -55,16 +55,6 @@ struct gch_builder {
     uint32_t *string_hash;
     size_t string_hash_cap, string_hash_len;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
@@ -273,7 +263,7 @@ static int type_hash_rehash(gch_builder *b, size_t ncap)
         return 0;
     memset(nt, 0xff, ncap * sizeof *nt);
     for (uint32_t t = 0; t < b->cur->type_count; t++) {
-        size_t j = mix64(b->cur->type_raw_id[t]) & (ncap - 1);
+        size_t j = gch_mix64(b->cur->type_raw_id[t]) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = t;
@@ -289,7 +279,7 @@ static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
     if (!b->type_hash_cap)
         return GCH_NONE;
     size_t mask = b->type_hash_cap - 1;
-    for (size_t j = mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
+    for (size_t j = gch_mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
         if (b->cur->type_raw_id[b->type_hash[j]] == raw)
             return b->type_hash[j];
     return GCH_NONE;
@@ -328,7 +318,7 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         h->type_raw_id[t] = raw;
         h->type_declared[t] = 0;
         size_t mask = b->type_hash_cap - 1;
-        size_t j = mix64(raw) & mask;
+        size_t j = gch_mix64(raw) & mask;
         while (b->type_hash[j] != GCH_NONE)
             j = (j + 1) & mask;
         b->type_hash[j] = t;
@@ -541,27 +531,6 @@ void gch_builder_note_end_mismatch(gch_builder *b)
 
 /* ---- end of heap: resolution ---- */
 
-/* Object id -> index: a directory when ids came in increasing order (the
- * usual case: dumps list objects by address), else a hash table. */
-typedef struct id_lookup {
-    int sorted;
-    id_index index;
-    uint32_t *table;
-    size_t mask;
-    const uint64_t *ids;
-} id_lookup;
-
-/* hint: an index the id is probably near (the referring object), or GCH_NONE. */
-static uint32_t find_id(const id_lookup *l, uint64_t id, uint32_t hint)
-{
-    if (l->sorted)
-        return hint == GCH_NONE ? id_index_find(&l->index, id) : id_index_find_near(&l->index, hint, id);
-    for (size_t j = mix64(id) & l->mask; l->table[j] != GCH_NONE; j = (j + 1) & l->mask)
-        if (l->ids[l->table[j]] == id)
-            return l->table[j];
-    return GCH_NONE;
-}
-
 static void id_lookup_free(id_lookup *l)
 {
     if (l->sorted)
@@ -586,7 +555,7 @@ static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask
     uint8_t *keep = NULL;
     for (uint32_t i = 0; i < h->object_count; i++) {
         uint64_t id = h->object_id[i];
-        size_t j = mix64(id) & mask;
+        size_t j = gch_mix64(id) & mask;
         int dup = 0;
         while (table[j] != GCH_NONE) {
             if (h->object_id[table[j]] == id) {
@@ -682,7 +651,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
     memset(table, 0xff, cap * sizeof *table);
     int merged = 0;
     for (uint32_t t = 0; t < h->type_count; t++) {
-        size_t j = mix64(h->type_name[t]) & (cap - 1);
+        size_t j = gch_mix64(h->type_name[t]) & (cap - 1);
         while (table[j] != GCH_NONE && h->type_name[table[j]] != h->type_name[t])
             j = (j + 1) & (cap - 1);
         if (table[j] == GCH_NONE)
@@ -751,27 +720,31 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
     }
 
-    /* Resolve references in place: raw u64 ids -> u32 indices. */
-    uint64_t r = 0, w = 0;
+    /* Resolve references in place: raw u64 ids -> u32 indices (GCH_NONE when
+     * absent), then drop the absent ones. */
+    uint64_t dangling = 0;
+    id_lookup_resolve(&lookup, b->raw_refs, b->raw_ref_count, &dangling,
+                      &h->anomalies.first_dangling_ref);
+    uint64_t w = b->raw_ref_count;
     uint32_t *targets = (uint32_t *)(void *)b->raw_refs;
-    for (uint32_t i = 0; i < h->object_count; i++) {
-        uint32_t nrefs = h->out_start[i], kept = 0;
-        for (uint32_t k = 0; k < nrefs; k++, r++) {
-            uint64_t id;
-            memcpy(&id, b->raw_refs + r * 8, sizeof id);
-            uint32_t target = find_id(&lookup, id, i);
-            if (target == GCH_NONE) {
-                if (h->anomalies.dangling_refs++ == 0)
-                    h->anomalies.first_dangling_ref = id;
-                continue;
+    if (dangling) {
+        h->anomalies.dangling_refs += dangling;
+        uint64_t r = 0;
+        w = 0;
+        for (uint32_t i = 0; i < h->object_count; i++) {
+            uint32_t nrefs = h->out_start[i], kept = 0;
+            for (uint32_t k = 0; k < nrefs; k++, r++) {
+                uint32_t target = targets[r];
+                if (target == GCH_NONE)
+                    continue;
+                targets[w] = target;
+                if (b->raw_labels)
+                    b->raw_labels[w] = b->raw_labels[r];
+                w++;
+                kept++;
             }
-            memcpy(b->raw_refs + w * 4, &target, sizeof target);
-            if (b->raw_labels)
-                b->raw_labels[w] = b->raw_labels[r];
-            w++;
-            kept++;
+            h->out_start[i] = kept;
         }
-        h->out_start[i] = kept;
     }
     /* Prefix sums: counts -> starts. */
     uint32_t sum = 0;
@@ -795,7 +768,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 
     /* Roots. */
     for (uint32_t k = 0; k < h->root_count; k++) {
-        h->root_object[k] = find_id(&lookup, h->root_raw_id[k], GCH_NONE);
+        h->root_object[k] = id_lookup_find(&lookup, h->root_raw_id[k]);
         if (h->root_object[k] == GCH_NONE)
             h->anomalies.dangling_roots++;
         if (h->root_has_container[k]) {

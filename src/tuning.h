@@ -1,0 +1,25 @@
+/* Internal tuning knobs of the loading code (not part of the public API).
+ *
+ * The defaults suit real dumps. Tests lower the thresholds through
+ * gch_internal_set_tuning() so that the parallel paths run on tiny inputs. */
+#ifndef GCHEAP_TUNING_H
+#define GCHEAP_TUNING_H
+
+#include <stddef.h>
+
+typedef struct gch_tuning {
+    /* Fewest references for which resolution uses a second thread. */
+    size_t parallel_min_refs;
+    /* Fewest objects for which the live set is marked by two threads. */
+    size_t parallel_min_objects;
+    /* .gclog: bytes per block parsed in two halves by two threads (0: one thread). */
+    size_t parse_block;
+} gch_tuning;
+
+extern gch_tuning gch_tuning_knobs;
+
+/* Test hook: sets every knob (a NULL t restores the defaults). Declared here
+ * and by the tests that use it; not thread-safe: call it between loads. */
+void gch_internal_set_tuning(const gch_tuning *t);
+
+#endif
