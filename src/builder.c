@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "builder_internal.h"
 #include "resolve.h"
 
 void gch_heap_free_internal(gch_heap *h);
@@ -472,6 +473,69 @@ gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type
     return gch_builder_add_object_labeled(b, id, raw_type_id, size, refs, NULL, nrefs, err);
 }
 
+gch_status gch_builder_type_index(gch_builder *b, uint64_t raw, uint32_t *out, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    return type_get(b, raw, out, err);
+}
+
+gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                      const uint32_t *types, const uint64_t *sizes,
+                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
+                                      int ids_increasing, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (n == 0)
+        return GCH_OK;
+    if (n > MAX_OBJECTS - h->object_count)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                             (unsigned)MAX_OBJECTS);
+    if (nrefs > MAX_REFS - b->raw_ref_count)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u references in one heap",
+                             (unsigned)MAX_REFS);
+    size_t need = (size_t)h->object_count + n + 1; /* out_start needs one spare slot */
+    if (need > b->object_cap || !h->object_id) {
+        size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
+        if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
+            !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
+            !grow((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+            !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+            return oom(err);
+        b->object_cap = c1 < c4 ? c1 : c4;
+    }
+    if (nrefs) {
+        if (!grow((void **)&b->raw_refs, &b->raw_ref_cap, b->raw_ref_count + nrefs, sizeof(uint64_t)))
+            return oom(err);
+        if (b->raw_labels) {
+            /* Only labeled readers create labels; keep the arrays parallel anyway. */
+            if (b->raw_label_cap < b->raw_ref_cap) {
+                uint32_t *nl = gch_reallocarray(b->raw_labels, b->raw_ref_cap, sizeof *nl);
+                if (!nl)
+                    return oom(err);
+                b->raw_labels = nl;
+                b->raw_label_cap = b->raw_ref_cap;
+            }
+            for (uint64_t k = 0; k < nrefs; k++)
+                b->raw_labels[b->raw_ref_count + k] = GCH_NONE;
+        }
+        memcpy(b->raw_refs + b->raw_ref_count * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
+        b->raw_ref_count += nrefs;
+    }
+    uint32_t i = h->object_count;
+    if (!ids_increasing || (i > 0 && ids[0] <= h->object_id[i - 1]))
+        b->ids_unsorted = 1;
+    memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
+    memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
+    memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
+    memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
+    h->object_count += n;
+    b->object_open = 1;
+    return GCH_OK;
+}
+
 /* ---- roots ---- */
 
 gch_status gch_builder_add_root(gch_builder *b, uint64_t id, unsigned kind, unsigned flags,
@@ -701,7 +765,8 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     lookup.ids = h->object_id;
     if (!b->ids_unsorted) {
         lookup.sorted = 1;
-        st = id_index_build(&lookup.index, h->object_id, h->object_count, err);
+        st = id_index_build(&lookup.index, h->object_id, h->object_count,
+                            b->raw_ref_count + h->root_count, err);
         if (st != GCH_OK)
             return st;
     } else {

@@ -20,7 +20,9 @@
 #endif
 
 #define NONE UINT32_MAX
+#ifndef DIST
 #define DIST 16
+#endif
 #define RING 64 /* power of two > 2 * DIST */
 
 typedef struct range_job {
