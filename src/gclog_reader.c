@@ -15,7 +15,6 @@
 #include "builder_internal.h"
 #include "tuning.h"
 
-#define BLOCK_SIZE (8u << 20)
 #define REF_CHUNK 4096
 
 /* Hex digit value plus one; 0 for anything else. */
@@ -889,7 +888,7 @@ static gch_status run(reader *r, gch_dump **out)
     gch_status st = gch_builder_new(&r->b, "gclog", r->err);
     if (st != GCH_OK)
         return st;
-    r->cap = BLOCK_SIZE;
+    r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
     r->buf = gch_malloc(r->cap + 1); /* + 1: room for the last line's sentinel */

@@ -10,10 +10,11 @@
 typedef struct gch_tuning {
     /* Fewest references for which resolution uses a second thread. */
     size_t parallel_min_refs;
-    /* Fewest objects for which the live set is marked by two threads. */
-    size_t parallel_min_objects;
-    /* .gclog: bytes per block parsed in two halves by two threads (0: one thread). */
+    /* .gclog: regions of complete lines this big or bigger are parsed in two
+     * halves by two threads (0: always one thread). */
     size_t parse_block;
+    /* .gclog: bytes read per block (the buffer grows for longer lines). */
+    size_t read_block;
 } gch_tuning;
 
 extern gch_tuning gch_tuning_knobs;
