@@ -33,9 +33,11 @@ typedef struct range_job {
     uint64_t dangling, first;
 } range_job;
 
-/* Lower bound of id in ids[lo, hi), then equality. */
+/* Lower bound of id in ids[lo, hi), then equality. The binary steps keep the
+ * answer in [lo, hi] (hi itself included), the linear scan finishes. */
 static inline uint32_t search(const uint64_t *ids, uint32_t lo, uint32_t hi, uint64_t id)
 {
+    const uint32_t end = hi;
     while (hi - lo > 8) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (ids[mid] < id)
@@ -45,7 +47,7 @@ static inline uint32_t search(const uint64_t *ids, uint32_t lo, uint32_t hi, uin
     }
     while (lo < hi && ids[lo] < id)
         lo++;
-    return lo < hi && ids[lo] == id ? lo : NONE;
+    return lo < end && ids[lo] == id ? lo : NONE;
 }
 
 static inline void emit(range_job *j, uint64_t k, uint32_t target, uint64_t id)
@@ -55,43 +57,65 @@ static inline void emit(range_job *j, uint64_t k, uint32_t target, uint64_t id)
     memcpy(j->dst + k * 4, &target, sizeof target);
 }
 
+/* Group prefetching: batches of GROUP references go through the three stages
+ * one batch apart, each stage a tight loop over its batch. */
+#define GROUP DIST
+
+typedef struct sorted_batch {
+    uint64_t id[GROUP];
+    uint64_t b[GROUP];
+    uint32_t lo[GROUP], hi[GROUP];
+    uint32_t n;
+} sorted_batch;
+
+static void sorted_stage1(const id_index *ix, const unsigned char *src, uint64_t n, sorted_batch *s)
+{
+    s->n = (uint32_t)n;
+    for (uint32_t x = 0; x < s->n; x++) {
+        uint64_t id;
+        memcpy(&id, src + (uint64_t)x * 8, sizeof id);
+        uint64_t b = UINT64_MAX;
+        if (id >= ix->min && id <= ix->max && ix->count) {
+            b = (id - ix->min) >> ix->shift;
+            PREFETCH(&ix->first[b]);
+        }
+        s->id[x] = id;
+        s->b[x] = b;
+    }
+}
+
+static void sorted_stage2(const id_index *ix, sorted_batch *s)
+{
+    for (uint32_t x = 0; x < s->n; x++) {
+        uint32_t lo = 0, hi = 0;
+        if (s->b[x] != UINT64_MAX) {
+            lo = ix->first[s->b[x]];
+            hi = ix->first[s->b[x] + 1];
+            PREFETCH(&ix->ids[lo]);
+        }
+        s->lo[x] = lo;
+        s->hi[x] = hi;
+    }
+}
+
 static void resolve_sorted(range_job *j)
 {
     const id_index *ix = &j->l->index;
-    const uint64_t *ids = ix->ids;
-    const uint32_t *first = ix->first;
-    uint64_t ring_id[RING], ring_b[RING];
-    uint32_t ring_lo[RING], ring_hi[RING];
+    sorted_batch ring[3];
     const uint64_t n = j->n;
-    for (uint64_t k = 0; k < n + 2 * DIST; k++) {
-        if (k < n) {
-            size_t s = k & (RING - 1);
-            uint64_t id;
-            memcpy(&id, j->src + k * 8, sizeof id);
-            uint64_t b = UINT64_MAX;
-            if (ix->count && id >= ix->min && id <= ix->max) {
-                b = (id - ix->min) >> ix->shift;
-                PREFETCH(&first[b]);
-            }
-            ring_id[s] = id;
-            ring_b[s] = b;
+    uint64_t batches = (n + GROUP - 1) / GROUP;
+    for (uint64_t g = 0; g < batches + 2; g++) {
+        if (g < batches) {
+            uint64_t at = g * GROUP;
+            sorted_stage1(ix, j->src + at * 8, n - at < GROUP ? n - at : GROUP, &ring[g % 3]);
         }
-        if (k >= DIST && k - DIST < n) {
-            size_t s = (k - DIST) & (RING - 1);
-            uint64_t b = ring_b[s];
-            uint32_t lo = 0, hi = 0;
-            if (b != UINT64_MAX) {
-                lo = first[b];
-                hi = first[b + 1];
-                PREFETCH(&ids[lo]);
-            }
-            ring_lo[s] = lo;
-            ring_hi[s] = hi;
-        }
-        if (k >= 2 * DIST) {
-            uint64_t q = k - 2 * DIST;
-            size_t s = q & (RING - 1);
-            emit(j, q, search(ids, ring_lo[s], ring_hi[s], ring_id[s]), ring_id[s]);
+        if (g >= 1 && g - 1 < batches)
+            sorted_stage2(ix, &ring[(g - 1) % 3]);
+        if (g >= 2) {
+            sorted_batch *s = &ring[(g - 2) % 3];
+            uint64_t at = (g - 2) * GROUP;
+            for (uint32_t x = 0; x < s->n; x++)
+                emit(j, at + x, search(ix->ids, s->lo[x], s->hi[x], s->id[x]), s->id[x]);
         }
     }
 }

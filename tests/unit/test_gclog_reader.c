@@ -585,6 +585,39 @@ static void test_split_errors(void **state)
     check_split_equivalence(nul, sizeof nul - 1);
 }
 
+/* Ids in a dense run plus far outliers: directory buckets then hold many ids
+ * (the binary-search part of bucket lookups). Every reference must resolve,
+ * with one thread or two, ids sorted or not. */
+static void test_crowded_id_buckets(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20 };
+        gch_internal_set_tuning(&t);
+        text_buf tb = { malloc(64), 0, 64 };
+        assert_non_null(tb.p);
+        put(&tb, "a 2 x\nt 1 T\n");
+        const int n = 3000;
+        if (variant & 2)
+            put(&tb, "o fffffffffff00000 1 8 1 %x\n", n);
+        put(&tb, "o 1 1 8 ffffffffffff0000\n");
+        for (int i = 2; i <= n; i++)
+            put(&tb, "o %x 1 8 %x %x\n", i, i - 1, (i * 7919) % n + 1);
+        put(&tb, "o ffffffffffff0000 1 8 1 %x\n", n);
+        put(&tb, "r 1 1 0\nc x\n");
+        gch_dump *d = parse_ok(tb.p);
+        gch_heap *h = d->heaps[0];
+        assert_int_equal(h->anomalies.dangling_refs, 0);
+        assert_int_equal(h->ref_count, (uint64_t)(2 * (n - 1) + 1 + 2 + (variant & 2 ? 2 : 0)));
+        for (uint32_t i = 0; i < h->object_count; i++)
+            for (uint32_t e = h->out_start[i]; e < h->out_start[i + 1]; e++)
+                assert_true(h->out_target[e] < h->object_count);
+        gch_dump_free(d);
+        free(tb.p);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -601,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_random_dumps_split),
         cmocka_unit_test(test_split_equivalence),
         cmocka_unit_test(test_split_errors),
+        cmocka_unit_test(test_crowded_id_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
