@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
-#include "id_index.h"
+#include "builder_internal.h"
+#include "resolve.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
@@ -55,16 +56,6 @@ struct gch_builder {
     uint32_t *string_hash;
     size_t string_hash_cap, string_hash_len;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
@@ -273,7 +264,7 @@ static int type_hash_rehash(gch_builder *b, size_t ncap)
         return 0;
     memset(nt, 0xff, ncap * sizeof *nt);
     for (uint32_t t = 0; t < b->cur->type_count; t++) {
-        size_t j = mix64(b->cur->type_raw_id[t]) & (ncap - 1);
+        size_t j = gch_mix64(b->cur->type_raw_id[t]) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = t;
@@ -289,7 +280,7 @@ static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
     if (!b->type_hash_cap)
         return GCH_NONE;
     size_t mask = b->type_hash_cap - 1;
-    for (size_t j = mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
+    for (size_t j = gch_mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
         if (b->cur->type_raw_id[b->type_hash[j]] == raw)
             return b->type_hash[j];
     return GCH_NONE;
@@ -328,7 +319,7 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         h->type_raw_id[t] = raw;
         h->type_declared[t] = 0;
         size_t mask = b->type_hash_cap - 1;
-        size_t j = mix64(raw) & mask;
+        size_t j = gch_mix64(raw) & mask;
         while (b->type_hash[j] != GCH_NONE)
             j = (j + 1) & mask;
         b->type_hash[j] = t;
@@ -482,6 +473,69 @@ gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type
     return gch_builder_add_object_labeled(b, id, raw_type_id, size, refs, NULL, nrefs, err);
 }
 
+gch_status gch_builder_type_index(gch_builder *b, uint64_t raw, uint32_t *out, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    return type_get(b, raw, out, err);
+}
+
+gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                      const uint32_t *types, const uint64_t *sizes,
+                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
+                                      int ids_increasing, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (n == 0)
+        return GCH_OK;
+    if (n > MAX_OBJECTS - h->object_count)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                             (unsigned)MAX_OBJECTS);
+    if (nrefs > MAX_REFS - b->raw_ref_count)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u references in one heap",
+                             (unsigned)MAX_REFS);
+    size_t need = (size_t)h->object_count + n + 1; /* out_start needs one spare slot */
+    if (need > b->object_cap || !h->object_id) {
+        size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
+        if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
+            !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
+            !grow((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+            !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+            return oom(err);
+        b->object_cap = c1 < c4 ? c1 : c4;
+    }
+    if (nrefs) {
+        if (!grow((void **)&b->raw_refs, &b->raw_ref_cap, b->raw_ref_count + nrefs, sizeof(uint64_t)))
+            return oom(err);
+        if (b->raw_labels) {
+            /* Only labeled readers create labels; keep the arrays parallel anyway. */
+            if (b->raw_label_cap < b->raw_ref_cap) {
+                uint32_t *nl = gch_reallocarray(b->raw_labels, b->raw_ref_cap, sizeof *nl);
+                if (!nl)
+                    return oom(err);
+                b->raw_labels = nl;
+                b->raw_label_cap = b->raw_ref_cap;
+            }
+            for (uint64_t k = 0; k < nrefs; k++)
+                b->raw_labels[b->raw_ref_count + k] = GCH_NONE;
+        }
+        memcpy(b->raw_refs + b->raw_ref_count * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
+        b->raw_ref_count += nrefs;
+    }
+    uint32_t i = h->object_count;
+    if (!ids_increasing || (i > 0 && ids[0] <= h->object_id[i - 1]))
+        b->ids_unsorted = 1;
+    memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
+    memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
+    memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
+    memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
+    h->object_count += n;
+    b->object_open = 1;
+    return GCH_OK;
+}
+
 /* ---- roots ---- */
 
 gch_status gch_builder_add_root(gch_builder *b, uint64_t id, unsigned kind, unsigned flags,
@@ -541,27 +595,6 @@ void gch_builder_note_end_mismatch(gch_builder *b)
 
 /* ---- end of heap: resolution ---- */
 
-/* Object id -> index: a directory when ids came in increasing order (the
- * usual case: dumps list objects by address), else a hash table. */
-typedef struct id_lookup {
-    int sorted;
-    id_index index;
-    uint32_t *table;
-    size_t mask;
-    const uint64_t *ids;
-} id_lookup;
-
-/* hint: an index the id is probably near (the referring object), or GCH_NONE. */
-static uint32_t find_id(const id_lookup *l, uint64_t id, uint32_t hint)
-{
-    if (l->sorted)
-        return hint == GCH_NONE ? id_index_find(&l->index, id) : id_index_find_near(&l->index, hint, id);
-    for (size_t j = mix64(id) & l->mask; l->table[j] != GCH_NONE; j = (j + 1) & l->mask)
-        if (l->ids[l->table[j]] == id)
-            return l->table[j];
-    return GCH_NONE;
-}
-
 static void id_lookup_free(id_lookup *l)
 {
     if (l->sorted)
@@ -586,7 +619,7 @@ static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask
     uint8_t *keep = NULL;
     for (uint32_t i = 0; i < h->object_count; i++) {
         uint64_t id = h->object_id[i];
-        size_t j = mix64(id) & mask;
+        size_t j = gch_mix64(id) & mask;
         int dup = 0;
         while (table[j] != GCH_NONE) {
             if (h->object_id[table[j]] == id) {
@@ -685,7 +718,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
      * Ns.T from B.dll stay apart. */
     for (uint32_t t = 0; t < h->type_count; t++) {
         uint64_t key = (uint64_t)h->type_name[t] << 32 | h->type_module[t];
-        size_t j = mix64(key) & (cap - 1);
+        size_t j = gch_mix64(key) & (cap - 1);
         while (table[j] != GCH_NONE && (h->type_name[table[j]] != h->type_name[t] ||
                                         h->type_module[table[j]] != h->type_module[t]))
             j = (j + 1) & (cap - 1);
@@ -736,7 +769,8 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     lookup.ids = h->object_id;
     if (!b->ids_unsorted) {
         lookup.sorted = 1;
-        st = id_index_build(&lookup.index, h->object_id, h->object_count, err);
+        st = id_index_build(&lookup.index, h->object_id, h->object_count,
+                            b->raw_ref_count + h->root_count, err);
         if (st != GCH_OK)
             return st;
     } else {
@@ -755,27 +789,31 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
     }
 
-    /* Resolve references in place: raw u64 ids -> u32 indices. */
-    uint64_t r = 0, w = 0;
+    /* Resolve references in place: raw u64 ids -> u32 indices (GCH_NONE when
+     * absent), then drop the absent ones. */
+    uint64_t dangling = 0;
+    id_lookup_resolve(&lookup, b->raw_refs, b->raw_ref_count, &dangling,
+                      &h->anomalies.first_dangling_ref);
+    uint64_t w = b->raw_ref_count;
     uint32_t *targets = (uint32_t *)(void *)b->raw_refs;
-    for (uint32_t i = 0; i < h->object_count; i++) {
-        uint32_t nrefs = h->out_start[i], kept = 0;
-        for (uint32_t k = 0; k < nrefs; k++, r++) {
-            uint64_t id;
-            memcpy(&id, b->raw_refs + r * 8, sizeof id);
-            uint32_t target = find_id(&lookup, id, i);
-            if (target == GCH_NONE) {
-                if (h->anomalies.dangling_refs++ == 0)
-                    h->anomalies.first_dangling_ref = id;
-                continue;
+    if (dangling) {
+        h->anomalies.dangling_refs += dangling;
+        uint64_t r = 0;
+        w = 0;
+        for (uint32_t i = 0; i < h->object_count; i++) {
+            uint32_t nrefs = h->out_start[i], kept = 0;
+            for (uint32_t k = 0; k < nrefs; k++, r++) {
+                uint32_t target = targets[r];
+                if (target == GCH_NONE)
+                    continue;
+                targets[w] = target;
+                if (b->raw_labels)
+                    b->raw_labels[w] = b->raw_labels[r];
+                w++;
+                kept++;
             }
-            memcpy(b->raw_refs + w * 4, &target, sizeof target);
-            if (b->raw_labels)
-                b->raw_labels[w] = b->raw_labels[r];
-            w++;
-            kept++;
+            h->out_start[i] = kept;
         }
-        h->out_start[i] = kept;
     }
     /* Prefix sums: counts -> starts. */
     uint32_t sum = 0;
@@ -799,7 +837,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 
     /* Roots. */
     for (uint32_t k = 0; k < h->root_count; k++) {
-        h->root_object[k] = find_id(&lookup, h->root_raw_id[k], GCH_NONE);
+        h->root_object[k] = id_lookup_find(&lookup, h->root_raw_id[k]);
         if (h->root_object[k] == GCH_NONE)
             h->anomalies.dangling_roots++;
         if (h->root_has_container[k]) {

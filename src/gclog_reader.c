@@ -7,12 +7,14 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "builder_internal.h"
+#include "tuning.h"
 
-#define BLOCK_SIZE (4u << 20)
 #define REF_CHUNK 4096
 
 /* Hex digit value plus one; 0 for anything else. */
@@ -23,6 +25,7 @@ static const unsigned char hex_plus_one[256] = {
 };
 #define HEX_VALUE(c) ((int)hex_plus_one[(unsigned char)(c)] - 1)
 
+struct chunk;
 typedef struct reader {
     const gch_source *src;
     const gch_load_options *opts;
@@ -37,6 +40,7 @@ typedef struct reader {
     uint64_t open_timestamp;
     int open_has_timestamp;
     uint64_t refs[REF_CHUNK];
+    struct chunk *chunks; /* two */
     /* buffer mode (no callback) */
     const char *data;
     size_t data_size;
@@ -409,10 +413,397 @@ static gch_status parse_line(reader *r, const char *p, const char *end)
     }
 }
 
-/* Moves the unparsed tail to the front and reads more; grows the buffer when a
- * single line fills it. Returns GCH_OK, sets r->eof at end of input. */
-static gch_status refill(reader *r)
+/* ---- blocks of lines, parsed in one or two chunks ----
+ *
+ * The input is read in large blocks. The complete lines of a block form a
+ * region; a big region is cut at a line boundary near its middle and the two
+ * halves are parsed by two threads into chunks. A chunk holds its plain 'o'
+ * records in arrays (local type numbers, raw reference ids) and a list of the
+ * other lines ('a', 't', 'r', 'c', and any 'o' line the fast path does not
+ * accept, malformed ones included), each with its position among the
+ * objects. Merging the chunks in order appends the object runs to the builder
+ * in bulk and hands the other lines, one by one, to parse_line: the builder
+ * sees exactly the sequence of calls a line-by-line reader makes, so sections,
+ * first-wins duplicates, type numbering and the first error (with its line
+ * number) do not depend on where the region was cut. */
+
+typedef struct deferred {
+    uint32_t obj_end;          /* the chunk's objects that precede the line */
+    int is_line;               /* 0: the end of the chunk */
+    int run_increasing;        /* ids of the run before it strictly increase */
+    uint64_t line;             /* chunk-relative, 1-based */
+    const char *p, *end;       /* the line, without its '\n' */
+    uint64_t run_line;         /* the first object line of the run before it */
+    const char *run_p, *run_end;
+} deferred;
+
+#define TYPE_CACHE 256
+
+typedef struct chunk {
+    const char *p, *end; /* complete lines; end[-1] == '\n' */
+    int skip_refs;
+    /* objects */
+    uint64_t *id, *size;
+    uint32_t *type, *count;
+    size_t nobj, obj_cap;
+    uint64_t *refs;
+    size_t nrefs, ref_cap;
+    /* types, numbered in order of first use within the chunk */
+    uint64_t *type_raw;
+    uint32_t *type_map; /* local -> builder type index while merging */
+    size_t ntypes, type_cap;
+    uint32_t *thash;
+    size_t thash_cap;
+    struct {
+        uint64_t raw;
+        uint32_t index;
+    } tcache[TYPE_CACHE];
+    /* other lines, and a final entry for the chunk's end */
+    deferred *ev;
+    size_t nev, ev_cap;
+    uint64_t lines;
+    int oom;
+} chunk;
+
+static void chunk_free(chunk *c)
 {
+    gch_free(c->id);
+    gch_free(c->size);
+    gch_free(c->type);
+    gch_free(c->count);
+    gch_free(c->refs);
+    gch_free(c->type_raw);
+    gch_free(c->type_map);
+    gch_free(c->thash);
+    gch_free(c->ev);
+}
+
+static int chunk_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    size_t ncap = *cap ? *cap : 1024;
+    while (ncap < need)
+        ncap *= 2;
+    void *np = gch_reallocarray(*p, ncap, elem);
+    if (!np)
+        return 0;
+    *p = np;
+    *cap = ncap;
+    return 1;
+}
+
+static int chunk_grow_objects(chunk *c)
+{
+    size_t c1 = c->obj_cap, c2 = c1, c3 = c1, c4 = c1;
+    if (!chunk_grow((void **)&c->id, &c1, c->nobj + 1, sizeof *c->id) ||
+        !chunk_grow((void **)&c->size, &c2, c->nobj + 1, sizeof *c->size) ||
+        !chunk_grow((void **)&c->type, &c3, c->nobj + 1, sizeof *c->type) ||
+        !chunk_grow((void **)&c->count, &c4, c->nobj + 1, sizeof *c->count))
+        return 0;
+    c->obj_cap = c1;
+    return 1;
+}
+
+/* The chunk-local number of raw type id raw; GCH_NONE when out of memory. */
+static uint32_t chunk_type(chunk *c, uint64_t raw)
+{
+    size_t slot = (size_t)(raw ^ (raw >> 8) ^ (raw >> 16)) & (TYPE_CACHE - 1);
+    if (c->tcache[slot].index != GCH_NONE && c->tcache[slot].raw == raw)
+        return c->tcache[slot].index;
+    size_t mask = c->thash_cap - 1, j = 0;
+    if (c->thash_cap) {
+        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
+             j = (j + 1) & mask)
+            if (c->type_raw[c->thash[j]] == raw) {
+                c->tcache[slot].raw = raw;
+                c->tcache[slot].index = c->thash[j];
+                return c->thash[j];
+            }
+    }
+    if ((c->ntypes + 1) * 2 > c->thash_cap) {
+        size_t ncap = c->thash_cap ? c->thash_cap * 2 : 256;
+        uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
+        if (!nt)
+            return GCH_NONE;
+        memset(nt, 0xff, ncap * sizeof *nt);
+        for (uint32_t t = 0; t < c->ntypes; t++) {
+            size_t k = (size_t)(c->type_raw[t] * 0x9e3779b97f4a7c15ULL >> 32) & (ncap - 1);
+            while (nt[k] != GCH_NONE)
+                k = (k + 1) & (ncap - 1);
+            nt[k] = t;
+        }
+        gch_free(c->thash);
+        c->thash = nt;
+        c->thash_cap = ncap;
+        mask = ncap - 1;
+        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
+             j = (j + 1) & mask)
+            ;
+    }
+    if (c->ntypes == c->type_cap) {
+        size_t c1 = c->type_cap, c2 = c1;
+        if (!chunk_grow((void **)&c->type_raw, &c1, c->ntypes + 1, sizeof *c->type_raw) ||
+            !chunk_grow((void **)&c->type_map, &c2, c->ntypes + 1, sizeof *c->type_map))
+            return GCH_NONE;
+        c->type_cap = c1;
+    }
+    uint32_t t = (uint32_t)c->ntypes++;
+    c->type_raw[t] = raw;
+    c->thash[j] = t;
+    c->tcache[slot].raw = raw;
+    c->tcache[slot].index = t;
+    return t;
+}
+
+/* Byte classes after a hex field: what may follow a number. */
+enum { AFTER_BAD = 0, AFTER_BLANK, AFTER_LF, AFTER_CR };
+static const unsigned char after_class[256] = {
+    [' '] = AFTER_BLANK, ['\t'] = AFTER_BLANK, ['\n'] = AFTER_LF, ['\r'] = AFTER_CR,
+};
+
+/* Blanks, then 1-16 hex digits. NULL unless that is what follows q. */
+static inline const unsigned char *fast_hex(const unsigned char *q, uint64_t *out)
+{
+    while (*q == ' ' || *q == '\t')
+        q++;
+    const unsigned char *s = q;
+    uint64_t v = 0;
+    unsigned d;
+    while ((d = hex_plus_one[*q]) != 0) {
+        v = (v << 4) | (d - 1);
+        q++;
+    }
+    if ((size_t)(q - s) - 1 >= 16)
+        return NULL;
+    *out = v;
+    return q;
+}
+
+/* The fast path for a plain 'o' line: q is just past the 'o'. Returns the start
+ * of the next line, or NULL (nothing kept) for the line-by-line parser to
+ * handle: malformed input, over-long numbers, out of memory. */
+static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
+{
+    uint64_t id, type, size;
+    if (!(q = fast_hex(q, &id)) || after_class[*q] != AFTER_BLANK ||
+        !(q = fast_hex(q, &type)) || after_class[*q] != AFTER_BLANK ||
+        !(q = fast_hex(q, &size)))
+        return NULL;
+    size_t refs_before = c->nrefs;
+    uint32_t n = 0;
+    /* q is just past a number: a blank, the line end or a stray byte follows. */
+    for (;;) {
+        int cls = after_class[*q];
+        if (cls == AFTER_LF) {
+            q++;
+            break;
+        }
+        if (cls == AFTER_CR) {
+            if (q[1] != '\n')
+                goto fail;
+            q += 2;
+            break;
+        }
+        if (cls != AFTER_BLANK)
+            goto fail; /* a number glued to something else */
+        do
+            q++;
+        while (*q == ' ' || *q == '\t');
+        if (after_class[*q] != AFTER_BAD)
+            continue; /* trailing blanks */
+        uint64_t ref;
+        if (!(q = fast_hex(q, &ref)))
+            goto fail;
+        if (ref == 0 || c->skip_refs)
+            continue;
+        if (c->nrefs == c->ref_cap &&
+            !chunk_grow((void **)&c->refs, &c->ref_cap, c->nrefs + 1, sizeof *c->refs))
+            goto fail;
+        if (n == UINT32_MAX)
+            goto fail;
+        c->refs[c->nrefs++] = ref;
+        n++;
+    }
+    uint32_t t = chunk_type(c, type);
+    if (t == GCH_NONE || (c->nobj == c->obj_cap && !chunk_grow_objects(c)))
+        goto fail;
+    c->id[c->nobj] = id;
+    c->size[c->nobj] = size;
+    c->type[c->nobj] = t;
+    c->count[c->nobj] = n;
+    c->nobj++;
+    return q;
+fail:
+    c->nrefs = refs_before;
+    return NULL;
+}
+
+static int chunk_defer(chunk *c, int is_line, uint64_t line, const char *p, const char *end,
+                       deferred *run)
+{
+    if (!chunk_grow((void **)&c->ev, &c->ev_cap, c->nev + 1, sizeof *c->ev)) {
+        c->oom = 1;
+        return 0;
+    }
+    deferred *e = &c->ev[c->nev++];
+    *e = *run;
+    e->obj_end = (uint32_t)c->nobj;
+    e->is_line = is_line;
+    e->line = line;
+    e->p = p;
+    e->end = end;
+    run->run_p = NULL;
+    run->run_increasing = 1;
+    return 1;
+}
+
+static void chunk_parse(chunk *c)
+{
+    c->nobj = c->nrefs = c->nev = c->ntypes = 0;
+    c->oom = 0;
+    if (c->thash)
+        memset(c->thash, 0xff, c->thash_cap * sizeof *c->thash);
+    for (size_t i = 0; i < TYPE_CACHE; i++)
+        c->tcache[i].index = GCH_NONE;
+    const unsigned char *p = (const unsigned char *)c->p, *end = (const unsigned char *)c->end;
+    uint64_t line = 0;
+    deferred run = { 0 };
+    run.run_increasing = 1;
+    uint64_t last_id = 0;
+    while (p < end) {
+        line++;
+        const unsigned char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == 'o' && (q[1] == ' ' || q[1] == '\t')) {
+            size_t before = c->nobj;
+            const unsigned char *next = chunk_object(c, q + 1);
+            if (next) {
+                uint64_t id = c->id[before];
+                if (!run.run_p) {
+                    run.run_p = (const char *)p;
+                    run.run_end = (const char *)next - 1;
+                    run.run_line = line;
+                } else if (id <= last_id) {
+                    run.run_increasing = 0;
+                }
+                last_id = id;
+                p = next;
+                continue;
+            }
+        } else if (*q == '\n') {
+            p = q + 1;
+            continue;
+        }
+        const unsigned char *nl = memchr(q, '\n', (size_t)(end - q));
+        if (!chunk_defer(c, 1, line, (const char *)p, (const char *)nl, &run))
+            return;
+        p = nl + 1;
+    }
+    c->lines = line;
+    chunk_defer(c, 0, line, NULL, NULL, &run);
+}
+
+static int chunk_thread(void *arg)
+{
+    chunk_parse(arg);
+    return 0;
+}
+
+/* Appends the chunk's objects [from, to) to the builder. */
+static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t *ref_pos,
+                            int increasing)
+{
+    uint64_t nrefs = 0;
+    for (size_t i = from; i < to; i++) {
+        uint32_t lt = c->type[i], g = c->type_map[lt];
+        if (g == GCH_NONE) {
+            gch_status st = gch_builder_type_index(r->b, c->type_raw[lt], &g, r->err);
+            if (st != GCH_OK)
+                return st;
+            c->type_map[lt] = g;
+        }
+        c->type[i] = g;
+        nrefs += c->count[i];
+    }
+    gch_status st = gch_builder_append_objects(r->b, (uint32_t)(to - from), c->id + from,
+                                               c->type + from, c->size + from, c->count + from,
+                                               nrefs ? c->refs + *ref_pos : NULL, nrefs,
+                                               increasing, r->err);
+    *ref_pos += (size_t)nrefs;
+    return st;
+}
+
+static gch_status chunk_merge(reader *r, chunk *c)
+{
+    if (c->oom)
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    uint64_t base = r->line;
+    for (size_t t = 0; t < c->ntypes; t++)
+        c->type_map[t] = GCH_NONE;
+    size_t obj = 0, ref_pos = 0;
+    gch_status st;
+    for (size_t k = 0; k < c->nev; k++) {
+        const deferred *e = &c->ev[k];
+        if (e->obj_end > obj) {
+            if (!gch_builder_heap_open(r->b)) {
+                /* Reports "'o' record outside an appdomain section". */
+                r->line = base + e->run_line;
+                return parse_line(r, e->run_p, e->run_end);
+            }
+            if ((st = merge_run(r, c, obj, e->obj_end, &ref_pos, e->run_increasing)) != GCH_OK)
+                return st;
+            obj = e->obj_end;
+        }
+        if (!e->is_line)
+            break;
+        int sections = r->sections, open = gch_builder_heap_open(r->b);
+        r->line = base + e->line;
+        if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
+            return st;
+        if (sections != r->sections || open != gch_builder_heap_open(r->b))
+            for (size_t t = 0; t < c->ntypes; t++)
+                c->type_map[t] = GCH_NONE; /* another heap: other type indices */
+    }
+    r->line = base + c->lines;
+    return GCH_OK;
+}
+
+/* Parses complete lines [p, end), end[-1] == '\n'. */
+static gch_status parse_region(reader *r, const char *p, const char *end)
+{
+    size_t size = (size_t)(end - p), min = gch_tuning_knobs.parse_block;
+    chunk *c0 = &r->chunks[0], *c1 = &r->chunks[1];
+    c0->p = p;
+    c0->end = end;
+    if (min && size >= min && size >= 2) {
+        const char *mid = memchr(p + size / 2, '\n', (size_t)(end - (p + size / 2)));
+        if (mid && mid + 1 < end) {
+            c0->end = mid + 1;
+            c1->p = mid + 1;
+            c1->end = end;
+            thrd_t t;
+            int threaded = thrd_create(&t, chunk_thread, c1) == thrd_success;
+            chunk_parse(c0);
+            if (threaded)
+                thrd_join(t, NULL);
+            else
+                chunk_parse(c1);
+            gch_status st = chunk_merge(r, c0);
+            return st == GCH_OK ? chunk_merge(r, c1) : st;
+        }
+    }
+    chunk_parse(c0);
+    return chunk_merge(r, c0);
+}
+
+/* Moves the unparsed tail to the front and fills the buffer (until full or
+ * the end of input); grows it when a single line fills it. */
+static gch_status fill(reader *r)
+{
+    if (r->eof)
+        return GCH_OK;
     size_t tail = r->end - r->start;
     if (r->start > 0) {
         memmove(r->buf, r->buf + r->start, tail);
@@ -428,12 +819,16 @@ static gch_status refill(reader *r)
         r->buf = nb;
         r->cap *= 2;
     }
-    long long got = r->src->read(r->src->ctx, r->buf + r->end, r->cap - r->end);
-    if (got < 0)
-        return gch_error_set(r->err, GCH_EIO, "read error");
-    if (got == 0)
-        r->eof = 1;
-    r->end += (size_t)got;
+    while (r->end < r->cap) {
+        long long got = r->src->read(r->src->ctx, r->buf + r->end, r->cap - r->end);
+        if (got < 0)
+            return gch_error_set(r->err, GCH_EIO, "read error");
+        if (got == 0) {
+            r->eof = 1;
+            break;
+        }
+        r->end += (size_t)got;
+    }
     return GCH_OK;
 }
 
@@ -441,29 +836,25 @@ static gch_status parse_all(reader *r)
 {
     gch_status st;
     for (;;) {
-        char *base = r->buf + r->start;
-        char *nl = memchr(base, '\n', r->end - r->start);
-        if (!nl) {
-            if (r->eof) {
-                if (r->end > r->start) {
-                    r->buf[r->end] = '\n';
-                    r->line++;
-                    if ((st = parse_line(r, base, r->buf + r->end)) != GCH_OK)
-                        return st;
-                }
-                break;
-            }
-            if ((st = refill(r)) != GCH_OK)
-                return st;
-            if (r->opts->progress)
-                r->opts->progress(r->opts->progress_ctx, r->consumed + (r->end - r->start));
-            continue;
-        }
-        r->line++;
-        if ((st = parse_line(r, base, nl)) != GCH_OK)
+        if ((st = fill(r)) != GCH_OK)
             return st;
-        r->consumed += (uint64_t)(nl + 1 - base);
-        r->start = (size_t)(nl + 1 - r->buf);
+        size_t k = r->end;
+        while (k > r->start && r->buf[k - 1] != '\n')
+            k--;
+        if (k == r->start) {
+            if (!r->eof)
+                continue; /* one partial line fills the buffer: grow it */
+            if (r->end == r->start)
+                break;
+            r->buf[r->end++] = '\n'; /* the last line has no newline */
+            k = r->end;
+        }
+        if ((st = parse_region(r, r->buf + r->start, r->buf + k)) != GCH_OK)
+            return st;
+        r->consumed += k - r->start;
+        r->start = k;
+        if (r->opts->progress)
+            r->opts->progress(r->opts->progress_ctx, r->consumed);
     }
     if (gch_builder_heap_open(r->b)) {
         gch_builder_note_missing_end(r->b);
@@ -497,20 +888,27 @@ static gch_status run(reader *r, gch_dump **out)
     gch_status st = gch_builder_new(&r->b, "gclog", r->err);
     if (st != GCH_OK)
         return st;
-    r->cap = BLOCK_SIZE;
+    r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
     r->buf = gch_malloc(r->cap + 1); /* + 1: room for the last line's sentinel */
-    if (!r->buf) {
+    r->chunks = gch_calloc(2, sizeof *r->chunks);
+    if (!r->buf || !r->chunks) {
+        gch_free(r->buf);
+        gch_free(r->chunks);
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
+    r->chunks[0].skip_refs = r->chunks[1].skip_refs = r->opts->skip_refs;
     st = parse_all(r);
     if (st == GCH_OK)
         st = gch_builder_finish(r->b, out, r->err);
     if (st != GCH_OK && r->err && r->err->status == GCH_OK)
         r->err->status = st;
     gch_free(r->buf);
+    chunk_free(&r->chunks[0]);
+    chunk_free(&r->chunks[1]);
+    gch_free(r->chunks);
     gch_builder_free(r->b);
     return st;
 }

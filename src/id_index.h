@@ -17,7 +17,14 @@ typedef struct id_index {
     uint32_t *first;       /* bucket_count + 1 entries: first index of each bucket */
 } id_index;
 
-gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, gch_error *err);
+/* Target ids per bucket: fewer make a bigger directory with shorter searches. */
+#ifndef ID_INDEX_IDS_PER_BUCKET
+#define ID_INDEX_IDS_PER_BUCKET 1
+#endif
+
+/* lookups: about how many lookups will follow (sizes the directory). */
+gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uint64_t lookups,
+                          gch_error *err);
 void id_index_free(id_index *ix);
 
 static inline uint32_t id_index_find(const id_index *ix, uint64_t id)

@@ -11,6 +11,7 @@
 
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "tuning.h"
 
 static gch_dump *parse_ok(const char *text)
 {
@@ -423,6 +424,200 @@ static void test_random_dumps_match_model(void **state)
         check_random_dump(round);
 }
 
+
+/* ---- the block-splitting parser and the threaded paths ----
+ *
+ * Tiny knobs make every region split into two chunks parsed by two threads,
+ * cut lines across read blocks, grow the buffer for long lines, and resolve
+ * references with two threads. Results must not depend on any of it. */
+
+static const gch_tuning tiny_defaults = { 1, 1, 64 };
+
+static void set_tiny(size_t read_block)
+{
+    gch_tuning t = tiny_defaults;
+    t.read_block = read_block;
+    gch_internal_set_tuning(&t);
+}
+
+static void test_random_dumps_split(void **state)
+{
+    (void)state;
+    rng_state = 777;
+    for (int round = 0; round < 1500; round++) {
+        set_tiny(1 + (size_t)(rnd() % 300));
+        check_random_dump(round);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
+static void assert_heaps_equal(const gch_heap *x, const gch_heap *y)
+{
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->meta_count, y->meta_count);
+    for (size_t i = 0; i < x->meta_count; i++) {
+        assert_string_equal(x->meta[i].key, y->meta[i].key);
+        assert_string_equal(x->meta[i].value, y->meta[i].value);
+    }
+    assert_int_equal(x->type_count, y->type_count);
+    for (uint32_t t = 0; t < x->type_count; t++) {
+        assert_string_equal(gch_type_name(x, t), gch_type_name(y, t));
+        assert_int_equal(x->type_raw_id[t], y->type_raw_id[t]);
+        assert_int_equal(x->type_declared[t], y->type_declared[t]);
+    }
+    assert_int_equal(x->object_count, y->object_count);
+    assert_int_equal(x->ref_count, y->ref_count);
+    assert_int_equal(x->total_size, y->total_size);
+    for (uint32_t i = 0; i < x->object_count; i++) {
+        assert_int_equal(x->object_id[i], y->object_id[i]);
+        assert_int_equal(x->object_type[i], y->object_type[i]);
+        assert_int_equal(x->object_size[i], y->object_size[i]);
+    }
+    for (uint32_t i = 0; i <= x->object_count; i++)
+        assert_int_equal(x->out_start[i], y->out_start[i]);
+    for (uint64_t e = 0; e < x->ref_count; e++)
+        assert_int_equal(x->out_target[e], y->out_target[e]);
+    assert_int_equal(x->root_count, y->root_count);
+    for (uint32_t r = 0; r < x->root_count; r++) {
+        assert_int_equal(x->root_raw_id[r], y->root_raw_id[r]);
+        assert_int_equal(x->root_object[r], y->root_object[r]);
+        assert_int_equal(x->root_kind[r], y->root_kind[r]);
+        assert_int_equal(x->root_flags[r], y->root_flags[r]);
+        assert_int_equal(x->root_container[r], y->root_container[r]);
+    }
+    assert_memory_equal(&x->anomalies, &y->anomalies, sizeof x->anomalies);
+}
+
+/* Parses text with the default knobs and with tiny ones (every read block
+ * size from 1 to 160 bytes, references stored or skipped): same dump, or the
+ * same error on the same line. */
+static void check_split_equivalence(const char *text, size_t size)
+{
+    for (int skip = 0; skip < 2; skip++) {
+        gch_load_options o = { 0 };
+        o.skip_refs = skip;
+        gch_internal_set_tuning(NULL);
+        gch_dump *a = NULL;
+        gch_error ea;
+        gch_status sa = gch_read_gclog_buffer(text, size, &o, &a, &ea);
+        for (size_t rb = 1; rb <= 160; rb++) {
+            set_tiny(rb);
+            gch_dump *b = NULL;
+            gch_error eb;
+            gch_status sb = gch_read_gclog_buffer(text, size, &o, &b, &eb);
+            assert_int_equal(sa, sb);
+            if (sa != GCH_OK) {
+                assert_int_equal(ea.line, eb.line);
+                assert_string_equal(ea.message, eb.message);
+                continue;
+            }
+            assert_int_equal(a->heap_count, b->heap_count);
+            for (size_t i = 0; i < a->heap_count; i++)
+                assert_heaps_equal(a->heaps[i], b->heaps[i]);
+            gch_dump_free(b);
+        }
+        gch_dump_free(a);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
+static const char split_text[] =
+    "\r\n  a\t2  first.exe\t5\r\n"
+    "o 100 7 10 110 0 120 999\n"               /* type declared later; a dangling ref */
+    "t 7 Seven, with spaces \r\n"
+    "\n"
+    " o 110\t7 20 100\t\r\n"
+    "o 120 8 0000000000000000030 100 110\n"    /* long field: the line-by-line path */
+    "t 7 Duplicate\n"
+    "o 110 7 99 100\n"                          /* duplicate object: the first wins */
+    "o 130 9 40 100 110 120 130 100 110 120 130 100 110 120 130 100 110 120 130 100 110 "
+    "120 130 100 110 120 130 100 110 120 130 100 110 120 130 100 110 120 130\n"
+    "r 100 4 1 7\n"
+    "r 555 1 2\n"
+    "r 130 3 0 9\n"
+    "c first.exe 9\n"
+    "a 2 second\n"                              /* never closed: truncated */
+    "o 5 1 1 6\n"
+    "o 6 2 2 5 5 0 0 5\n"
+    "t 2 Two\n"
+    "o 4 1 3 4 6\n"                             /* ids go down: the hash path */
+    "a 2 first.exe\n"
+    "t 1 One\n"
+    "o 1 1 1\n"
+    "o 2 1 1 1\n"
+    "o 3 1 1 2\n"
+    "r 3 1 0\n"
+    "c other.exe 4";                            /* mismatch, no final newline */
+
+static void test_split_equivalence(void **state)
+{
+    (void)state;
+    check_split_equivalence(split_text, sizeof split_text - 1);
+    /* Without its 'c' lines and in CRLF form. */
+    text_buf t = { malloc(64), 0, 64 };
+    assert_non_null(t.p);
+    for (const char *p = split_text + 2; *p; p++)
+        put(&t, *p == '\n' ? "\r\n" : "%c", *p);
+    check_split_equivalence(t.p, t.n);
+    free(t.p);
+}
+
+static void test_split_errors(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "a 2 x\no 1 1 1\no 2 1 1\no 3 1 1\nc x\no 4 1 1\no 5 1 1\n", /* after the close */
+        "o 1 1 1\no 2 1 1\na 2 x\n",
+        "a 2 x\no 1 1 1 2\no 2 1 1\no 3 1 1\no 4 1 1 zz\no 5 1 1\n",
+        "a 2 x\no 1 1 1\no 2 1 1\no 3 1 1 4 5\ro 4 1 1\n",
+        "a 2 x\no 1 1 1\no 2 1 1\no 3 1 1 4 5\r\r\no 4 1 1\n",
+        "a 2 x\no 1 1 1\no 2 1 1\no 3 1 1 10000000000000000\n",
+        "a 2 x\no 1 1 1\no 2 1 1\nob 3 1 1\n",
+        "a 2 x\no 1 1 1\no 2 1\no 3 1 1\n",
+        "a 2 x\no 1 1 1\no 2 1 1 3\x01\no 3 1 1\n",
+        "a 2 x\no 1 1 1\nc x\nc x\no 2 1 1\n",
+        "a 2 x\no 1 1 ffffffffffffffff\no 2 1 1\no 3 1 1\nc x\n",
+        "a 2 x\no 1 1 1\no 2 1 1\nr 2 9 0\no 3 1 1\n",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        check_split_equivalence(texts[i], strlen(texts[i]));
+    static const char nul[] = "a 2 x\no 1 1 1\no 2 1 1 \0 3\no 3 1 1\n";
+    check_split_equivalence(nul, sizeof nul - 1);
+}
+
+/* Ids in a dense run plus far outliers: directory buckets then hold many ids
+ * (the binary-search part of bucket lookups). Every reference must resolve,
+ * with one thread or two, ids sorted or not. */
+static void test_crowded_id_buckets(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20 };
+        gch_internal_set_tuning(&t);
+        text_buf tb = { malloc(64), 0, 64 };
+        assert_non_null(tb.p);
+        put(&tb, "a 2 x\nt 1 T\n");
+        const int n = 3000;
+        if (variant & 2)
+            put(&tb, "o fffffffffff00000 1 8 1 %x\n", n);
+        put(&tb, "o 1 1 8 ffffffffffff0000\n");
+        for (int i = 2; i <= n; i++)
+            put(&tb, "o %x 1 8 %x %x\n", i, i - 1, (i * 7919) % n + 1);
+        put(&tb, "o ffffffffffff0000 1 8 1 %x\n", n);
+        put(&tb, "r 1 1 0\nc x\n");
+        gch_dump *d = parse_ok(tb.p);
+        gch_heap *h = d->heaps[0];
+        assert_int_equal(h->anomalies.dangling_refs, 0);
+        assert_int_equal(h->ref_count, (uint64_t)(2 * (n - 1) + 1 + 2 + (variant & 2 ? 2 : 0)));
+        for (uint32_t i = 0; i < h->object_count; i++)
+            for (uint32_t e = h->out_start[i]; e < h->out_start[i + 1]; e++)
+                assert_true(h->out_target[e] < h->object_count);
+        gch_dump_free(d);
+        free(tb.p);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -436,6 +631,10 @@ int main(void)
         cmocka_unit_test(test_size_overflow_is_refused),
         cmocka_unit_test(test_skip_refs),
         cmocka_unit_test(test_random_dumps_match_model),
+        cmocka_unit_test(test_random_dumps_split),
+        cmocka_unit_test(test_split_equivalence),
+        cmocka_unit_test(test_split_errors),
+        cmocka_unit_test(test_crowded_id_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

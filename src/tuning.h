@@ -1,0 +1,26 @@
+/* Internal tuning knobs of the loading code (not part of the public API).
+ *
+ * The defaults suit real dumps. Tests lower the thresholds through
+ * gch_internal_set_tuning() so that the parallel paths run on tiny inputs. */
+#ifndef GCHEAP_TUNING_H
+#define GCHEAP_TUNING_H
+
+#include <stddef.h>
+
+typedef struct gch_tuning {
+    /* Fewest references for which resolution uses a second thread. */
+    size_t parallel_min_refs;
+    /* .gclog: regions of complete lines this big or bigger are parsed in two
+     * halves by two threads (0: always one thread). */
+    size_t parse_block;
+    /* .gclog: bytes read per block (the buffer grows for longer lines). */
+    size_t read_block;
+} gch_tuning;
+
+extern gch_tuning gch_tuning_knobs;
+
+/* Test hook: sets every knob (a NULL t restores the defaults). Declared here
+ * and by the tests that use it; not thread-safe: call it between loads. */
+void gch_internal_set_tuning(const gch_tuning *t);
+
+#endif
