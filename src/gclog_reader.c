@@ -163,6 +163,9 @@ static gch_status text_field_check(reader *r, const char *p, const char *end, co
 {
     if (memchr(p, '\0', (size_t)(end - p)))
         return fail(r, "'%s' record: NUL byte in %s", rec, what);
+    if (memchr(p, '\r', (size_t)(end - p)))
+        return fail(r, "'%s' record: carriage return inside the line (line ends must be LF or CRLF)%s",
+                    rec, "");
     return GCH_OK;
 }
 
@@ -203,6 +206,8 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
     }
     if ((st = gch_builder_begin_heap(r->b, p, (size_t)(name_end - p), r->err)) != GCH_OK)
         return st;
+    if (r->opts->skip_refs)
+        gch_builder_set_refs_skipped(r->b);
     r->sections++;
     char buf[64];
     snprintf(buf, sizeof buf, "%llx", (unsigned long long)version);
@@ -285,8 +290,9 @@ static gch_status record_object(reader *r, const char *p, const char *end)
         return st;
     if ((st = gch_builder_object_begin(r->b, id, type, size, r->err)) != GCH_OK)
         return st;
-    if (r->opts->skip_refs)
-        return GCH_OK;
+    /* With skip_refs the references are still checked (a malformed record is
+     * an error for every command), just not stored. */
+    int keep = !r->opts->skip_refs;
     size_t n = 0;
     for (;;) {
         skip_ws(&p, end);
@@ -294,7 +300,7 @@ static gch_status record_object(reader *r, const char *p, const char *end)
             break;
         if ((st = need_hex(r, &p, end, &r->refs[n], "reference", "o")) != GCH_OK)
             return st;
-        if (++n == REF_CHUNK) {
+        if (keep && ++n == REF_CHUNK) {
             if ((st = gch_builder_object_refs(r->b, r->refs, n, r->err)) != GCH_OK)
                 return st;
             n = 0;
