@@ -401,10 +401,12 @@ static gch_status refill(reader *r)
 static gch_status parse_all(reader *r)
 {
     gch_status st;
+    size_t scanned = 0; /* bytes after start known to hold no '\n' (kept by refill) */
     for (;;) {
         char *base = r->buf + r->start;
-        char *nl = memchr(base, '\n', r->end - r->start);
+        char *nl = memchr(base + scanned, '\n', r->end - r->start - scanned);
         if (!nl) {
+            scanned = r->end - r->start;
             if (r->eof) {
                 if (r->end > r->start) {
                     r->line++;
@@ -419,6 +421,7 @@ static gch_status parse_all(reader *r)
                 r->opts->progress(r->opts->progress_ctx, r->consumed + (r->end - r->start));
             continue;
         }
+        scanned = 0;
         r->line++;
         if ((st = parse_line(r, base, nl)) != GCH_OK)
             return st;
