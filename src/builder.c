@@ -825,6 +825,10 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     h->out_start[h->object_count] = sum;
     h->ref_count = w;
     uint32_t *shrunk = gch_reallocarray(targets, w ? w : 1, sizeof *shrunk);
+    if (!shrunk && !targets) { /* no reference at all: this was the first allocation */
+        id_lookup_free(&lookup);
+        return oom(err);
+    }
     h->out_target = shrunk ? shrunk : targets;
     b->raw_refs = NULL;
     b->raw_ref_cap = 0;

@@ -19,6 +19,10 @@ gch_status gch_error_set(gch_error *err, gch_status status, const char *fmt, ...
         va_start(ap, fmt);
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
+        /* Messages quote names from the input: no control byte reaches a terminal. */
+        for (char *p = err->message; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
     }
     return status;
 }

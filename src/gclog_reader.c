@@ -180,6 +180,9 @@ static gch_status text_field_check(reader *r, const char *p, const char *end, co
 {
     if (end > p && memchr(p, '\0', (size_t)(end - p)))
         return fail(r, "'%s' record: NUL byte in %s", rec, what);
+    if (end > p && memchr(p, '\r', (size_t)(end - p)))
+        return fail(r, "'%s' record: carriage return inside the line (line ends must be LF or CRLF)%s",
+                    rec, "");
     return GCH_OK;
 }
 
@@ -220,6 +223,8 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
     }
     if ((st = gch_builder_begin_heap(r->b, p, (size_t)(name_end - p), r->err)) != GCH_OK)
         return st;
+    if (r->opts->skip_refs)
+        gch_builder_set_refs_skipped(r->b);
     r->sections++;
     char buf[64];
     snprintf(buf, sizeof buf, "%llx", (unsigned long long)version);
@@ -618,16 +623,20 @@ static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
         if (ref == 0 || c->skip_refs)
             continue;
         if (c->nrefs == c->ref_cap &&
-            !chunk_grow((void **)&c->refs, &c->ref_cap, c->nrefs + 1, sizeof *c->refs))
+            !chunk_grow((void **)&c->refs, &c->ref_cap, c->nrefs + 1, sizeof *c->refs)) {
+            c->oom = 1; /* an allocation failure is reported, never absorbed */
             goto fail;
+        }
         if (n == UINT32_MAX)
             goto fail;
         c->refs[c->nrefs++] = ref;
         n++;
     }
     uint32_t t = chunk_type(c, type);
-    if (t == GCH_NONE || (c->nobj == c->obj_cap && !chunk_grow_objects(c)))
+    if (t == GCH_NONE || (c->nobj == c->obj_cap && !chunk_grow_objects(c))) {
+        c->oom = 1;
         goto fail;
+    }
     c->id[c->nobj] = id;
     c->size[c->nobj] = size;
     c->type[c->nobj] = t;

@@ -1,0 +1,62 @@
+/* fuzz_gclog: the .gclog reader on arbitrary bytes.
+ *
+ * Each input is read three ways, which must agree:
+ *   1. gch_read_gclog_buffer (the whole input in memory);
+ *   2. gch_read_gclog through a callback handing out 1-64 byte chunks;
+ *   3. gch_read_gclog_buffer with skip_refs (what `stat` and `roots` use).
+ * A success must pass heap_check_dump (CSR starts monotone, targets <
+ * object_count, roots valid or GCH_NONE, total_size == sum of sizes, ...);
+ * a failure must be EFORMAT or ELIMIT with a clean message and a line number
+ * inside the input. Same status, same error line and message, same heaps.
+ */
+#include "fuzz_common.h"
+
+#define H "fuzz_gclog"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint64_t lines = fuzz_line_count(data, size);
+    gch_dump *whole = NULL, *streamed = NULL, *skipped = NULL;
+    gch_error e1, e2, e3;
+
+    gch_status s1 = gch_read_gclog_buffer(data, size, NULL, &whole, &e1);
+    if (s1 == GCH_OK)
+        FUZZ_CHECK(H, heap_check_dump(whole));
+    else if (s1 != GCH_EFORMAT && s1 != GCH_ELIMIT)
+        fuzz_fail(H, "unexpected status (not OK, EFORMAT or ELIMIT)");
+    else
+        FUZZ_CHECK(H, heap_check_error(s1, whole, &e1, lines));
+
+    fuzz_stream fs = { data, size, 0, (uint32_t)size * 2654435761u };
+    gch_source src = { fuzz_stream_read, &fs };
+    gch_status s2 = gch_read_gclog(&src, NULL, &streamed, &e2);
+    if (s2 != s1)
+        fuzz_fail(H, "streamed read and buffer read disagree on the status");
+    if (s1 == GCH_OK)
+        FUZZ_CHECK(H, heap_check_same_dump(whole, streamed, 1));
+    else if (e1.line != e2.line || strcmp(e1.message, e2.message) != 0)
+        fuzz_fail(H, "streamed read and buffer read report different errors");
+
+    gch_load_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.skip_refs = 1;
+    gch_status s3 = gch_read_gclog_buffer(data, size, &opts, &skipped, &e3);
+    if (s3 != s1)
+        fuzz_fail(H, "skip_refs read and full read disagree on the status");
+    if (s1 == GCH_OK) {
+        FUZZ_CHECK(H, heap_check_dump(skipped));
+        FUZZ_CHECK(H, heap_check_same_dump(whole, skipped, 0));
+        for (size_t i = 0; i < skipped->heap_count; i++)
+            if (skipped->heaps[i]->refs_loaded || skipped->heaps[i]->ref_count)
+                fuzz_fail(H, "skip_refs heap claims to have references");
+    } else if (e1.line != e3.line || strcmp(e1.message, e3.message) != 0) {
+        fuzz_fail(H, "skip_refs read and full read report different errors");
+    }
+
+    gch_dump_free(whole);
+    gch_dump_free(streamed);
+    gch_dump_free(skipped);
+    return 0;
+}

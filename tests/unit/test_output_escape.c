@@ -1,0 +1,139 @@
+/* Escaping of names in tsv, csv, json and table output.
+ *
+ * The report writer belongs to the program (src/cli/output.c), not the
+ * library, so it is compiled into this test directly. Names with newlines
+ * cannot come from a .gclog (a newline ends the record) but can from binary
+ * formats, so they are tested here rather than through a dump. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/cli/output.c"
+
+typedef void (*writer)(FILE *, const char *);
+
+static void expect(writer w, const char *in, const char *want)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    w(f, in);
+    fclose(f);
+    assert_string_equal(buf, want);
+    free(buf);
+}
+
+static void json_strings(void **state)
+{
+    (void)state;
+    expect(write_json_string, "plain", "\"plain\"");
+    expect(write_json_string, "q\"b\\s/", "\"q\\\"b\\\\s/\"");
+    expect(write_json_string, "n\nr\rt\tb\bf\f", "\"n\\nr\\rt\\tb\\bf\\f\"");
+    expect(write_json_string, "\001\033[0m\037\177", "\"\\u0001\\u001b[0m\\u001f\\u007f\"");
+    /* Valid UTF-8 passes; each invalid byte becomes U+FFFD. */
+    expect(write_json_string, "Caf\303\251 \360\237\230\200", "\"Caf\303\251 \360\237\230\200\"");
+    expect(write_json_string, "\377\376", "\"\\ufffd\\ufffd\"");
+    expect(write_json_string, "cut\303", "\"cut\\ufffd\"");
+    expect(write_json_string, "over\300\257long", "\"over\\ufffd\\ufffdlong\"");
+    expect(write_json_string, "sur\355\240\200", "\"sur\\ufffd\\ufffd\\ufffd\"");
+    expect(write_json_string, "big\364\220\200\200", "\"big\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    expect(write_json_string, "", "\"\"");
+}
+
+static void tsv_fields(void **state)
+{
+    (void)state;
+    expect(write_tsv_field, "a\tb", "a\\tb");
+    expect(write_tsv_field, "a\nb\rc", "a\\nb\\rc");
+    expect(write_tsv_field, "back\\slash", "back\\\\slash");
+    expect(write_tsv_field, "\001\033\177", "\\x01\\x1b\\x7f");
+    expect(write_tsv_field, "q\"c,s;", "q\"c,s;");
+    expect(write_tsv_field, "\377raw", "\377raw"); /* bytes >= 0x80 are data */
+}
+
+static void csv_fields(void **state)
+{
+    (void)state;
+    expect(write_csv_field, "plain", "plain");
+    expect(write_csv_field, "a,b", "\"a,b\"");
+    expect(write_csv_field, "say \"hi\"", "\"say \"\"hi\"\"\"");
+    expect(write_csv_field, "two\nlines", "\"two\nlines\"");
+    expect(write_csv_field, "cr\r", "\"cr\r\"");
+    expect(write_csv_field, " lead", "\" lead\"");
+    expect(write_csv_field, "trail ", "\"trail \"");
+    expect(write_csv_field, "tab\tback\\", "tab\tback\\");
+    expect(write_csv_field, "", "");
+}
+
+static void table_text_escapes(void **state)
+{
+    (void)state;
+    expect(write_table_text, "a\tb\nc\033[2J\177", "a\\x09b\\x0ac\\x1b[2J\\x7f");
+    expect(write_table_text, "Caf\303\251", "Caf\303\251");
+}
+
+/* A whole report: every format keeps one record per row whatever the name. */
+static char *run_report(out_format fmt, const char *name)
+{
+    cli_common c;
+    memset(&c, 0, sizeof c);
+    c.format = fmt;
+    c.top = UINT64_MAX;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    static const col_spec cols[] = { { "count", COL_COUNT }, { "type", COL_TEXT } };
+    report *r = report_new(&c, "stat", 0, f);
+    report_columns(r, cols, 2);
+    report_begin_section(r, "dom\"ain");
+    report_cell_u64(r, 1);
+    report_cell_text(r, name);
+    report_begin_total(r);
+    report_cell_u64(r, 1);
+    report_cell_text(r, "total \"1\"\n");
+    report_end_section(r);
+    assert_int_equal(report_finish(r), 0);
+    fclose(f);
+    return buf;
+}
+
+static void whole_reports(void **state)
+{
+    (void)state;
+    const char *name = "A\tB\n\"C\",D\\E\001";
+    char *s = run_report(FMT_TSV, name);
+    assert_string_equal(s, "count\ttype\n1\tA\\tB\\n\"C\",D\\\\E\\x01\n");
+    free(s);
+    s = run_report(FMT_CSV, name);
+    assert_string_equal(s, "count,type\n1,\"A\tB\n\"\"C\"\",D\\E\001\"\n");
+    free(s);
+    s = run_report(FMT_JSON, name);
+    assert_string_equal(s, "{\"command\":\"stat\",\"sections\":[{\"domain\":\"dom\\\"ain\",\"rows\":"
+                           "[{\"count\":1,\"type\":\"A\\tB\\n\\\"C\\\",D\\\\E\\u0001\"}],"
+                           "\"total\":{\"count\":1,\"type\":\"total \\\"1\\\"\\u000a\"}}]}\n");
+    free(s);
+    s = run_report(FMT_TABLE, name);
+    assert_string_equal(s, "count  type\n"
+                           "    1  A\\x09B\\x0a\"C\",D\\E\\x01\n"
+                           "    1  total \"1\"\\x0a\n");
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_strings),
+        cmocka_unit_test(tsv_fields),
+        cmocka_unit_test(csv_fields),
+        cmocka_unit_test(table_text_escapes),
+        cmocka_unit_test(whole_reports),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
