@@ -171,6 +171,9 @@ static gch_status skip_references(dart_reader *r, const gch_dart_object *o)
         gch_status st = gch_dart_read_reference(&r->s, i, &target);
         if (st != GCH_OK)
             return st;
+        /* Counted here too: the metadata must not depend on skip_refs. */
+        if (target != 0 && gch_dart_is_synthetic(&r->s, target))
+            r->dropped_synthetic_refs++;
     }
     return GCH_OK;
 }

@@ -303,6 +303,37 @@ static void test_skip_refs_keeps_roots(void **state)
     dtw_free(w);
 }
 
+
+/* Regression (found by fuzz_dartheap): with skip_refs the references to
+ * synthetic objects were not counted, so the "dropped references" metadata
+ * line was missing. Metadata must not depend on how the file was read. */
+static void test_skip_refs_same_metadata(void **state)
+{
+    (void)state;
+    FILE *f = fopen(GCHEAP_TESTDATA "/dart/fuzz_dropped_ref_skip.dartheap", "rb");
+    assert_non_null(f);
+    unsigned char data[4096];
+    size_t size = fread(data, 1, sizeof data, f);
+    fclose(f);
+    gch_load_options opts;
+    memset(&opts, 0, sizeof opts);
+    gch_dump *full, *skipped;
+    gch_error err;
+    assert_int_equal(gch_read_dart_buffer(data, size, &opts, &full, &err), GCH_OK);
+    opts.skip_refs = 1;
+    assert_int_equal(gch_read_dart_buffer(data, size, &opts, &skipped, &err), GCH_OK);
+    const gch_heap *a = full->heaps[0], *b = skipped->heaps[0];
+    assert_int_equal(a->meta_count, b->meta_count);
+    for (size_t i = 0; i < a->meta_count; i++) {
+        assert_string_equal(a->meta[i].key, b->meta[i].key);
+        assert_string_equal(a->meta[i].value, b->meta[i].value);
+    }
+    /* The file has one reference from a heap object to the Root object. */
+    assert_string_equal(a->meta[a->meta_count - 1].key, "dropped references");
+    gch_dump_free(full);
+    gch_dump_free(skipped);
+}
+
 static void count_progress(void *ctx, uint64_t bytes)
 {
     uint64_t *last = ctx;
@@ -824,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_without_hash_codes),
         cmocka_unit_test(test_zero_padding),
         cmocka_unit_test(test_skip_refs_keeps_roots),
+        cmocka_unit_test(test_skip_refs_same_metadata),
         cmocka_unit_test(test_load_detects_dart),
         cmocka_unit_test(test_integer_encodings),
         cmocka_unit_test(test_header_anomalies),
