@@ -13,6 +13,16 @@ const char *cli_display_path(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
+/* A name from a dump, safe for a terminal: control bytes become '?'. */
+static const char *safe_name(const char *name, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *name && n + 1 < cap; name++)
+        buf[n++] = ((unsigned char)*name < 0x20 || *name == 0x7f) ? '?' : *name;
+    buf[n] = '\0';
+    return buf;
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
@@ -132,8 +142,10 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
     if (*count == 0 && common->domain) {
         fprintf(stderr, "gcheap: %s: %s: no section named '%s' (sections:", command,
                 cli_display_path(path), common->domain);
+        char safe[512];
         for (size_t i = 0; i < dump->heap_count; i++)
-            fprintf(stderr, "%s '%s'", i ? "," : "", dump->heaps[i]->name);
+            fprintf(stderr, "%s '%s'", i ? "," : "",
+                    safe_name(dump->heaps[i]->name, safe, sizeof safe));
         fprintf(stderr, ")\n");
         free(*out);
         *out = NULL;
@@ -185,8 +197,10 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
 #undef ADD
     if (!n)
         return;
+    char safe[512];
     if (dump->heap_count > 1)
-        fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path), h->name, line);
+        fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
+                safe_name(h->name, safe, sizeof safe), line);
     else
         fprintf(stderr, "gcheap: warning: %s: %s\n", cli_display_path(path), line);
 }
