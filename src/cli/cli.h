@@ -27,6 +27,46 @@ int cmd_check(int argc, char **argv);
 /* Exit statuses. */
 enum { EXIT_FINE = 0, EXIT_LIMIT = 1, EXIT_INPUT = 2 };
 
+/* What every command declares: its help, its options and the positional
+ * arguments (dumps, ids) it takes. */
+typedef struct cli_spec {
+    const char *name;
+    const char *usage;        /* "usage: gcheap NAME ..." */
+    const char *description;
+    const cli_option *options;
+    cli_option_fn on_option;  /* NULL when the command has no options of its own */
+    int min_args, max_args;   /* positional arguments; max_args < 0: no limit */
+    const char *too_many;     /* "too many arguments (expected ...)" text, or NULL */
+    int folded_ok;            /* --format folded applies */
+} cli_spec;
+
+/* cli_start's return when --help was printed: the command exits 0. */
+#define CLI_HELP_SHOWN (-1)
+
+/* The start of every command: parses argv (common options, the spec's
+ * options through on_option(state, ...)), prints the help for --help, checks
+ * the number of positional arguments and --format folded. Returns 0 to run
+ * (free a->positional when done), CLI_HELP_SHOWN, or EXIT_INPUT after a usage
+ * error; a->positional is already freed on every return but 0. */
+int cli_start(const cli_spec *spec, void *state, int argc, char **argv, cli_common *c,
+              cli_args *a);
+
+/* A loaded dump and the sections a command reports (all, or --domain's). */
+typedef struct cli_input {
+    const char *path;
+    gch_dump *dump;
+    gch_heap **heaps;
+    size_t count;
+} cli_input;
+
+/* Loads path (references only when need_refs) and selects the sections.
+ * Prints the error and returns EXIT_INPUT on failure (nothing to close). */
+int cli_open(const char *command, const char *path, const cli_common *c, int need_refs,
+             cli_input *in);
+/* The anomaly warning line of every selected section (unless -q). */
+void cli_warn_input(const cli_input *in, const cli_common *c);
+void cli_close(cli_input *in);
+
 /* "-" is shown as "<stdin>" in messages. */
 const char *cli_display_path(const char *path);
 
@@ -51,10 +91,6 @@ void cli_error(const char *fmt, ...)
 #endif
     ;
 
-/* Checks that between min and max DUMP arguments were given; prints a usage
- * error and returns EXIT_INPUT otherwise. */
-int cli_require_dumps(const char *command, const cli_args *args, int min, int max);
-
 /* Prints a command's help: usage lines, description, its options, common options. */
 void cli_print_help(const char *usage, const char *description, const cli_option *options);
 
@@ -62,5 +98,11 @@ void cli_print_help(const char *usage, const char *description, const cli_option
  * Returns a pointer into buf or into the heap. */
 const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,
                           size_t cap);
+
+/* Root flags as text: "pinned|weak", unknown bits as "0x10", "-" for none. */
+const char *cli_root_flags_text(unsigned flags, char *buf, size_t cap);
+/* The container type of static root r ("" when it has none). */
+const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                    size_t cap);
 
 #endif

@@ -60,40 +60,35 @@ static const char description[] =
     "at the limit passes. Options repeat; limits apply to each section.\n"
     "Exit status: 0 within every limit, 1 a limit was exceeded, 2 usage or input error.";
 
+static const cli_spec check_spec = {
+    "check", usage_text, description, check_options, on_option, 1, 1, NULL, 0
+};
+
 int cmd_check(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
     check_state s;
     memset(&s, 0, sizeof s);
-    gch_dump *dump = NULL;
-    gch_heap **heaps = NULL;
-    size_t nheaps = 0;
+    cli_input in = { NULL, NULL, NULL, 0 };
     gate_section *secs = NULL;
     named_type **types = NULL;
     size_t *ntypes = NULL;
-    int rc = cli_parse(argc, argv, "check", check_options, on_option, &s, &c, &a);
-    if (rc)
-        goto out;
-    if (c.help) {
-        cli_print_help(usage_text, description, check_options);
-        goto out;
-    }
-    if ((rc = cli_require_dumps("check", &a, 1, 1)) != 0)
-        goto out;
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("check", "--format folded is only for 'dom'");
-        goto out;
+    int rc = cli_start(&check_spec, &s, argc, argv, &c, &a);
+    if (rc) {
+        rc = rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
+        goto out; /* the limits parsed so far are freed there */
     }
     if (c.sort) {
         rc = cli_usage_error("check", "--sort does not apply to check");
         goto out;
     }
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, s.live, &dump)) != 0)
+    if ((rc = cli_open("check", path, &c, s.live, &in)) != 0)
         goto out;
-    if ((rc = cli_select("check", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out;
+    cli_warn_input(&in, &c);
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
     secs = calloc(nheaps ? nheaps : 1, sizeof *secs);
     types = calloc(nheaps ? nheaps : 1, sizeof *types);
     ntypes = calloc(nheaps ? nheaps : 1, sizeof *ntypes);
@@ -102,7 +97,6 @@ int cmd_check(int argc, char **argv)
         exit(EXIT_INPUT);
     }
     for (size_t i = 0; i < nheaps; i++) {
-        cli_warn_anomalies(path, dump, heaps[i], &c);
         if ((rc = heap_types_for(heaps[i], s.live, 0, &c, &types[i], &ntypes[i], NULL)) != 0)
             goto out;
         gate_section *sec = &secs[i];
@@ -132,7 +126,7 @@ int cmd_check(int argc, char **argv)
     report *rep = report_new(&c, "check", 0, stdout);
     report_columns(rep, cols, 7);
     report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", dump->format);
+    report_json_field_str(rep, "format", in.dump->format);
     FILE *jf = report_json_member(rep, "pass");
     if (jf)
         fputs(exceeded ? "false" : "true", jf);
@@ -167,7 +161,7 @@ int cmd_check(int argc, char **argv)
     if (!rc && exceeded)
         rc = EXIT_LIMIT;
 out:
-    for (size_t i = 0; i < nheaps; i++) {
+    for (size_t i = 0; i < in.count; i++) {
         if (types)
             named_types_free(types[i], ntypes[i]);
         if (secs)
@@ -176,8 +170,7 @@ out:
     free(types);
     free(ntypes);
     free(secs);
-    free(heaps);
-    gch_dump_free(dump);
+    cli_close(&in);
     gate_free(&s.gate);
     free(a.positional);
     return rc;

@@ -246,6 +246,10 @@ static void emit_row(report *rep, int type_first, const char *name, uint64_t bc,
         report_cell_text(rep, name);
 }
 
+static const cli_spec diff_spec = {
+    "diff", usage_text, description, diff_options, on_option, 2, 2, NULL, 0
+};
+
 int cmd_diff(int argc, char **argv)
 {
     cli_common c;
@@ -256,22 +260,14 @@ int cmd_diff(int argc, char **argv)
     section_pair *pairs = NULL;
     size_t npairs = 0;
     gate_section *secs = NULL;
-    int rc = cli_parse(argc, argv, "diff", diff_options, on_option, &s, &c, &a);
-    if (rc)
-        goto out;
-    if (c.help) {
-        cli_print_help(usage_text, description, diff_options);
-        goto out;
+    int rc = cli_start(&diff_spec, &s, argc, argv, &c, &a);
+    if (rc) {
+        rc = rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
+        goto out; /* the limits parsed so far are freed there */
     }
-    if ((rc = cli_require_dumps("diff", &a, 2, 2)) != 0)
-        goto out;
     if (!stat_sort_valid(c.sort) && !(s.retained && strcmp(c.sort, "retained") == 0)) {
         rc = cli_usage_error("diff", "unknown sort key '%s' (bytes, count, name%s)", c.sort,
                              s.retained ? " or retained" : "; retained needs --retained");
-        goto out;
-    }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("diff", "--format folded is only for 'dom'");
         goto out;
     }
     const char *base_path = a.positional[0], *new_path = a.positional[1];

@@ -437,27 +437,19 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
     return 0;
 }
 
+static const cli_spec dom_spec = {
+    "dom", usage_text, description, dom_options, on_option, 1, 2, "DUMP and at most one ID", 1
+};
+
 int cmd_dom(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
     dom_state s;
     memset(&s, 0, sizeof s);
-    int rc = cli_parse(argc, argv, "dom", dom_options, on_option, &s, &c, &a);
+    int rc = cli_start(&dom_spec, &s, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, dom_options);
-        goto out_args;
-    }
-    if (a.count == 0) {
-        rc = cli_usage_error("dom", "missing DUMP argument");
-        goto out_args;
-    }
-    if (a.count > 2) {
-        rc = cli_usage_error("dom", "too many arguments (expected DUMP and at most one ID)");
-        goto out_args;
-    }
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (c.sort && strcmp(c.sort, "retained") != 0) {
         rc = cli_usage_error("dom", "unknown sort key '%s' (children are sorted by retained size)",
                              c.sort);
@@ -467,19 +459,16 @@ int cmd_dom(int argc, char **argv)
         rc = cli_usage_error("dom", "--top and --min-bytes do not apply to --format folded");
         goto out_args;
     }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+    if ((rc = cli_open("dom", path, &c, 1, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("dom", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
     uint32_t *found = NULL;
     if (a.count == 2 && (rc = why_resolve_ids("dom", path, heaps, nheaps, a.positional + 1, 1, &found)) != 0)
-        goto out_heaps;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+        goto out_input;
+    cli_warn_input(&in, &c);
 
     static const col_spec table_cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
@@ -504,7 +493,7 @@ int cmd_dom(int argc, char **argv)
     else
         report_columns(rep, s.by_type ? type_cols : cols, 5);
     report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", dump->format);
+    report_json_field_str(rep, "format", in.dump->format);
     for (size_t i = 0; i < nheaps && rc == 0; i++) {
         if (found && found[i] == GCH_NONE)
             continue;
@@ -518,10 +507,8 @@ int cmd_dom(int argc, char **argv)
     if (!rc)
         rc = wrc;
     free(found);
-out_heaps:
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+out_input:
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

@@ -145,31 +145,24 @@ static int info_heap(kv_writer *w, const gch_dump *d, const gch_heap *h)
     return 0;
 }
 
+static const cli_spec info_spec = {
+    "info", usage_text, description, info_options, NULL, 1, 1, NULL, 0
+};
+
 int cmd_info(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
-    int rc = cli_parse(argc, argv, "info", info_options, NULL, NULL, &c, &a);
+    int rc = cli_start(&info_spec, NULL, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, info_options);
-        goto out_args;
-    }
-    if ((rc = cli_require_dumps("info", &a, 1, 1)) != 0)
-        goto out_args;
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("info", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+    if ((rc = cli_open("info", path, &c, 1, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("info", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
     kv_writer w = { NULL, &c, 0 };
     if (c.format == FMT_JSON) {
         printf("{\"command\":\"info\",\"file\":");
@@ -196,9 +189,7 @@ int cmd_info(int argc, char **argv)
         if (!rc)
             rc = wrc;
     }
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

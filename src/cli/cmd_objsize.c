@@ -285,22 +285,18 @@ static const col_spec stat_cols[] = {
     { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "type", COL_TEXT }
 };
 
+static const cli_spec objsize_spec = {
+    "objsize", usage_text, description, objsize_options, on_option, 1, -1, NULL, 0
+};
+
 int cmd_objsize(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
     objsize_state s = { 0, NULL };
-    int rc = cli_parse(argc, argv, "objsize", objsize_options, on_option, &s, &c, &a);
+    int rc = cli_start(&objsize_spec, &s, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, objsize_options);
-        goto out_args;
-    }
-    if (a.count == 0) {
-        rc = cli_usage_error("objsize", "missing DUMP argument");
-        goto out_args;
-    }
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (!s.type && a.count < 2) {
         rc = cli_usage_error("objsize", "give at least one object ID, or --type NAME");
         goto out_args;
@@ -317,18 +313,13 @@ int cmd_objsize(int argc, char **argv)
         rc = cli_usage_error("objsize", "unknown sort key '%s' (bytes, count or name)", c.sort);
         goto out_args;
     }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("objsize", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+    if ((rc = cli_open("objsize", path, &c, 1, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("objsize", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
     size_t nids = (size_t)a.count - 1;
     const char *const *ids = a.positional + 1;
     uint32_t *found = NULL;
@@ -338,9 +329,8 @@ int cmd_objsize(int argc, char **argv)
     else
         rc = why_resolve_ids("objsize", path, heaps, nheaps, ids, nids, &found);
     if (rc)
-        goto out_heaps;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+        goto out_input;
+    cli_warn_input(&in, &c);
 
     /* Sections reported: those holding an ID or a matching type. */
     uint8_t *use = calloc(nheaps ? nheaps : 1, 1);
@@ -418,12 +408,10 @@ int cmd_objsize(int argc, char **argv)
     if (!rc)
         rc = wrc;
     free(use);
-out_heaps:
+out_input:
     free(found);
     why_free_masks(masks, nheaps);
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

@@ -121,8 +121,8 @@ static void print_root_line(const ctx *x, uint32_t r)
     char fbuf[64], cbuf[4096];
     printf("  root: %s", gch_root_kind_name(h->root_kind[r]));
     if (h->root_flags[r])
-        printf(", %s", why_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
-    why_container_text(h, r, x->c, cbuf, sizeof cbuf);
+        printf(", %s", cli_root_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+    cli_root_container_text(h, r, x->c, cbuf, sizeof cbuf);
     const char *label = gch_heap_string(h, h->root_label[r]);
     if (cbuf[0] || label[0]) {
         fputs("  (", stdout);
@@ -172,8 +172,8 @@ static void step_row(const ctx *x, uint32_t target, const char *status, uint64_t
     report_cell_text(rep, prev == GCH_NONE ? "" : why_ref_label(h, prev, o));
     if (r != GCH_NONE) {
         report_cell_text(rep, gch_root_kind_name(h->root_kind[r]));
-        report_cell_text(rep, why_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
-        report_cell_text(rep, why_container_text(h, r, x->c, cbuf, sizeof cbuf));
+        report_cell_text(rep, cli_root_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+        report_cell_text(rep, cli_root_container_text(h, r, x->c, cbuf, sizeof cbuf));
         report_cell_text(rep, gch_heap_string(h, h->root_label[r]));
     } else {
         for (int i = 0; i < 4; i++)
@@ -470,6 +470,10 @@ static const col_spec type_cols[] = {
     { "type", COL_TEXT }
 };
 
+static const cli_spec retainers_spec = {
+    "retainers", usage_text, description, retainers_options, on_option, 1, -1, NULL, 0
+};
+
 int cmd_retainers(int argc, char **argv)
 {
     cli_common c;
@@ -478,17 +482,9 @@ int cmd_retainers(int argc, char **argv)
     memset(&s, 0, sizeof s);
     s.max_paths = 10;
     s.depth = UINT64_MAX;
-    int rc = cli_parse(argc, argv, "retainers", retainers_options, on_option, &s, &c, &a);
+    int rc = cli_start(&retainers_spec, &s, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, retainers_options);
-        goto out_args;
-    }
-    if (a.count == 0) {
-        rc = cli_usage_error("retainers", "missing DUMP argument");
-        goto out_args;
-    }
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (!s.type && a.count < 2) {
         rc = cli_usage_error("retainers", "give at least one object ID, or --type NAME");
         goto out_args;
@@ -509,18 +505,13 @@ int cmd_retainers(int argc, char **argv)
         rc = cli_usage_error("retainers", "unknown sort key '%s' (retainers has no --sort)", c.sort);
         goto out_args;
     }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("retainers", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+    if ((rc = cli_open("retainers", path, &c, 1, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("retainers", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
     size_t nids = (size_t)a.count - 1;
     const char *const *ids = a.positional + 1;
     uint32_t *found = NULL;
@@ -530,9 +521,8 @@ int cmd_retainers(int argc, char **argv)
     else
         rc = why_resolve_ids("retainers", path, heaps, nheaps, ids, nids, &found);
     if (rc)
-        goto out_heaps;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+        goto out_input;
+    cli_warn_input(&in, &c);
 
     size_t nuse = 0;
     for (size_t k = 0; k < nheaps; k++) {
@@ -619,12 +609,10 @@ int cmd_retainers(int argc, char **argv)
         if (!rc)
             rc = EXIT_INPUT;
     }
-out_heaps:
+out_input:
     free(found);
     why_free_masks(masks, nheaps);
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

@@ -42,27 +42,6 @@ static int on_option(void *state, int id, const char *value)
     return 0;
 }
 
-static const char *flags_text(unsigned flags, char *buf, size_t cap)
-{
-    static const char *const names[] = { "pinned", "weak", "interior" };
-    size_t n = 0;
-    buf[0] = '\0';
-    for (unsigned bit = 0; bit < 8; bit++) {
-        if (!(flags & (1u << bit)))
-            continue;
-        const char *sep = n ? "|" : "";
-        if (bit < 3)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, names[bit]);
-        else
-            n += (size_t)snprintf(buf + n, cap - n, "%s0x%x", sep, 1u << bit);
-        if (n >= cap)
-            break;
-    }
-    if (!n)
-        snprintf(buf, cap, "-");
-    return buf;
-}
-
 static const gch_heap *sort_heap;
 static int sort_mode; /* 1 bytes, 2 name, 3 kind */
 
@@ -94,20 +73,6 @@ static int compare_roots(const void *pa, const void *pb)
     return c ? c : (a < b ? -1 : a > b);
 }
 
-static void container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    if (!h->root_has_container[r])
-        return;
-    if (h->root_container[r] != GCH_NONE) {
-        char tmp[4096];
-        snprintf(buf, cap, "%s", cli_type_name(h, h->root_container[r], c, tmp, sizeof tmp));
-    } else {
-        snprintf(buf, cap, h->id_radix == 10 ? "<unknown type %" PRIu64 ">" : "<unknown type %" PRIx64 ">",
-                 h->root_container_raw[r]);
-    }
-}
-
 static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint32_t *order)
 {
     report_begin_section(rep, h->name);
@@ -118,12 +83,12 @@ static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint3
         const char *type = root_type(h, r);
         if (h->root_object[r] != GCH_NONE)
             type = cli_type_name(h, h->object_type[h->root_object[r]], c, tbuf, sizeof tbuf);
-        container_text(h, r, c, cbuf, sizeof cbuf);
+        cli_root_container_text(h, r, c, cbuf, sizeof cbuf);
         const char *label = gch_heap_string(h, h->root_label[r]);
         report_cell_id(rep, h->root_raw_id[r], h->id_radix);
         report_cell_u64(rep, root_size(h, r));
         report_cell_text(rep, gch_root_kind_name(h->root_kind[r]));
-        report_cell_text(rep, flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+        report_cell_text(rep, cli_root_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
         if (c->format == FMT_TABLE) {
             /* One name column, last: the type, then where the root comes from. */
             char line[8192 + 64];
@@ -151,22 +116,29 @@ typedef struct summary_row {
     uint64_t count, bytes;
 } summary_row;
 
-static void summary_heap(report *rep, const gch_heap *h)
+/* Roots by kind x flags (6 x 256 cells: small enough to tabulate). */
+static summary_row *tabulate(const gch_heap *h, summary_row *total)
 {
-    /* kind x flags: 6 kinds x 256 flag values is small enough to tabulate. */
     summary_row *t = calloc((size_t)GCH_ROOT_KIND_COUNT * 256, sizeof *t);
     if (!t) {
         cli_error("out of memory");
         exit(EXIT_INPUT);
     }
-    uint64_t total = 0, total_bytes = 0;
+    total->count = total->bytes = 0;
     for (uint32_t r = 0; r < h->root_count; r++) {
         summary_row *s = &t[(size_t)(h->root_kind[r] % GCH_ROOT_KIND_COUNT) * 256 + h->root_flags[r]];
         s->count++;
         s->bytes += root_size(h, r);
-        total++;
-        total_bytes += root_size(h, r);
+        total->count++;
+        total->bytes += root_size(h, r);
     }
+    return t;
+}
+
+static void summary_heap(report *rep, const gch_heap *h)
+{
+    summary_row total;
+    summary_row *t = tabulate(h, &total);
     report_begin_section(rep, h->name);
     char fbuf[64];
     for (unsigned k = 0; k < GCH_ROOT_KIND_COUNT; k++) {
@@ -175,7 +147,7 @@ static void summary_heap(report *rep, const gch_heap *h)
             if (!s->count)
                 continue;
             report_cell_text(rep, gch_root_kind_name(k));
-            report_cell_text(rep, flags_text(f, fbuf, sizeof fbuf));
+            report_cell_text(rep, cli_root_flags_text(f, fbuf, sizeof fbuf));
             report_cell_u64(rep, s->count);
             report_cell_u64(rep, s->bytes);
         }
@@ -183,26 +155,68 @@ static void summary_heap(report *rep, const gch_heap *h)
     report_begin_total(rep);
     report_cell_text(rep, "total");
     report_cell_text(rep, "");
-    report_cell_u64(rep, total);
-    report_cell_u64(rep, total_bytes);
+    report_cell_u64(rep, total.count);
+    report_cell_u64(rep, total.bytes);
     report_end_section(rep);
     free(t);
 }
+
+/* The summary as a json array, for the "summary" member of a json section. */
+static void summary_json(const gch_heap *h, jbuf *b)
+{
+    summary_row total;
+    summary_row *t = tabulate(h, &total);
+    char fbuf[64];
+    int first = 1;
+    jbuf_raw(b, "[");
+    for (unsigned k = 0; k < GCH_ROOT_KIND_COUNT; k++) {
+        for (unsigned f = 0; f < 256; f++) {
+            summary_row *s = &t[k * 256 + f];
+            if (!s->count)
+                continue;
+            jbuf_raw(b, first ? "{\"kind\":" : ",{\"kind\":");
+            jbuf_str(b, gch_root_kind_name(k));
+            jbuf_raw(b, ",\"flags\":");
+            jbuf_str(b, cli_root_flags_text(f, fbuf, sizeof fbuf));
+            jbuf_raw(b, ",\"count\":");
+            jbuf_u64(b, s->count);
+            jbuf_raw(b, ",\"bytes\":");
+            jbuf_u64(b, s->bytes);
+            jbuf_raw(b, "}");
+            first = 0;
+        }
+    }
+    jbuf_raw(b, "]");
+    free(t);
+}
+
+/* Root record indices in the order --sort asks for. malloc'd. */
+static uint32_t *sorted_roots(const gch_heap *h)
+{
+    uint32_t *order = malloc(sizeof *order * (h->root_count ? h->root_count : 1));
+    if (!order) {
+        cli_error("out of memory");
+        exit(EXIT_INPUT);
+    }
+    for (uint32_t r = 0; r < h->root_count; r++)
+        order[r] = r;
+    sort_heap = h;
+    qsort(order, h->root_count, sizeof *order, compare_roots);
+    return order;
+}
+
+static const cli_spec roots_spec = {
+    "roots", usage_text, description, roots_options, on_option, 1, 1, NULL, 0
+};
 
 int cmd_roots(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
     roots_state s = { 0, 0 };
-    int rc = cli_parse(argc, argv, "roots", roots_options, on_option, &s, &c, &a);
+    int rc = cli_start(&roots_spec, &s, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, roots_options);
-        goto out_args;
-    }
-    if ((rc = cli_require_dumps("roots", &a, 1, 1)) != 0)
-        goto out_args;
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (c.sort && strcmp(c.sort, "bytes") && strcmp(c.sort, "name") && strcmp(c.sort, "kind") &&
         strcmp(c.sort, "none")) {
         rc = cli_usage_error("roots", "unknown sort key '%s' (none, bytes, name or kind)", c.sort);
@@ -212,20 +226,14 @@ int cmd_roots(int argc, char **argv)
         rc = cli_usage_error("roots", "--summary and --list exclude each other");
         goto out_args;
     }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("roots", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 0, &dump)) != 0)
+    if ((rc = cli_open("roots", path, &c, 0, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("roots", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
+    cli_warn_input(&in, &c);
 
     int machine = c.format == FMT_TSV || c.format == FMT_CSV;
     int want_summary = !s.list_only && (!machine || s.summary_only);
@@ -250,68 +258,18 @@ int cmd_roots(int argc, char **argv)
         report_json_field_str(rep, "format", dump->format);
         for (size_t i = 0; i < nheaps; i++) {
             const gch_heap *h = heaps[i];
-            uint32_t *order = malloc(sizeof *order * (h->root_count ? h->root_count : 1));
-            if (!order) {
-                cli_error("out of memory");
-                exit(EXIT_INPUT);
-            }
-            for (uint32_t r = 0; r < h->root_count; r++)
-                order[r] = r;
-            sort_heap = h;
-            qsort(order, h->root_count, sizeof *order, compare_roots);
-            /* The summary goes in as a raw json member of the section. */
-            char *summary = NULL;
-            size_t summary_len = 0;
-            FILE *mem = NULL;
-            (void)mem;
-            {
-                uint64_t counts[GCH_ROOT_KIND_COUNT][256] = { { 0 } };
-                uint64_t bytes[GCH_ROOT_KIND_COUNT][256] = { { 0 } };
-                for (uint32_t r = 0; r < h->root_count; r++) {
-                    counts[h->root_kind[r] % GCH_ROOT_KIND_COUNT][h->root_flags[r]]++;
-                    bytes[h->root_kind[r] % GCH_ROOT_KIND_COUNT][h->root_flags[r]] += root_size(h, r);
-                }
-                size_t cap = 64;
-                summary = malloc(cap);
-                if (!summary) {
-                    cli_error("out of memory");
-                    exit(EXIT_INPUT);
-                }
-                summary_len = (size_t)snprintf(summary, cap, "[");
-                char fbuf[64], item[256];
-                for (unsigned k = 0; k < GCH_ROOT_KIND_COUNT; k++) {
-                    for (unsigned f = 0; f < 256; f++) {
-                        if (!counts[k][f])
-                            continue;
-                        int n = snprintf(item, sizeof item,
-                                         "%s{\"kind\":\"%s\",\"flags\":\"%s\",\"count\":%" PRIu64
-                                         ",\"bytes\":%" PRIu64 "}",
-                                         summary_len > 1 ? "," : "", gch_root_kind_name(k),
-                                         flags_text(f, fbuf, sizeof fbuf), counts[k][f], bytes[k][f]);
-                        while (summary_len + (size_t)n + 2 > cap) {
-                            cap *= 2;
-                            summary = realloc(summary, cap);
-                            if (!summary) {
-                                cli_error("out of memory");
-                                exit(EXIT_INPUT);
-                            }
-                        }
-                        memcpy(summary + summary_len, item, (size_t)n + 1);
-                        summary_len += (size_t)n;
-                    }
-                }
-                summary[summary_len++] = ']';
-                summary[summary_len] = '\0';
-            }
-            report_section_json_raw(rep, "summary", summary);
-            free(summary);
+            uint32_t *order = sorted_roots(h);
+            jbuf summary = { NULL, 0, 0 };
+            summary_json(h, &summary);
+            report_section_json_raw(rep, "summary", summary.s);
+            jbuf_free(&summary);
             list_heap(rep, h, &c, order);
             free(order);
         }
         int wrc = report_finish(rep);
         if (!rc)
             rc = wrc;
-        goto out_heaps;
+        goto out_input;
     }
 
     if (want_summary) {
@@ -331,24 +289,14 @@ int cmd_roots(int argc, char **argv)
             report_columns(rep, list_cols, 7);
         for (size_t i = 0; i < nheaps; i++) {
             const gch_heap *h = heaps[i];
-            uint32_t *order = malloc(sizeof *order * (h->root_count ? h->root_count : 1));
-            if (!order) {
-                cli_error("out of memory");
-                exit(EXIT_INPUT);
-            }
-            for (uint32_t r = 0; r < h->root_count; r++)
-                order[r] = r;
-            sort_heap = h;
-            qsort(order, h->root_count, sizeof *order, compare_roots);
+            uint32_t *order = sorted_roots(h);
             list_heap(rep, h, &c, order);
             free(order);
         }
         rc = report_finish(rep);
     }
-out_heaps:
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+out_input:
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

@@ -149,20 +149,18 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     return 0;
 }
 
+static const cli_spec stat_spec = {
+    "stat", usage_text, description, stat_options, on_option, 1, 1, NULL, 0
+};
+
 int cmd_stat(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
     stat_state s = { 0 };
-    int rc = cli_parse(argc, argv, "stat", stat_options, on_option, &s, &c, &a);
+    int rc = cli_start(&stat_spec, &s, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, stat_options);
-        goto out_args;
-    }
-    if ((rc = cli_require_dumps("stat", &a, 1, 1)) != 0)
-        goto out_args;
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (c.sort && strcmp(c.sort, "retained") == 0 && !s.retained) {
         rc = cli_usage_error("stat", "--sort retained needs --retained");
         goto out_args;
@@ -173,20 +171,14 @@ int cmd_stat(int argc, char **argv)
                              c.sort);
         goto out_args;
     }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("stat", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, s.live || s.retained, &dump)) != 0)
+    if ((rc = cli_open("stat", path, &c, s.live || s.retained, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("stat", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
+    cli_warn_input(&in, &c);
     static const col_spec cols[] = { { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "type", COL_TEXT } };
     static const col_spec ret_cols[] = {
         { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
@@ -203,9 +195,7 @@ int cmd_stat(int argc, char **argv)
     int wrc = report_finish(rep);
     if (!rc)
         rc = wrc;
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

@@ -135,37 +135,29 @@ static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
     return 0;
 }
 
+static const cli_spec top_spec = {
+    "top", usage_text, description, top_options, NULL, 1, 1, NULL, 0
+};
+
 int cmd_top(int argc, char **argv)
 {
     cli_common c;
     cli_args a;
-    int rc = cli_parse(argc, argv, "top", top_options, NULL, NULL, &c, &a);
+    int rc = cli_start(&top_spec, NULL, argc, argv, &c, &a);
     if (rc)
-        goto out_args;
-    if (c.help) {
-        cli_print_help(usage_text, description, top_options);
-        goto out_args;
-    }
-    if ((rc = cli_require_dumps("top", &a, 1, 1)) != 0)
-        goto out_args;
+        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
     if (c.sort && strcmp(c.sort, "retained") != 0) {
         rc = cli_usage_error("top", "unknown sort key '%s' (top sorts by retained size)", c.sort);
         goto out_args;
     }
-    if (c.format == FMT_FOLDED) {
-        rc = cli_usage_error("top", "--format folded is only for 'dom'");
-        goto out_args;
-    }
-    gch_dump *dump;
+    cli_input in;
     const char *path = a.positional[0];
-    if ((rc = cli_load(path, &c, 1, &dump)) != 0)
+    if ((rc = cli_open("top", path, &c, 1, &in)) != 0)
         goto out_args;
-    gch_heap **heaps;
-    size_t nheaps;
-    if ((rc = cli_select("top", path, dump, &c, &heaps, &nheaps)) != 0)
-        goto out_dump;
-    for (size_t i = 0; i < nheaps; i++)
-        cli_warn_anomalies(path, dump, heaps[i], &c);
+    gch_dump *dump = in.dump;
+    gch_heap **heaps = in.heaps;
+    size_t nheaps = in.count;
+    cli_warn_input(&in, &c);
     static const col_spec cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
@@ -178,9 +170,7 @@ int cmd_top(int argc, char **argv)
     int wrc = report_finish(rep);
     if (!rc)
         rc = wrc;
-    free(heaps);
-out_dump:
-    gch_dump_free(dump);
+    cli_close(&in);
 out_args:
     free(a.positional);
     return rc;

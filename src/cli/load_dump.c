@@ -235,14 +235,37 @@ const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common 
     return name;
 }
 
-int cli_require_dumps(const char *command, const cli_args *args, int min, int max)
+const char *cli_root_flags_text(unsigned flags, char *buf, size_t cap)
 {
-    if (args->count == 0 && min > 0)
-        return cli_usage_error(command, "missing DUMP argument");
-    if (args->count < min)
-        return cli_usage_error(command, "expected %d DUMP arguments, got %d", min, args->count);
-    if (args->count > max)
-        return cli_usage_error(command, "too many arguments (expected %d DUMP%s)", max,
-                               max == 1 ? "" : "s");
-    return 0;
+    static const char *const names[] = { "pinned", "weak", "interior" };
+    size_t n = 0;
+    buf[0] = '\0';
+    for (unsigned bit = 0; bit < 8 && n < cap; bit++) {
+        if (!(flags & (1u << bit)))
+            continue;
+        const char *sep = n ? "|" : "";
+        if (bit < 3)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, names[bit]);
+        else
+            n += (size_t)snprintf(buf + n, cap - n, "%s0x%x", sep, 1u << bit);
+    }
+    if (!n)
+        snprintf(buf, cap, "-");
+    return buf;
+}
+
+const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                    size_t cap)
+{
+    buf[0] = '\0';
+    if (!h->root_has_container || !h->root_has_container[r])
+        return buf;
+    if (h->root_container[r] != GCH_NONE) {
+        char tmp[4096];
+        snprintf(buf, cap, "%s", cli_type_name(h, h->root_container[r], c, tmp, sizeof tmp));
+    } else {
+        snprintf(buf, cap, h->id_radix == 10 ? "<unknown type %" PRIu64 ">" : "<unknown type %" PRIx64 ">",
+                 h->root_container_raw[r]);
+    }
+    return buf;
 }

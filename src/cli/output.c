@@ -32,8 +32,7 @@ struct report {
     size_t nnotes;
 
     /* json */
-    char *total_json;          /* "k":v,... of the totals row */
-    size_t total_json_len;
+    jbuf total_json;           /* "k":v,... of the totals row */
     char **raw_keys, **raw_vals;
     size_t nraw;
     int json_opened;
@@ -81,37 +80,86 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-void write_json_string(FILE *f, const char *str)
+/* The one json string escaper; put() receives the escaped text in pieces. */
+static void json_escape(const char *str, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
 {
     const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
+    put(ctx, "\"", 1);
     while (*s) {
         unsigned char c = *s;
+        const char *esc = NULL;
         switch (c) {
-        case '"': fputs("\\\"", f); s++; continue;
-        case '\\': fputs("\\\\", f); s++; continue;
-        case '\n': fputs("\\n", f); s++; continue;
-        case '\r': fputs("\\r", f); s++; continue;
-        case '\t': fputs("\\t", f); s++; continue;
-        case '\b': fputs("\\b", f); s++; continue;
-        case '\f': fputs("\\f", f); s++; continue;
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
         default: break;
         }
+        if (esc) {
+            put(ctx, esc, 2);
+            s++;
+            continue;
+        }
         if (c < 0x20 || c == 0x7f) {
-            fprintf(f, "\\u%04x", c);
+            char u[8];
+            snprintf(u, sizeof u, "\\u%04x", c);
+            put(ctx, u, 6);
             s++;
             continue;
         }
         size_t n = utf8_len(s);
         if (n == 0) {
-            fputs("\\ufffd", f); /* invalid UTF-8 byte */
+            put(ctx, "\\ufffd", 6); /* invalid UTF-8 byte */
             s++;
             continue;
         }
-        fwrite(s, 1, n, f);
+        put(ctx, (const char *)s, n);
         s += n;
     }
-    fputc('"', f);
+    put(ctx, "\"", 1);
+}
+
+static void put_file(void *ctx, const char *p, size_t n) { fwrite(p, 1, n, (FILE *)ctx); }
+
+void write_json_string(FILE *f, const char *str) { json_escape(str, put_file, f); }
+
+static void jbuf_put(void *ctx, const char *s, size_t n)
+{
+    jbuf *b = ctx;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns)
+            die_oom();
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void jbuf_raw(jbuf *b, const char *s) { jbuf_put(b, s, strlen(s)); }
+
+void jbuf_u64(jbuf *b, uint64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, v);
+    jbuf_raw(b, num);
+}
+
+void jbuf_str(jbuf *b, const char *s) { json_escape(s, jbuf_put, b); }
+
+void jbuf_free(jbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
 }
 
 void write_tsv_field(FILE *f, const char *str)
@@ -317,17 +365,6 @@ static void store_table_cell(report *r, char *s)
     r->cells[r->ncells++] = s;
 }
 
-static void append_total_json(report *r, const char *piece)
-{
-    size_t n = strlen(piece);
-    char *nt = realloc(r->total_json, r->total_json_len + n + 1);
-    if (!nt)
-        die_oom();
-    memcpy(nt + r->total_json_len, piece, n + 1);
-    r->total_json = nt;
-    r->total_json_len += n;
-}
-
 /* Emits one cell: text is the display form, json_raw the json value text
  * (already quoted for strings). */
 static void cell(report *r, const char *text, const char *json_raw, const char *json_str)
@@ -360,20 +397,11 @@ static void cell(report *r, const char *text, const char *json_raw, const char *
             /* Built as a string: the totals follow the rows array. */
             char key[128];
             snprintf(key, sizeof key, "%s\"%s\":", c ? "," : "", r->cols[c].name);
-            append_total_json(r, key);
-            if (json_raw) {
-                append_total_json(r, json_raw);
-            } else {
-                /* Rare (text totals): escape through a memory stream-free path. */
-                append_total_json(r, "\"");
-                for (const char *p = json_str; *p; p++) {
-                    char e[8] = { *p, 0 };
-                    if (*p == '"' || *p == '\\') { e[0] = '\\'; e[1] = *p; e[2] = 0; }
-                    else if ((unsigned char)*p < 0x20) snprintf(e, sizeof e, "\\u%04x", (unsigned char)*p);
-                    append_total_json(r, e);
-                }
-                append_total_json(r, "\"");
-            }
+            jbuf_raw(&r->total_json, key);
+            if (json_raw)
+                jbuf_raw(&r->total_json, json_raw);
+            else
+                jbuf_str(&r->total_json, json_str);
             break;
         }
         if (c == 0)
@@ -536,9 +564,7 @@ static void clear_section(report *r)
     for (size_t i = 0; i < r->nnotes; i++)
         free(r->notes[i]);
     r->nnotes = 0;
-    free(r->total_json);
-    r->total_json = NULL;
-    r->total_json_len = 0;
+    jbuf_free(&r->total_json);
     for (size_t i = 0; i < r->nraw; i++) {
         free(r->raw_keys[i]);
         free(r->raw_vals[i]);
@@ -556,7 +582,7 @@ void report_end_section(report *r)
     case FMT_JSON:
         fputc(']', r->out);
         if (r->has_total)
-            fprintf(r->out, ",\"total\":{%s}", r->total_json ? r->total_json : "");
+            fprintf(r->out, ",\"total\":{%s}", r->total_json.s ? r->total_json.s : "");
         for (size_t i = 0; i < r->nraw; i++) {
             fputc(',', r->out);
             write_json_string(r->out, r->raw_keys[i]);

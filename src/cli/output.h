@@ -71,6 +71,17 @@ void write_tsv_field(FILE *f, const char *s);
 void write_csv_field(FILE *f, const char *s);
 void write_table_text(FILE *f, const char *s);
 
+/* A growing string of json text (for report_section_json_raw members). */
+typedef struct jbuf {
+    char *s;
+    size_t len, cap;
+} jbuf;
+void jbuf_raw(jbuf *b, const char *s);
+void jbuf_u64(jbuf *b, uint64_t v);
+/* A json string, escaped exactly like write_json_string. */
+void jbuf_str(jbuf *b, const char *s);
+void jbuf_free(jbuf *b);
+
 /* Formats bytes with binary units ("1.5 MiB") into buf. */
 const char *format_human_bytes(uint64_t v, char *buf, size_t cap);
 /* Formats with thousands separators ("1,234,567") into buf. */

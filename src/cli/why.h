@@ -39,11 +39,6 @@ int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t 
 /* gch_domtree_build with the error printed; 0 or EXIT_INPUT. */
 int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
 
-/* "pinned|weak", "-" for none. */
-const char *why_flags_text(unsigned flags, char *buf, size_t cap);
-/* The container type of static root r ("" when none). */
-const char *why_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
-                               size_t cap);
 
 /* The field label of the first reference from object from to object to, or "". */
 const char *why_ref_label(const gch_heap *h, uint32_t from, uint32_t to);
@@ -56,15 +51,5 @@ uint64_t why_top(const cli_common *c, uint64_t table_default);
  * deeper levels are shown as 64 spaces and "[DEPTH] ". Writes into buf. */
 const char *why_indent(uint64_t depth, char *buf, size_t cap);
 
-/* A growing string for raw json members (report_section_json_raw). */
-typedef struct jbuf {
-    char *s;
-    size_t len, cap;
-} jbuf;
-void jbuf_raw(jbuf *b, const char *s);
-void jbuf_u64(jbuf *b, uint64_t v);
-/* A json string with the same escaping as write_json_string. */
-void jbuf_str(jbuf *b, const char *s);
-void jbuf_free(jbuf *b);
 
 #endif

@@ -117,7 +117,7 @@ static void whole_reports(void **state)
     s = run_report(FMT_JSON, name);
     assert_string_equal(s, "{\"command\":\"stat\",\"sections\":[{\"domain\":\"dom\\\"ain\",\"rows\":"
                            "[{\"count\":1,\"type\":\"A\\tB\\n\\\"C\\\",D\\\\E\\u0001\"}],"
-                           "\"total\":{\"count\":1,\"type\":\"total \\\"1\\\"\\u000a\"}}]}\n");
+                           "\"total\":{\"count\":1,\"type\":\"total \\\"1\\\"\\n\"}}]}\n");
     free(s);
     s = run_report(FMT_TABLE, name);
     assert_string_equal(s, "count  type\n"
