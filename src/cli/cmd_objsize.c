@@ -297,14 +297,8 @@ int cmd_objsize(int argc, char **argv)
     int rc = cli_start(&objsize_spec, &s, argc, argv, &c, &a);
     if (rc)
         return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (!s.type && a.count < 2) {
-        rc = cli_usage_error("objsize", "give at least one object ID, or --type NAME");
+    if ((rc = why_check_target_args("objsize", &a, s.type)) != 0)
         goto out_args;
-    }
-    if (s.type && a.count > 1) {
-        rc = cli_usage_error("objsize", "give object IDs or --type NAME, not both");
-        goto out_args;
-    }
     if (c.sort && !s.stat) {
         rc = cli_usage_error("objsize", "--sort orders the --stat breakdown: add --stat");
         goto out_args;
@@ -320,33 +314,17 @@ int cmd_objsize(int argc, char **argv)
     gch_dump *dump = in.dump;
     gch_heap **heaps = in.heaps;
     size_t nheaps = in.count;
-    size_t nids = (size_t)a.count - 1;
-    const char *const *ids = a.positional + 1;
-    uint32_t *found = NULL;
-    uint8_t **masks = NULL;
-    if (s.type)
-        rc = why_match_types("objsize", path, heaps, nheaps, s.type, &c, &masks);
-    else
-        rc = why_resolve_ids("objsize", path, heaps, nheaps, ids, nids, &found);
-    if (rc)
+    why_targets tg;
+    if ((rc = why_targets_find("objsize", &in, &a, s.type, &c, &tg)) != 0)
         goto out_input;
     cli_warn_input(&in, &c);
+    const uint32_t *found = tg.found;
+    uint8_t **masks = tg.masks;
+    size_t nids = tg.nids;
 
-    /* Sections reported: those holding an ID or a matching type. */
-    uint8_t *use = calloc(nheaps ? nheaps : 1, 1);
-    if (!use)
-        oom();
-    size_t nuse = 0;
-    for (size_t k = 0; k < nheaps; k++) {
-        for (size_t i = 0; i < nids; i++)
-            use[k] |= found[k * nids + i] != GCH_NONE;
-        for (uint32_t ty = 0; masks && ty < heaps[k]->type_count; ty++)
-            use[k] |= masks[k][ty];
-        nuse += use[k];
-    }
     int machine = c.format == FMT_TSV || c.format == FMT_CSV;
     int main_table = !(machine && s.stat);
-    report *rep = report_new(&c, "objsize", nuse > 1, stdout);
+    report *rep = report_new(&c, "objsize", tg.nused > 1, stdout);
     if (main_table) {
         if (s.type)
             report_columns(rep, type_cols, 5);
@@ -361,7 +339,7 @@ int cmd_objsize(int argc, char **argv)
     report_json_field_str(rep, "format", dump->format);
     /* The per-heap starts for --stat. */
     for (size_t k = 0; k < nheaps && rc == 0; k++) {
-        if (!use[k])
+        if (!tg.used[k])  /* sections with an ID or a matching type */
             continue;
         const gch_heap *h = heaps[k];
         uint32_t *starts = NULL;
@@ -407,10 +385,8 @@ int cmd_objsize(int argc, char **argv)
     int wrc = report_finish(rep);
     if (!rc)
         rc = wrc;
-    free(use);
 out_input:
-    free(found);
-    why_free_masks(masks, nheaps);
+    why_targets_free(&tg);
     cli_close(&in);
 out_args:
     free(a.positional);

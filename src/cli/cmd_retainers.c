@@ -485,14 +485,8 @@ int cmd_retainers(int argc, char **argv)
     int rc = cli_start(&retainers_spec, &s, argc, argv, &c, &a);
     if (rc)
         return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (!s.type && a.count < 2) {
-        rc = cli_usage_error("retainers", "give at least one object ID, or --type NAME");
+    if ((rc = why_check_target_args("retainers", &a, s.type)) != 0)
         goto out_args;
-    }
-    if (s.type && a.count > 1) {
-        rc = cli_usage_error("retainers", "give object IDs or --type NAME, not both");
-        goto out_args;
-    }
     if (s.all && s.dominators) {
         rc = cli_usage_error("retainers", "--all and --dominators exclude each other");
         goto out_args;
@@ -512,27 +506,15 @@ int cmd_retainers(int argc, char **argv)
     gch_dump *dump = in.dump;
     gch_heap **heaps = in.heaps;
     size_t nheaps = in.count;
-    size_t nids = (size_t)a.count - 1;
-    const char *const *ids = a.positional + 1;
-    uint32_t *found = NULL;
-    uint8_t **masks = NULL;
-    if (s.type)
-        rc = why_match_types("retainers", path, heaps, nheaps, s.type, &c, &masks);
-    else
-        rc = why_resolve_ids("retainers", path, heaps, nheaps, ids, nids, &found);
-    if (rc)
+    why_targets tg;
+    if ((rc = why_targets_find("retainers", &in, &a, s.type, &c, &tg)) != 0)
         goto out_input;
     cli_warn_input(&in, &c);
+    const uint32_t *found = tg.found;
+    uint8_t **masks = tg.masks;
+    size_t nids = tg.nids;
 
-    size_t nuse = 0;
-    for (size_t k = 0; k < nheaps; k++) {
-        int use = 0;
-        for (size_t i = 0; i < nids; i++)
-            use |= found[k * nids + i] != GCH_NONE;
-        for (uint32_t ty = 0; masks && ty < heaps[k]->type_count; ty++)
-            use |= masks[k][ty];
-        nuse += (size_t)use;
-    }
+    size_t nuse = tg.nused;
 
     report *rep = NULL;
     if (c.format != FMT_TABLE || s.type) {
@@ -553,19 +535,12 @@ int cmd_retainers(int argc, char **argv)
         memset(&x, 0, sizeof x);
         x.h = heaps[k];
         x.c = &c;
+        if (!tg.used[k])
+            continue; /* no ID and no matching type in this section */
         if (s.type) {
-            int use = 0;
-            for (uint32_t ty = 0; ty < heaps[k]->type_count; ty++)
-                use |= masks[k][ty];
-            if (use)
-                rc = type_heap(&x, rep, masks[k], &s);
+            rc = type_heap(&x, rep, masks[k], &s);
         } else {
             const uint32_t *f = found + k * nids;
-            int use = 0;
-            for (size_t i = 0; i < nids; i++)
-                use |= f[i] != GCH_NONE;
-            if (!use)
-                continue;
             x.rep = c.format == FMT_TABLE ? NULL : rep;
             gch_domtree t;
             memset(&t, 0, sizeof t);
@@ -610,8 +585,7 @@ int cmd_retainers(int argc, char **argv)
             rc = EXIT_INPUT;
     }
 out_input:
-    free(found);
-    why_free_masks(masks, nheaps);
+    why_targets_free(&tg);
     cli_close(&in);
 out_args:
     free(a.positional);

@@ -164,3 +164,44 @@ const char *why_indent(uint64_t depth, char *buf, size_t cap)
 
 /* ---- json strings ---- */
 
+
+int why_check_target_args(const char *cmd, const cli_args *a, const char *type)
+{
+    if (!type && a->count < 2)
+        return cli_usage_error(cmd, "give at least one object ID, or --type NAME");
+    if (type && a->count > 1)
+        return cli_usage_error(cmd, "give object IDs or --type NAME, not both");
+    return 0;
+}
+
+int why_targets_find(const char *cmd, const cli_input *in, const cli_args *a, const char *type,
+                     const cli_common *c, why_targets *t)
+{
+    memset(t, 0, sizeof *t);
+    t->nheaps = in->count;
+    t->nids = type ? 0 : (size_t)a->count - 1;
+    int rc = type ? why_match_types(cmd, in->path, in->heaps, in->count, type, c, &t->masks)
+                  : why_resolve_ids(cmd, in->path, in->heaps, in->count, a->positional + 1,
+                                    t->nids, &t->found);
+    if (rc)
+        return rc;
+    t->used = calloc(in->count ? in->count : 1, 1);
+    if (!t->used)
+        die_oom();
+    for (size_t k = 0; k < in->count; k++) {
+        for (size_t i = 0; i < t->nids; i++)
+            t->used[k] |= t->found[k * t->nids + i] != GCH_NONE;
+        for (uint32_t ty = 0; t->masks && ty < in->heaps[k]->type_count; ty++)
+            t->used[k] |= t->masks[k][ty];
+        t->nused += t->used[k];
+    }
+    return 0;
+}
+
+void why_targets_free(why_targets *t)
+{
+    free(t->found);
+    why_free_masks(t->masks, t->nheaps);
+    free(t->used);
+    memset(t, 0, sizeof *t);
+}

@@ -36,6 +36,25 @@ int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t
 int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
                     const char *const *ids, size_t nids, uint32_t **found);
 
+/* What objsize and retainers are asked about: object IDs, or --type NAME. */
+typedef struct why_targets {
+    size_t nids;      /* object IDs given (0 with --type) */
+    uint32_t *found;  /* nheaps x nids: the object in each section, or GCH_NONE */
+    uint8_t **masks;  /* with --type: per section, per type, 1 when it matches */
+    uint8_t *used;    /* per section: 1 when it holds an ID or a matching type */
+    size_t nused;     /* sections used */
+    size_t nheaps;
+} why_targets;
+
+/* Usage check before loading: IDs (a->positional[1..]) or --type, not both. */
+int why_check_target_args(const char *cmd, const cli_args *a, const char *type);
+/* Resolves the IDs or the --type NAME in every section of in (printing the
+ * error when an ID or NAME matches nothing). 0 or EXIT_INPUT; *t is always
+ * safe to free with why_targets_free. */
+int why_targets_find(const char *cmd, const cli_input *in, const cli_args *a, const char *type,
+                     const cli_common *c, why_targets *t);
+void why_targets_free(why_targets *t);
+
 /* gch_domtree_build with the error printed; 0 or EXIT_INPUT. */
 int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
 
