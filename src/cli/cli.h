@@ -4,7 +4,9 @@
 #define GCHEAP_CLI_CLI_H
 
 #include <stddef.h>
+#include "gcheap/dominators.h"
 #include "gcheap/heap.h"
+#include "gcheap/paths.h"
 #include "gcheap/load.h"
 #include "options.h"
 
@@ -104,5 +106,18 @@ const char *cli_root_flags_text(unsigned flags, char *buf, size_t cap);
 /* The container type of static root r ("" when it has none). */
 const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
                                     size_t cap);
+
+/* A phase line on stderr ("gcheap: computing the dominator tree...") while a
+ * long analysis runs, when stderr is a terminal and neither --no-progress nor
+ * -q was given; cli_phase_end clears it. */
+void cli_phase(const cli_common *c, const char *what);
+void cli_phase_end(void);
+
+/* gch_domtree_build (weak roots per --include-weak), gch_type_retained into a
+ * malloc'd per-type array, gch_paths_build: the error printed, 0 or EXIT_INPUT. */
+int cli_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
+int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
+                      uint64_t *live_bytes);
+int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p);
 
 #endif

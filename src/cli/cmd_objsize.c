@@ -357,7 +357,7 @@ int cmd_objsize(int argc, char **argv)
         report_begin_section(rep, h->name);
         if (main_table) {
             gch_domtree t;
-            rc = why_domtree(h, &c, &t);
+            rc = cli_domtree(h, &c, &t);
             if (!rc)
                 rc = s.type ? type_rows(rep, h, &t, &c, masks[k])
                             : id_rows(rep, h, &t, &c, found + k * nids, nids);

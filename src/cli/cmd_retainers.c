@@ -103,11 +103,8 @@ static int paths_of(ctx *x, int weak, gch_paths **out)
     gch_paths *p = weak ? &x->weak : &x->strong;
     int *have = weak ? &x->have_weak : &x->have_strong;
     if (!*have) {
-        gch_error err;
-        if (gch_paths_build(x->h, weak, p, &err) != GCH_OK) {
-            cli_error("%s", err.message);
+        if (cli_paths(x->h, x->c, weak, p) != 0)
             return EXIT_INPUT;
-        }
         *have = 1;
     }
     *out = p;
@@ -544,7 +541,7 @@ int cmd_retainers(int argc, char **argv)
             x.rep = c.format == FMT_TABLE ? NULL : rep;
             gch_domtree t;
             memset(&t, 0, sizeof t);
-            if (s.dominators && (rc = why_domtree(x.h, &c, &t)) != 0)
+            if (s.dominators && (rc = cli_domtree(x.h, &c, &t)) != 0)
                 break;
             if (x.rep)
                 report_begin_section(rep, x.h->name);

@@ -67,34 +67,12 @@ static int compare_retained(const void *pa, const void *pb)
 }
 
 /* Per-type retained sizes into *out (malloc'd) and the live bytes. */
-static int type_retained(const gch_heap *h, const cli_common *c, uint64_t **out, uint64_t *live_bytes)
-{
-    gch_domtree t;
-    gch_error err;
-    *out = malloc(sizeof **out * (h->type_count ? h->type_count : 1));
-    if (!*out) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
-    if (gch_domtree_build(h, c->include_weak, &t, &err) != GCH_OK ||
-        gch_type_retained(h, &t, *out, &err) != GCH_OK) {
-        cli_error("%s", err.message);
-        gch_domtree_free(&t);
-        free(*out);
-        *out = NULL;
-        return EXIT_INPUT;
-    }
-    *live_bytes = t.live_bytes;
-    gch_domtree_free(&t);
-    return 0;
-}
-
 static int report_heap(report *rep, const gch_heap *h, const cli_common *c, const stat_state *s)
 {
     uint8_t *live = NULL;
     uint64_t *retained = NULL, live_bytes = 0;
     gch_error err;
-    if (s->retained && type_retained(h, c, &retained, &live_bytes) != 0)
+    if (s->retained && cli_type_retained(h, c, &retained, &live_bytes) != 0)
         return EXIT_INPUT;
     if (s->live && gch_live_set(h, c->include_weak, &live, NULL, NULL, &err) != GCH_OK) {
         cli_error("%s", err.message);

@@ -139,28 +139,14 @@ int heap_types_for(const gch_heap *heap, int live, int retained, const cli_commo
 {
     uint8_t *mask = NULL;
     uint64_t *per_type = NULL;
-    gch_domtree tree;
     gch_error err;
-    memset(&tree, 0, sizeof tree);
     if (live && gch_live_set(heap, common->include_weak, &mask, NULL, NULL, &err) != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    if (retained) {
-        per_type = calloc(heap->type_count ? heap->type_count : 1, sizeof *per_type);
-        if (!per_type)
-            oom_exit();
-        if (gch_domtree_build(heap, common->include_weak, &tree, &err) != GCH_OK ||
-            gch_type_retained(heap, &tree, per_type, &err) != GCH_OK) {
-            cli_error("%s", err.message);
-            gch_domtree_free(&tree);
-            gch_free(mask);
-            free(per_type);
-            return EXIT_INPUT;
-        }
-        if (live_bytes)
-            *live_bytes = tree.live_bytes;
-        gch_domtree_free(&tree);
+    if (retained && cli_type_retained(heap, common, &per_type, live_bytes) != 0) {
+        gch_free(mask);
+        return EXIT_INPUT;
     }
     int rc = named_types_of(heap, mask, per_type, common, out, count);
     gch_free(mask);

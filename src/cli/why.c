@@ -123,16 +123,6 @@ fail:
     return EXIT_INPUT;
 }
 
-int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t)
-{
-    gch_error err;
-    if (gch_domtree_build(h, c->include_weak, t, &err) != GCH_OK) {
-        cli_error("%s", err.message);
-        return EXIT_INPUT;
-    }
-    return 0;
-}
-
 const char *why_ref_label(const gch_heap *h, uint32_t from, uint32_t to)
 {
     if (!h->out_label)

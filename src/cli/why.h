@@ -55,8 +55,6 @@ int why_targets_find(const char *cmd, const cli_input *in, const cli_args *a, co
                      const cli_common *c, why_targets *t);
 void why_targets_free(why_targets *t);
 
-/* gch_domtree_build with the error printed; 0 or EXIT_INPUT. */
-int why_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
 
 
 /* The field label of the first reference from object from to object to, or "". */

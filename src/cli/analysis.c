@@ -1,0 +1,78 @@
+/* The library's long analyses as the commands call them: errors printed, and
+ * a phase line on stderr while they run (see cli_phase). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "platform.h"
+
+static int phase_shown;
+
+void cli_phase(const cli_common *c, const char *what)
+{
+    if (c->no_progress || c->quiet || !plat_stderr_is_tty())
+        return;
+    fprintf(stderr, "\r\033[Kgcheap: %s...", what);
+    fflush(stderr);
+    phase_shown = 1;
+}
+
+void cli_phase_end(void)
+{
+    if (!phase_shown)
+        return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    phase_shown = 0;
+}
+
+int cli_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t)
+{
+    gch_error err;
+    cli_phase(c, "computing the dominator tree");
+    gch_status st = gch_domtree_build(h, c->include_weak, t, &err);
+    cli_phase_end();
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
+                      uint64_t *live_bytes)
+{
+    gch_domtree t;
+    gch_error err;
+    *per_type = calloc(h->type_count ? h->type_count : 1, sizeof **per_type);
+    if (!*per_type) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    int rc = cli_domtree(h, c, &t);
+    if (rc == 0 && gch_type_retained(h, &t, *per_type, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        rc = EXIT_INPUT;
+    }
+    if (rc == 0 && live_bytes)
+        *live_bytes = t.live_bytes;
+    gch_domtree_free(&t);
+    if (rc) {
+        free(*per_type);
+        *per_type = NULL;
+    }
+    return rc;
+}
+
+int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p)
+{
+    gch_error err;
+    cli_phase(c, "finding shortest paths from the roots");
+    gch_status st = gch_paths_build(h, include_weak, p, &err);
+    cli_phase_end();
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
