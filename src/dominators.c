@@ -52,19 +52,6 @@ static uint32_t eval(uint32_t *anc, uint32_t *best, uint32_t v, uint32_t w)
     return best[v];
 }
 
-typedef struct retained_order {
-    const uint64_t *retained;
-} retained_order;
-
-/* Bigger retained size first, then lower index. */
-static int retained_before(const void *ctx, uint32_t a, uint32_t b)
-{
-    const uint64_t *r = ((const retained_order *)ctx)->retained;
-    if (r[a] != r[b])
-        return r[a] > r[b];
-    return a < b;
-}
-
 void gch_domtree_free(gch_domtree *t)
 {
     if (!t)
@@ -268,9 +255,8 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
         for (uint32_t k = n + 1; k > 0; k--)
             cs[k] = cs[k - 1];
         cs[0] = 0;
-        retained_order ord = { out->retained };
-        for (uint32_t k = 0; k <= n; k++)
-            gch__sort_u32(out->children + cs[k], cs[k + 1] - cs[k], retained_before, &ord);
+        if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
+            goto nomem;
     }
     return GCH_OK;
 
