@@ -97,10 +97,19 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL;
     if (!pre || !vert || !parent || !f)
         goto nomem;
+    if (!use_reverse) {
+        pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
+        if (!pstart)
+            goto nomem;
+    }
 
     /* 1. Iterative DFS from the virtual root, numbering in preorder. The
      * current vertex is i; when its edges are exhausted the walk returns to
-     * parent[i]. f[i].best starts as the DFS parent. */
+     * parent[i]. Every edge i -> w of a reached vertex is seen once, with w
+     * numbered: without the heap's reverse index, an edge with w > i (tree or
+     * forward edge: i is an ancestor of w, eval would return i) is folded into
+     * f[w].best, the smallest such i (the DFS parent for a start), and an
+     * edge with w < i (cross or back edge) is counted in pstart[w]. */
     uint32_t N = 0;
     vert[0] = GCH_NONE;
     parent[0] = 0;
@@ -120,11 +129,17 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
         while (i) {
             uint32_t e = f[i].anc, end = out_start[vert[i] + 1], t = GCH_NONE;
             for (; e < end; e++) {
-                uint32_t x = out_target[e];
-                if (!pre[x]) {
+                uint32_t x = out_target[e], w = pre[x];
+                if (!w) {
                     t = x;
                     break;
                 }
+                if (use_reverse)
+                    continue;
+                if (w < i)
+                    pstart[w]++;
+                else if (w > i && i < f[w].best)
+                    f[w].best = i;
             }
             if (t == GCH_NONE) {
                 i = parent[i];
@@ -138,8 +153,11 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
             uint32_t b = out_start[t], te = out_start[t + 1];
             f[N].anc = b;
             /* The targets' numbers are read next: start fetching them all. */
-            for (uint32_t k = b; k < te && k < b + 8; k++)
-                __builtin_prefetch(&pre[out_target[k]]);
+            for (uint32_t k = b; k < te && k < b + 8; k++) {
+                uint32_t x = out_target[k];
+                __builtin_prefetch(&pre[x]);
+                __builtin_prefetch(&out_start[x]);
+            }
             i = N;
         }
     }
@@ -148,30 +166,11 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
         if (gch__root_counts(heap, r, include_weak))
             f[pre[heap->root_object[r]]].best = 0;
 
-    /* 2. Predecessors. Without the heap's reverse index: one pass over the
-     * references of reachable objects (in object order, prefetching pre[])
-     * folds every edge v -> w with v < w (tree and forward edges: v is an
-     * ancestor, eval would return v) into f[w].best and counts the others;
-     * a second pass places those (v > w) in a CSR, then pre[] is dropped. */
+    /* 2. Predecessors (without the heap's reverse index): the edges v -> w
+     * with v > w in a CSR by w, placed by one pass over the references of the
+     * reached objects in object order (prefetching pre[]); then pre[] is
+     * dropped. */
     if (!use_reverse) {
-        pstart = gch_calloc((size_t)N + 2, sizeof *pstart);
-        if (!pstart)
-            goto nomem;
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t i = pre[o];
-            uint32_t e = out_start[o], end = out_start[o + 1];
-            if (!i)
-                continue;
-            for (; e < end; e++) {
-                if (e + AHEAD < m)
-                    __builtin_prefetch(&pre[out_target[e + AHEAD]]);
-                uint32_t w = pre[out_target[e]];
-                if (w < i)
-                    pstart[w]++;
-                else if (w > i && i < f[w].best)
-                    f[w].best = i;
-            }
-        }
         /* pstart[w] = end of w's range; placing decrements it to the start. */
         for (uint32_t w = 1; w <= N + 1; w++)
             pstart[w] += pstart[w - 1];
