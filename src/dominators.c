@@ -190,20 +190,35 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
                     preds[--pstart[w]] = i;
             }
         }
-        gch_free(pre);
+        /* pre[] is not needed any more: its memory (n + 1 entries) holds semi. */
+        semi = pre;
         pre = NULL;
+    } else {
+        semi = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
+        if (!semi)
+            goto nomem;
     }
-    semi = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
-    if (!semi)
-        goto nomem;
 
     /* 3. Semidominators in reverse preorder; link each vertex to its parent. */
     for (uint32_t w = N; w >= 1; w--) {
         uint32_t s = f[w].best;
         if (use_reverse) {
+            /* Prefetch in stages, for vertices further and further ahead:
+             * in_start, then in_source, then the sources' numbers. */
+            const uint32_t *in_start = heap->in_start, *in_source = heap->in_source;
+            if (w > 3 * AHEAD) {
+                __builtin_prefetch(&in_start[vert[w - 3 * AHEAD]]);
+                __builtin_prefetch(&in_source[in_start[vert[w - 2 * AHEAD]]]);
+                uint32_t a = vert[w - AHEAD], k = in_start[a], ke = in_start[a + 1];
+                for (uint32_t q = 0; k < ke && q < 4; k++, q++)
+                    __builtin_prefetch(&pre[in_source[k]]);
+                a = vert[w - AHEAD / 2], k = in_start[a], ke = in_start[a + 1];
+                for (uint32_t q = 0; k < ke && q < 4; k++, q++)
+                    __builtin_prefetch(&f[pre[in_source[k]]]);
+            }
             uint32_t o = vert[w];
-            for (uint32_t e = heap->in_start[o]; e < heap->in_start[o + 1]; e++) {
-                uint32_t v = pre[heap->in_source[e]];
+            for (uint32_t e = in_start[o]; e < in_start[o + 1]; e++) {
+                uint32_t v = pre[in_source[e]];
                 if (v) {
                     uint32_t c = eval(f, v, w);
                     if (c < s)
@@ -212,8 +227,11 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
             }
         } else {
             for (uint32_t p = pstart[w + 1]; p-- > pstart[w];) {
-                if (p >= AHEAD)
-                    __builtin_prefetch(&f[preds[p - AHEAD]]);
+                if (p >= 2 * AHEAD) {
+                    __builtin_prefetch(&f[preds[p - 2 * AHEAD]]);
+                    uint32_t a = f[preds[p - AHEAD]].anc;
+                    __builtin_prefetch(&f[a < N ? a : 0]);
+                }
                 uint32_t c = eval(f, preds[p], w);
                 if (c < s)
                     s = c;
@@ -266,47 +284,45 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     }
     gch_free(f);
     f = NULL;
+    /* 6. idom by object, and the number of children of each dominator in
+     * child_start[] (slot n = virtual root). */
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
-    if (!out->idom)
+    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
+    if (!out->idom || !out->child_start)
         goto nomem;
-    for (uint32_t o = 0; o < n; o++)
-        out->idom[o] = GCH_NONE;
+    uint32_t *cs = out->child_start, *idom = out->idom;
+    memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
-            __builtin_prefetch(&out->idom[vert[i + AHEAD]], 1);
+            __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
         uint32_t d = parent[i];
-        out->idom[vert[i]] = d ? vert[d] : GCH_DOM_VROOT;
+        uint32_t dobj = d ? vert[d] : GCH_DOM_VROOT;
+        idom[vert[i]] = dobj;
+        cs[d ? dobj : n]++;
     }
-    gch_free(vert);
     gch_free(parent);
-    vert = parent = NULL;
+    parent = NULL;
 
-    /* 6. Children CSR (slot n = virtual root), each list sorted. */
-    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
-    out->children = gch_reallocarray(NULL, N ? N : 1, sizeof *out->children);
-    if (!out->child_start || !out->children)
-        goto nomem;
-    {
-        uint32_t *cs = out->child_start;
-        const uint32_t *idom = out->idom;
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t d = idom[o];
-            if (d != GCH_NONE)
-                cs[(d == GCH_DOM_VROOT ? n : d) + 1]++;
+    /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
+     * the end of list k, then placing objects in descending order moves it
+     * back to the start, leaving each list in ascending object order; then
+     * each list is sorted. */
+    out->children = vert;
+    vert = NULL;
+    for (uint32_t k = 1; k <= n; k++)
+        cs[k] += cs[k - 1];
+    cs[n + 1] = N;
+    for (uint32_t o = n; o-- > 0;) {
+        if (o >= AHEAD) {
+            uint32_t a = idom[o - AHEAD];
+            __builtin_prefetch(&cs[a == GCH_DOM_VROOT ? n : a < n ? a : 0], 1);
         }
-        for (uint32_t k = 0; k <= n; k++)
-            cs[k + 1] += cs[k];
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t d = idom[o];
-            if (d != GCH_NONE)
-                out->children[cs[d == GCH_DOM_VROOT ? n : d]++] = o;
-        }
-        for (uint32_t k = n + 1; k > 0; k--)
-            cs[k] = cs[k - 1];
-        cs[0] = 0;
-        if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
-            goto nomem;
+        uint32_t d = idom[o];
+        if (d != GCH_NONE)
+            out->children[--cs[d == GCH_DOM_VROOT ? n : d]] = o;
     }
+    if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
+        goto nomem;
     return GCH_OK;
 
 nomem:
