@@ -7,13 +7,17 @@
  *   pre[obj]    preorder number of an object, 0 when unreached
  *   vert[i]     object of preorder number i
  *   parent[i]   DFS-tree parent; becomes idom[i] in place
- *   best[i]     DFS stack, then: initial semi value, then the smallest semi
- *               value on i's compressed forest path ("label" as a value)
- *   anc[i]      DFS edge cursor, then: forest ancestor (path-compressed)
+ *   f[i].anc    DFS edge cursor, then: forest ancestor (path-compressed)
+ *   f[i].best   initial semi value (smallest predecessor numbered below i),
+ *               then the smallest semi value on i's compressed forest path
+ *               ("label" as a value)
+ *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
+ *               in preorder numbers (without the heap's reverse index)
  *   semi[i]     semidominator
  *
- * No recursion: the DFS uses best[] as its stack and anc[] as per-vertex edge
- * cursors; path compression reverses the ancestor pointers on the way up and
+ * No recursion: the DFS walks back up through parent[] (the DFS stack is the
+ * parent chain of the current vertex) and keeps per-vertex edge cursors in
+ * f[].anc; path compression reverses the ancestor pointers on the way up and
  * restores them (compressed) on the way down.
  */
 #include "gcheap/dominators.h"
@@ -23,46 +27,43 @@
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
 
+/* How far ahead the sequential passes prefetch their random accesses. */
+enum { AHEAD = 16 };
+
+/* Forest entry of a vertex: ancestor and best value side by side, so that one
+ * step of eval touches one cache line. */
+typedef struct fnode {
+    uint32_t anc;
+    uint32_t best;
+} fnode;
+
 /* Semi-NCA "eval": v is a predecessor of w. Returns the semidominator
  * candidate v contributes: v itself when v is not processed yet (v <= w), else
  * the smallest semi value on v's forest path, after compressing that path. */
-static uint32_t eval(uint32_t *anc, uint32_t *best, uint32_t v, uint32_t w)
+static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 {
     if (v <= w)
         return v;
     /* Up: reverse the pointers while the ancestor itself is processed. */
     uint32_t x = v, prev = GCH_NONE;
-    while (anc[x] > w) {
-        uint32_t next = anc[x];
-        anc[x] = prev;
+    while (f[x].anc > w) {
+        uint32_t next = f[x].anc;
+        f[x].anc = prev;
         prev = x;
         x = next;
     }
-    /* x is the topmost processed vertex; anc[x] is the root of the tree. */
-    uint32_t root = anc[x];
+    /* x is the topmost processed vertex; f[x].anc is the root of the tree. */
+    uint32_t root = f[x].anc;
     /* Down: fold best values and point every vertex at the root. */
     while (prev != GCH_NONE) {
         uint32_t y = prev;
-        prev = anc[y];
-        if (best[x] < best[y])
-            best[y] = best[x];
-        anc[y] = root;
+        prev = f[y].anc;
+        if (f[x].best < f[y].best)
+            f[y].best = f[x].best;
+        f[y].anc = root;
         x = y;
     }
-    return best[v];
-}
-
-typedef struct retained_order {
-    const uint64_t *retained;
-} retained_order;
-
-/* Bigger retained size first, then lower index. */
-static int retained_before(const void *ctx, uint32_t a, uint32_t b)
-{
-    const uint64_t *r = ((const retained_order *)ctx)->retained;
-    if (r[a] != r[b])
-        return r[a] > r[b];
-    return a < b;
+    return f[v].best;
 }
 
 void gch_domtree_free(gch_domtree *t)
@@ -86,128 +87,166 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     const uint32_t n = heap->object_count;
     const size_t n1 = (size_t)n + 1;
     const uint32_t *out_start = heap->out_start, *out_target = heap->out_target;
+    const uint32_t m = n ? out_start[n] : 0;
     const int use_reverse = heap->in_start != NULL && heap->in_source != NULL;
 
     uint32_t *pre = gch_calloc(n1, sizeof *pre);
     uint32_t *vert = gch_reallocarray(NULL, n1, sizeof *vert);
     uint32_t *parent = gch_reallocarray(NULL, n1, sizeof *parent);
-    uint32_t *best = gch_reallocarray(NULL, n1, sizeof *best);
-    uint32_t *anc = gch_reallocarray(NULL, n1, sizeof *anc);
+    fnode *f = gch_reallocarray(NULL, n1, sizeof *f);
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL;
-    if (!pre || !vert || !parent || !best || !anc)
+    if (!pre || !vert || !parent || !f)
         goto nomem;
-
-    /* 1. Iterative DFS from the virtual root, numbering in preorder. */
-    uint32_t N = 0;
-    {
-        uint32_t *stack = best, *cursor = anc;
-        vert[0] = GCH_NONE;
-        parent[0] = 0;
-        for (uint32_t r = 0; r < heap->root_count; r++) {
-            if (!gch__root_counts(heap, r, include_weak))
-                continue;
-            uint32_t o = heap->root_object[r];
-            if (pre[o])
-                continue;
-            pre[o] = ++N;
-            vert[N] = o;
-            parent[N] = 0;
-            cursor[N] = out_start[o];
-            uint32_t sp = 0;
-            stack[sp++] = N;
-            while (sp) {
-                uint32_t i = stack[sp - 1];
-                uint32_t e = cursor[i], end = out_start[vert[i] + 1];
-                while (e < end && pre[out_target[e]])
-                    e++;
-                if (e == end) {
-                    sp--;
-                    continue;
-                }
-                uint32_t t = out_target[e];
-                cursor[i] = e + 1;
-                pre[t] = ++N;
-                vert[N] = t;
-                parent[N] = i;
-                cursor[N] = out_start[t];
-                stack[sp++] = N;
-            }
-        }
-    }
-
-    /* 2. Initial semi values, kept in best[] until each vertex is processed:
-     * the DFS parent, or the virtual root for objects a counted root names. */
-    for (uint32_t i = 1; i <= N; i++)
-        best[i] = parent[i];
-    for (uint32_t r = 0; r < heap->root_count; r++)
-        if (gch__root_counts(heap, r, include_weak))
-            best[pre[heap->root_object[r]]] = 0;
-
-    /* 3. Predecessors. Without the heap's reverse index, build one over the
-     * reachable vertices in preorder numbers (every target of a reachable
-     * object is reachable), then drop pre[]. */
     if (!use_reverse) {
-        pstart = gch_calloc((size_t)N + 2, sizeof *pstart);
+        pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
         if (!pstart)
             goto nomem;
-        for (uint32_t i = 1; i <= N; i++) {
-            uint32_t o = vert[i];
-            for (uint32_t e = out_start[o]; e < out_start[o + 1]; e++)
-                pstart[pre[out_target[e]] + 1]++;
+    }
+
+    /* 1. Iterative DFS from the virtual root, numbering in preorder. The
+     * current vertex is i; when its edges are exhausted the walk returns to
+     * parent[i]. Every edge i -> w of a reached vertex is seen once, with w
+     * numbered: without the heap's reverse index, an edge with w > i (tree or
+     * forward edge: i is an ancestor of w, eval would return i) is folded into
+     * f[w].best, the smallest such i (the DFS parent for a start), and an
+     * edge with w < i (cross or back edge) is counted in pstart[w]. */
+    uint32_t N = 0;
+    vert[0] = GCH_NONE;
+    parent[0] = 0;
+    f[0].anc = f[0].best = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (pre[o])
+            continue;
+        pre[o] = ++N;
+        vert[N] = o;
+        parent[N] = 0;
+        f[N].anc = out_start[o];
+        f[N].best = 0;
+        uint32_t i = N;
+        while (i) {
+            uint32_t e = f[i].anc, end = out_start[vert[i] + 1], t = GCH_NONE;
+            for (; e < end; e++) {
+                uint32_t x = out_target[e], w = pre[x];
+                if (!w) {
+                    t = x;
+                    break;
+                }
+                if (use_reverse)
+                    continue;
+                if (w < i)
+                    pstart[w]++;
+                else if (w > i && i < f[w].best)
+                    f[w].best = i;
+            }
+            if (t == GCH_NONE) {
+                i = parent[i];
+                continue;
+            }
+            f[i].anc = e + 1;
+            pre[t] = ++N;
+            vert[N] = t;
+            parent[N] = i;
+            f[N].best = i;
+            uint32_t b = out_start[t], te = out_start[t + 1];
+            f[N].anc = b;
+            /* The targets' numbers are read next: start fetching them all. */
+            for (uint32_t k = b; k < te && k < b + 8; k++) {
+                uint32_t x = out_target[k];
+                __builtin_prefetch(&pre[x]);
+                __builtin_prefetch(&out_start[x]);
+            }
+            i = N;
         }
-        for (uint32_t i = 0; i <= N; i++)
-            pstart[i + 1] += pstart[i];
-        preds = gch_reallocarray(NULL, pstart[N + 1] ? pstart[N + 1] : 1, sizeof *preds);
+    }
+    /* Objects named by a counted root have the virtual root as predecessor. */
+    for (uint32_t r = 0; r < heap->root_count; r++)
+        if (gch__root_counts(heap, r, include_weak))
+            f[pre[heap->root_object[r]]].best = 0;
+
+    /* 2. Predecessors (without the heap's reverse index): the edges v -> w
+     * with v > w in a CSR by w, placed by one pass over the references of the
+     * reached objects in object order (prefetching pre[]); then pre[] is
+     * dropped. */
+    if (!use_reverse) {
+        /* pstart[w] = end of w's range; placing decrements it to the start. */
+        for (uint32_t w = 1; w <= N + 1; w++)
+            pstart[w] += pstart[w - 1];
+        preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *preds);
         if (!preds)
             goto nomem;
-        /* Place (pstart[j] advances to the end of j's range), then shift back. */
-        for (uint32_t i = 1; i <= N; i++) {
-            uint32_t o = vert[i];
-            for (uint32_t e = out_start[o]; e < out_start[o + 1]; e++)
-                preds[pstart[pre[out_target[e]]]++] = i;
+        for (uint32_t o = 0; o < n; o++) {
+            uint32_t i = pre[o];
+            uint32_t e = out_start[o], end = out_start[o + 1];
+            if (!i)
+                continue;
+            for (; e < end; e++) {
+                if (e + AHEAD < m)
+                    __builtin_prefetch(&pre[out_target[e + AHEAD]]);
+                uint32_t w = pre[out_target[e]];
+                if (w < i)
+                    preds[--pstart[w]] = i;
+            }
         }
-        for (uint32_t j = N + 1; j > 0; j--)
-            pstart[j] = pstart[j - 1];
-        pstart[0] = 0;
-        gch_free(pre);
+        /* pre[] is not needed any more: its memory (n + 1 entries) holds semi. */
+        semi = pre;
         pre = NULL;
+    } else {
+        semi = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
+        if (!semi)
+            goto nomem;
     }
-    semi = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
-    if (!semi)
-        goto nomem;
 
-    /* 4. Semidominators in reverse preorder; link each vertex to its parent. */
+    /* 3. Semidominators in reverse preorder; link each vertex to its parent. */
     for (uint32_t w = N; w >= 1; w--) {
-        uint32_t s = best[w];
+        uint32_t s = f[w].best;
         if (use_reverse) {
+            /* Prefetch in stages, for vertices further and further ahead:
+             * in_start, then in_source, then the sources' numbers. */
+            const uint32_t *in_start = heap->in_start, *in_source = heap->in_source;
+            if (w > 3 * AHEAD) {
+                __builtin_prefetch(&in_start[vert[w - 3 * AHEAD]]);
+                __builtin_prefetch(&in_source[in_start[vert[w - 2 * AHEAD]]]);
+                uint32_t a = vert[w - AHEAD], k = in_start[a], ke = in_start[a + 1];
+                for (uint32_t q = 0; k < ke && q < 4; k++, q++)
+                    __builtin_prefetch(&pre[in_source[k]]);
+                a = vert[w - AHEAD / 2], k = in_start[a], ke = in_start[a + 1];
+                for (uint32_t q = 0; k < ke && q < 4; k++, q++)
+                    __builtin_prefetch(&f[pre[in_source[k]]]);
+            }
             uint32_t o = vert[w];
-            for (uint32_t e = heap->in_start[o]; e < heap->in_start[o + 1]; e++) {
-                uint32_t v = pre[heap->in_source[e]];
+            for (uint32_t e = in_start[o]; e < in_start[o + 1]; e++) {
+                uint32_t v = pre[in_source[e]];
                 if (v) {
-                    uint32_t c = eval(anc, best, v, w);
+                    uint32_t c = eval(f, v, w);
                     if (c < s)
                         s = c;
                 }
             }
         } else {
-            for (uint32_t e = pstart[w]; e < pstart[w + 1]; e++) {
-                uint32_t c = eval(anc, best, preds[e], w);
+            for (uint32_t p = pstart[w + 1]; p-- > pstart[w];) {
+                if (p >= 2 * AHEAD) {
+                    __builtin_prefetch(&f[preds[p - 2 * AHEAD]]);
+                    uint32_t a = f[preds[p - AHEAD]].anc;
+                    __builtin_prefetch(&f[a < N ? a : 0]);
+                }
+                uint32_t c = eval(f, preds[p], w);
                 if (c < s)
                     s = c;
             }
         }
         semi[w] = s;
-        best[w] = s;
-        anc[w] = parent[w];
+        f[w].best = s;
+        f[w].anc = parent[w];
     }
     gch_free(pstart);
     gch_free(preds);
-    gch_free(best);
-    gch_free(anc);
     gch_free(pre);
-    pstart = preds = best = anc = pre = NULL;
+    pstart = preds = pre = NULL;
 
-    /* 5. NCA step: idom(w) is the nearest dominator-tree ancestor of parent(w)
+    /* 4. NCA step: idom(w) is the nearest dominator-tree ancestor of parent(w)
      * numbered at most semi(w). In place: parent[] becomes idom[]. */
     for (uint32_t w = 1; w <= N; w++) {
         uint32_t d = parent[w];
@@ -218,68 +257,79 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     gch_free(semi);
     semi = NULL;
 
-    /* 6. Results by object: idom, and retained sizes accumulated in reverse
-     * preorder (every vertex is numbered after its immediate dominator). */
-    out->object_count = n;
-    out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
-    out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
-    if (!out->idom || !out->retained)
-        goto nomem;
-    for (uint32_t o = 0; o < n; o++)
-        out->idom[o] = GCH_NONE;
-    uint64_t bytes = 0;
-    for (uint32_t i = 1; i <= N; i++) {
-        uint32_t o = vert[i], d = parent[i];
-        out->retained[o] = heap->object_size[o];
-        bytes += heap->object_size[o];
-        out->idom[o] = d ? vert[d] : GCH_DOM_VROOT;
-    }
-    for (uint32_t i = N; i >= 1; i--) {
-        uint32_t d = parent[i];
-        if (d)
-            out->retained[vert[d]] += out->retained[vert[i]];
-    }
-    out->live_count = N;
-    out->live_bytes = bytes;
-    gch_free(vert);
-    gch_free(parent);
-    vert = parent = NULL;
-
-    /* 7. Children CSR (slot n = virtual root), each list sorted. */
-    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
-    out->children = gch_reallocarray(NULL, N ? N : 1, sizeof *out->children);
-    if (!out->child_start || !out->children)
-        goto nomem;
+    /* 5. Retained sizes by preorder number in f's memory (8 bytes per
+     * vertex), accumulated in reverse preorder (every vertex is numbered after
+     * its immediate dominator); then the results by object. */
     {
-        uint32_t *cs = out->child_start;
-        const uint32_t *idom = out->idom;
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t d = idom[o];
-            if (d != GCH_NONE)
-                cs[(d == GCH_DOM_VROOT ? n : d) + 1]++;
+        uint64_t *rsize = (uint64_t *)(void *)f;
+        rsize[0] = 0;
+        for (uint32_t i = 1; i <= N; i++) {
+            if (i + AHEAD <= N)
+                __builtin_prefetch(&heap->object_size[vert[i + AHEAD]]);
+            rsize[i] = heap->object_size[vert[i]];
         }
-        for (uint32_t k = 0; k <= n; k++)
-            cs[k + 1] += cs[k];
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t d = idom[o];
-            if (d != GCH_NONE)
-                out->children[cs[d == GCH_DOM_VROOT ? n : d]++] = o;
+        for (uint32_t i = N; i >= 1; i--)
+            rsize[parent[i]] += rsize[i];
+        out->object_count = n;
+        out->live_count = N;
+        out->live_bytes = rsize[0];
+        out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
+        if (!out->retained)
+            goto nomem;
+        for (uint32_t i = 1; i <= N; i++) {
+            if (i + AHEAD <= N)
+                __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
+            out->retained[vert[i]] = rsize[i];
         }
-        for (uint32_t k = n + 1; k > 0; k--)
-            cs[k] = cs[k - 1];
-        cs[0] = 0;
-        retained_order ord = { out->retained };
-        for (uint32_t k = 0; k <= n; k++)
-            gch__sort_u32(out->children + cs[k], cs[k + 1] - cs[k], retained_before, &ord);
     }
+    gch_free(f);
+    f = NULL;
+    /* 6. idom by object, and the number of children of each dominator in
+     * child_start[] (slot n = virtual root). */
+    out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
+    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
+    if (!out->idom || !out->child_start)
+        goto nomem;
+    uint32_t *cs = out->child_start, *idom = out->idom;
+    memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
+    for (uint32_t i = 1; i <= N; i++) {
+        if (i + AHEAD <= N)
+            __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
+        uint32_t d = parent[i];
+        uint32_t dobj = d ? vert[d] : GCH_DOM_VROOT;
+        idom[vert[i]] = dobj;
+        cs[d ? dobj : n]++;
+    }
+    gch_free(parent);
+    parent = NULL;
+
+    /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
+     * the end of list k, then placing objects in descending order moves it
+     * back to the start, leaving each list in ascending object order; then
+     * each list is sorted. */
+    out->children = vert;
+    vert = NULL;
+    for (uint32_t k = 1; k <= n; k++)
+        cs[k] += cs[k - 1];
+    cs[n + 1] = N;
+    for (uint32_t o = n; o-- > 0;) {
+        if (o >= AHEAD) {
+            uint32_t a = idom[o - AHEAD];
+            __builtin_prefetch(&cs[a == GCH_DOM_VROOT ? n : a < n ? a : 0], 1);
+        }
+        uint32_t d = idom[o];
+        if (d != GCH_NONE)
+            out->children[--cs[d == GCH_DOM_VROOT ? n : d]] = o;
+    }
+    if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
+        goto nomem;
     return GCH_OK;
 
 nomem:
     gch_free(pre);
     gch_free(vert);
     gch_free(parent);
-    gch_free(best);
-    gch_free(anc);
+    gch_free(f);
     gch_free(semi);
     gch_free(pstart);
     gch_free(preds);

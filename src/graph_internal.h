@@ -37,4 +37,16 @@ typedef int (*gch__before_fn)(const void *ctx, uint32_t a, uint32_t b);
  * otherwise. No recursion, no allocation; O(n log n). */
 void gch__sort_u32(uint32_t *a, size_t n, gch__before_fn before, const void *ctx);
 
+/* Sorts every list of a CSR, list k being items[start[k] .. start[k+1]-1]
+ * (k < lists), by key[item] descending, ties by ascending item. Each list
+ * must already be in ascending item order; items are < item_limit.
+ * Packs (key, item) into 64 bits and sorts the packed values: insertion sort
+ * for short lists, LSD radix sort (8-bit digits, only the bits where the
+ * keys differ) otherwise; falls back to gch__sort_u32 for a list whose key
+ * range and item width do not fit in 64 bits together. O(total + lists);
+ * 16 bytes per item of the longest list, freed before returning.
+ * Returns 0, or -1 when that allocation fails (the lists are unchanged). */
+int gch__sort_lists_by_key_desc(uint32_t *items, const uint32_t *start, size_t lists,
+                                const uint64_t *key, uint32_t item_limit);
+
 #endif

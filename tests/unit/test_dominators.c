@@ -14,6 +14,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "graph_heap.h"
+#include "graph_internal.h"
 
 /* ------------------------------------------------------------------ oracle */
 
@@ -542,6 +543,137 @@ static void test_empty_and_invalid(void **state)
     gch_dump_free(d);
 }
 
+/* ------------------------------------------------------- child order */
+
+/* Child lists with many equal retained sizes, long enough for the radix path,
+ * and with key ranges too wide to pack next to the index (comparison
+ * fallback). A star: the root object 0 holds k children, some of which hold a
+ * few grandchildren, so that retained sizes tie between leaves and subtrees. */
+static void test_child_order_ties(void **state)
+{
+    (void)state;
+    th_rng rng = { 4242 };
+    for (int g = 0; g < 60; g++) {
+        uint32_t n = 40 + th_below(&rng, 260);
+        uint32_t *src = malloc(2 * (size_t)n * sizeof *src), *dst = malloc(2 * (size_t)n * sizeof *dst);
+        size_t m = 0;
+        for (uint32_t i = 1; i < n; i++) {
+            /* Most objects under 0; some under an earlier child. */
+            uint32_t p = i > 2 && th_below(&rng, 4) == 0 ? 1 + th_below(&rng, i - 1) : 0;
+            src[m] = p;
+            dst[m++] = i;
+            if (th_below(&rng, 10) == 0) { /* a second way in: idom moves up */
+                src[m] = th_below(&rng, n);
+                dst[m++] = i;
+            }
+        }
+        gch_dump *d = th_dump_new(n, 2, 2, 0);
+        gch_heap *h = d->heaps[0];
+        th_set_edges(h, src, dst, m);
+        free(src);
+        free(dst);
+        int mode = g % 4;
+        for (uint32_t i = 0; i < n; i++) {
+            h->object_type[i] = i % 2;
+            if (mode == 0)
+                h->object_size[i] = 8; /* all equal */
+            else if (mode == 1)
+                h->object_size[i] = th_below(&rng, 3); /* 0, 1, 2: ties everywhere */
+            else if (mode == 2) /* ties across several radix digits */
+                h->object_size[i] = (uint64_t)th_below(&rng, 3) << (8 * th_below(&rng, 5));
+            else /* a few huge sizes: no room to pack the index */
+                h->object_size[i] = th_below(&rng, 8) == 0 ? (uint64_t)1 << 57 : th_below(&rng, 3);
+        }
+        h->root_object[0] = 0;
+        h->root_object[1] = g % 2 ? th_below(&rng, n) : GCH_NONE;
+        if (g % 3 == 0)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        oracle o;
+        oracle_build(h, 0, &o);
+        gch_domtree t;
+        assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+        check_tree(h, &t, &o); /* asserts (retained desc, index asc) in every list */
+        uint32_t cnt;
+        gch_domtree_children(&t, 0, &cnt);
+        assert_true(cnt >= 10);
+        gch_domtree_free(&t);
+        oracle_free(&o);
+        gch_dump_free(d);
+    }
+}
+
+/* Reference order for the list sorter. */
+static const uint64_t *ref_keys;
+static int ref_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (ref_keys[a] != ref_keys[b])
+        return ref_keys[a] > ref_keys[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* gch__sort_lists_by_key_desc against qsort: list lengths 0..600, keys with
+ * few distinct values, spread over all 64 bits, or clustered high; item
+ * indices near 2^32 (32-bit packing) and small. Then allocation failure. */
+static void test_sort_lists_by_key(void **state)
+{
+    (void)state;
+    th_rng rng = { 99 };
+    for (int g = 0; g < 400; g++) {
+        size_t lists = 1 + th_below(&rng, 12);
+        uint32_t *start = malloc((lists + 1) * sizeof *start);
+        start[0] = 0;
+        for (size_t k = 0; k < lists; k++) {
+            uint32_t len = th_below(&rng, 4) == 0 ? th_below(&rng, 600) : th_below(&rng, 60);
+            start[k + 1] = start[k] + len;
+        }
+        uint32_t total = start[lists];
+        /* limit near 2^32 widens the packed index to 32 bits. */
+        uint32_t keyspace = 2 * total + 1;
+        uint32_t limit = g % 3 == 0 ? UINT32_MAX : keyspace + th_below(&rng, 1000);
+        uint64_t *keys = malloc((size_t)keyspace * sizeof *keys);
+        uint32_t *items = malloc((total ? total : 1) * sizeof *items);
+        uint32_t *want = malloc((total ? total : 1) * sizeof *want);
+        int kmode = g % 5;
+        for (uint32_t i = 0; i < keyspace; i++) {
+            uint64_t r = th_rand(&rng);
+            keys[i] = kmode == 0   ? r % 3
+                      : kmode == 1 ? r
+                      : kmode == 2 ? UINT64_MAX - r % 5
+                      : kmode == 3 ? (r % 4) << (8 * (r % 7))
+                                   : r % 100000;
+        }
+        /* Items: ascending in each list, gaps between them, all below keyspace. */
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < total; i++) {
+            items[i] = next;
+            next += 1 + (th_below(&rng, 8) == 0);
+        }
+        memcpy(want, items, (total ? total : 1) * sizeof *want);
+        ref_keys = keys;
+        for (size_t k = 0; k < lists; k++)
+            qsort(want + start[k], start[k + 1] - start[k], sizeof *want, ref_cmp);
+        assert_int_equal(gch__sort_lists_by_key_desc(items, start, lists, keys, limit), 0);
+        for (uint32_t i = 0; i < total; i++)
+            assert_int_equal(items[i], want[i]);
+        free(start);
+        free(keys);
+        free(items);
+        free(want);
+    }
+    /* The only allocation failing leaves the lists as they were. */
+    uint32_t start[2] = { 0, 3 }, items[3] = { 0, 1, 2 };
+    const uint64_t keys[3] = { 1, 2, 3 };
+    th_alloc_install(0);
+    assert_int_equal(gch__sort_lists_by_key_desc(items, start, 1, keys, 3), -1);
+    th_alloc_uninstall();
+    assert_int_equal(items[0], 0);
+    assert_int_equal(items[2], 2);
+    assert_int_equal(gch__sort_lists_by_key_desc(items, start, 1, keys, 3), 0);
+    assert_int_equal(items[0], 2);
+    assert_int_equal(items[2], 0);
+}
+
 /* ------------------------------------------------------------ allocation */
 
 /* Fails the Nth allocation for every N until the build succeeds. */
@@ -626,6 +758,8 @@ int main(void)
         cmocka_unit_test(test_empty_and_invalid),
         cmocka_unit_test(test_random_oracle),
         cmocka_unit_test(test_random_dense),
+        cmocka_unit_test(test_child_order_ties),
+        cmocka_unit_test(test_sort_lists_by_key),
         cmocka_unit_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
