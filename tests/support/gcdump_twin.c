@@ -138,6 +138,20 @@ void gcdump_twin_gcdump(gcdw_result *out)
     gcdw_write(&d, out);
 }
 
+void gcdump_twin_sampled(gcdw_result *out)
+{
+    /* One multiplier per type: dotnet-gcdump writes them when it sampled. */
+    static float mults[T_COUNT];
+    for (int i = 0; i < T_COUNT; i++)
+        mults[i] = i % 3 == 0 ? 4.0f : 1.0f;
+    gcdw_desc d = twin_desc();
+    d.count_multipliers = mults;
+    d.count_multiplier_count = T_COUNT;
+    d.average_count_multiplier = 2.0f;
+    d.average_size_multiplier = 1.5f;
+    gcdw_write(&d, out);
+}
+
 typedef struct text {
     char *s;
     size_t len, cap;

@@ -18,6 +18,10 @@
 /* twin.gcdump (free out->data). */
 void gcdump_twin_gcdump(gcdw_result *out);
 
+/* sampled.gcdump: the same heap with count multipliers (a sampled dump:
+ * counts are estimates), free out->data. */
+void gcdump_twin_sampled(gcdw_result *out);
+
 /* twin.gclog: the text (malloc'ed, NUL-terminated) and its length. */
 char *gcdump_twin_gclog(size_t *len);
 

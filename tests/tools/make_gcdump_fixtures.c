@@ -1,7 +1,7 @@
 /* Writes the .gcdump command-test fixtures (see tests/support/gcdump_twin.h):
  *   build/tests/make_gcdump_fixtures testdata/gcdump
- * twin.gcdump, twin.gclog (the same heap) and truncated.gcdump (twin.gcdump
- * cut in half). The files are committed; tests/unit/test_gcdump_twin.c fails
+ * twin.gcdump, twin.gclog (the same heap), truncated.gcdump (twin.gcdump
+ * cut in half) and sampled.gcdump (twin.gcdump with count multipliers). The files are committed; tests/unit/test_gcdump_twin.c fails
  * when they no longer match what this writes. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +35,9 @@ int main(int argc, char **argv)
     int bad = write_file(argv[1], "twin.gcdump", r.data, r.size);
     bad |= write_file(argv[1], "twin.gclog", log, len);
     bad |= write_file(argv[1], "truncated.gcdump", r.data, gcdump_twin_truncated_size(r.size));
+    free(r.data);
+    gcdump_twin_sampled(&r);
+    bad |= write_file(argv[1], "sampled.gcdump", r.data, r.size);
     free(r.data);
     free(log);
     return bad;

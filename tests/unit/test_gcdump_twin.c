@@ -43,6 +43,10 @@ static void test_committed_files(void **state)
     assert_file_is(FIXTURES "twin.gcdump", r.data, r.size);
     assert_file_is(FIXTURES "twin.gclog", log, len);
     assert_file_is(FIXTURES "truncated.gcdump", r.data, gcdump_twin_truncated_size(r.size));
+    gcdw_result sampled;
+    gcdump_twin_sampled(&sampled);
+    assert_file_is(FIXTURES "sampled.gcdump", sampled.data, sampled.size);
+    free(sampled.data);
     free(r.data);
     free(log);
 }
