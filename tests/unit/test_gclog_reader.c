@@ -431,12 +431,13 @@ static void test_random_dumps_match_model(void **state)
  * cut lines across read blocks, grow the buffer for long lines, and resolve
  * references with two threads. Results must not depend on any of it. */
 
-static const gch_tuning tiny_defaults = { 1, 1, 64 };
+static const gch_tuning tiny_defaults = { 1, 1, 64, 0 };
 
 static void set_tiny(size_t read_block)
 {
     gch_tuning t = tiny_defaults;
     t.read_block = read_block;
+    t.no_read_ahead = read_block % 3 == 0; /* blocks read in line, or by the reader thread */
     gch_internal_set_tuning(&t);
 }
 
@@ -592,7 +593,7 @@ static void test_crowded_id_buckets(void **state)
 {
     (void)state;
     for (int variant = 0; variant < 4; variant++) {
-        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20 };
+        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20, 0 };
         gch_internal_set_tuning(&t);
         text_buf tb = { malloc(64), 0, 64 };
         assert_non_null(tb.p);
