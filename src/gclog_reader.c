@@ -603,6 +603,63 @@ static inline const unsigned char *fast_hex(const unsigned char *q, uint64_t *ou
     return q;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Skipped references, eight bytes at a time (SWAR). q is just past the size
+ * field. Accepts what the byte loop in chunk_object accepts: hex digits and
+ * blanks, no digit run longer than 16, then LF or CRLF. Returns the start of
+ * the next line, or NULL. Reads up to 7 bytes past the line's '\n' (blocks
+ * have PAD readable bytes after their data). */
+#define SWAR_ONES 0x0101010101010101ULL
+#define SWAR_HIGH 0x8080808080808080ULL
+#define SWAR_SKIP 1
+
+/* High bit of each byte that is zero. */
+static inline uint64_t swar_zero(uint64_t v)
+{
+    return ~(((v & ~SWAR_HIGH) + ~SWAR_HIGH) | v) & SWAR_HIGH;
+}
+
+static const unsigned char *skip_refs_swar(const unsigned char *q)
+{
+    unsigned run = 0; /* hex digits just before q (q itself is not one) */
+    for (;;) {
+        uint64_t x;
+        memcpy(&x, q, sizeof x);
+        uint64_t low = x & ~SWAR_HIGH;
+        uint64_t digit = (low + SWAR_ONES * (0x80 - '0')) & ~(low + SWAR_ONES * (0x7f - '9'));
+        uint64_t f = low | SWAR_ONES * 0x20;
+        uint64_t alpha = (f + SWAR_ONES * (0x80 - 'a')) & ~(f + SWAR_ONES * (0x7f - 'f'));
+        uint64_t hex = (digit | alpha) & ~x & SWAR_HIGH;
+        uint64_t blank = swar_zero(x ^ SWAR_ONES * ' ') | swar_zero(x ^ SWAR_ONES * '\t');
+        uint64_t other = ~(hex | blank) & SWAR_HIGH;
+        unsigned len = other ? (unsigned)__builtin_ctzll(other) / 8 : 8; /* bytes to check */
+        uint64_t nothex = ~hex & SWAR_HIGH;
+        if (len < 8)
+            nothex |= SWAR_HIGH << (8 * len); /* bytes from the line end on */
+        if (!nothex) {
+            run += 8;
+            if (run > 16)
+                return NULL;
+        } else {
+            unsigned lead = (unsigned)__builtin_ctzll(nothex) / 8;
+            if (run + lead > 16)
+                return NULL;
+            /* runs inside the word are shorter than 8; the last one goes on */
+            run = len < 8 ? 0 : (unsigned)__builtin_clzll(nothex) / 8;
+        }
+        if (len < 8) {
+            q += len;
+            if (*q == '\n')
+                return q + 1;
+            if (*q == '\r' && q[1] == '\n')
+                return q + 2;
+            return NULL;
+        }
+        q += 8;
+    }
+}
+#endif
+
 /* The fast path for a plain 'o' line: q is just past the 'o'. Returns the start
  * of the next line, or NULL (nothing kept) for the line-by-line parser to
  * handle: malformed input, over-long numbers, out of memory. */
@@ -615,6 +672,13 @@ static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
         return NULL;
     size_t refs_before = c->nrefs;
     uint32_t n = 0;
+#ifdef SWAR_SKIP
+    if (c->skip_refs) {
+        if (!(q = skip_refs_swar(q)))
+            return NULL;
+        goto done;
+    }
+#endif
     /* q is just past a number: a blank, the line end or a stray byte follows. */
     for (;;) {
         int cls = after_class[*q];
@@ -650,6 +714,9 @@ static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
         c->refs[c->nrefs++] = ref;
         n++;
     }
+#ifdef SWAR_SKIP
+done:;
+#endif
     uint32_t t = chunk_type(c, type);
     if (t == GCH_NONE || (c->nobj == c->obj_cap && !chunk_grow_objects(c))) {
         c->oom = 1;

@@ -586,6 +586,60 @@ static void test_split_errors(void **state)
     check_split_equivalence(nul, sizeof nul - 1);
 }
 
+/* Random reference fields (1-20 digit tokens, leading zeros, blank runs, a
+ * stray CR, NUL, high byte or letter now and then) at every alignment:
+ * skipping references (stat) must accept exactly what storing them (info)
+ * accepts, with the same error on the same line. */
+static void test_skip_refs_random(void **state)
+{
+    (void)state;
+    static const char hexd[] = "0123456789abcdefABCDEF";
+    static const char junk[] = "g\r\x80\xa0xZ";
+    rng_state = 4242;
+    for (int round = 0; round < 20000; round++) {
+        text_buf t = { malloc(64), 0, 64 };
+        assert_non_null(t.p);
+        put(&t, "a 2 x\no %.*s 1 8", 1 + (int)(rnd() % 8), "12345678");
+        int tokens = (int)(rnd() % 5);
+        for (int k = 0; k < tokens; k++) {
+            int blanks = 1 + (int)(rnd() % 3);
+            for (int i = 0; i < blanks; i++)
+                put(&t, rnd() % 2 ? " " : "\t");
+            int digits = 1 + (int)(rnd() % 20), zeros = rnd() % 3 ? 0 : (int)(rnd() % 6);
+            for (int i = 0; i < digits; i++)
+                put(&t, "%c", i < zeros ? '0' : hexd[rnd() % (sizeof hexd - 1)]);
+        }
+        if (rnd() % 3 == 0)
+            put(&t, rnd() % 2 ? " " : " \t ");
+        if (rnd() % 4 == 0) {
+            /* one stray byte somewhere after "o " (a NUL for 'Z') */
+            size_t at = 8 + (size_t)(rnd() % (t.n - 8));
+            char ch = junk[rnd() % (sizeof junk - 1)];
+            t.p[at] = ch == 'Z' ? '\0' : ch;
+        }
+        put(&t, rnd() % 3 ? "\n" : "\r\n");
+        put(&t, "o 2 1 4\nc x\n");
+        gch_load_options o[2] = { { 0 }, { 0 } };
+        o[1].skip_refs = 1;
+        gch_dump *d[2] = { NULL, NULL };
+        gch_error e[2];
+        gch_status st[2];
+        for (int k = 0; k < 2; k++)
+            st[k] = gch_read_gclog_buffer(t.p, t.n, &o[k], &d[k], &e[k]);
+        assert_int_equal(st[0], st[1]);
+        if (st[0] == GCH_OK) {
+            assert_int_equal(d[0]->heaps[0]->object_count, d[1]->heaps[0]->object_count);
+            assert_int_equal(d[0]->heaps[0]->total_size, d[1]->heaps[0]->total_size);
+        } else {
+            assert_int_equal(e[0].line, e[1].line);
+            assert_string_equal(e[0].message, e[1].message);
+        }
+        gch_dump_free(d[0]);
+        gch_dump_free(d[1]);
+        free(t.p);
+    }
+}
+
 /* Ids in a dense run plus far outliers: directory buckets then hold many ids
  * (the binary-search part of bucket lookups). Every reference must resolve,
  * with one thread or two, ids sorted or not. */
@@ -635,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_random_dumps_split),
         cmocka_unit_test(test_split_equivalence),
         cmocka_unit_test(test_split_errors),
+        cmocka_unit_test(test_skip_refs_random),
         cmocka_unit_test(test_crowded_id_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
