@@ -640,6 +640,87 @@ static void test_skip_refs_random(void **state)
     }
 }
 
+/* A source that hands out 1-7 bytes at a time and fails (returns -1) once
+ * fail_after bytes are out. */
+typedef struct failing_source {
+    const char *p;
+    size_t left, fail_after;
+} failing_source;
+
+static long long failing_read(void *ctx, void *buf, size_t cap)
+{
+    failing_source *s = ctx;
+    if (s->fail_after == 0)
+        return -1;
+    size_t n = 1 + rnd() % 7;
+    if (n > cap)
+        n = cap;
+    if (n > s->left)
+        n = s->left;
+    if (n > s->fail_after)
+        n = s->fail_after;
+    memcpy(buf, s->p, n);
+    s->p += n;
+    s->left -= n;
+    s->fail_after -= n;
+    return (long long)n;
+}
+
+/* Read errors at every offset, with blocks read ahead by the reader thread or
+ * in line: GCH_EIO, or the format error of a line before the failure, the
+ * same either way. */
+static void test_read_errors(void **state)
+{
+    (void)state;
+    text_buf t = { malloc(64), 0, 64 };
+    assert_non_null(t.p);
+    put(&t, "a 2 x\nt 1 T\n");
+    for (int i = 1; i <= 30; i++)
+        put(&t, "o %x 1 8 %x %x\n", i * 16, i * 16 + 16, i * 4096);
+    put(&t, "o 999 1 zz\n");
+    for (int i = 31; i <= 40; i++)
+        put(&t, "o %x 1 8 %x\n", i * 16, i * 16 - 16);
+    put(&t, "c x\n");
+    static const size_t blocks[] = { 1, 5, 16, 64, 100000 };
+    rng_state = 99;
+    int seen[2] = { 0, 0 };
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        for (size_t fail_after = 0; fail_after <= t.n; fail_after++) {
+            gch_status st[2];
+            gch_error e[2];
+            for (int inline_reads = 0; inline_reads < 2; inline_reads++) {
+                gch_tuning k = { 1, 1, blocks[b], inline_reads };
+                gch_internal_set_tuning(&k);
+                failing_source s = { t.p, t.n, fail_after };
+                gch_source src = { failing_read, &s };
+                gch_dump *d = NULL;
+                for (int skip = 0; skip < 2; skip++) {
+                    gch_load_options o = { 0 };
+                    o.skip_refs = skip;
+                    s.p = t.p;
+                    s.left = t.n;
+                    s.fail_after = fail_after;
+                    st[inline_reads] = gch_read_gclog(&src, &o, &d, &e[inline_reads]);
+                    assert_null(d);
+                    assert_int_equal(e[inline_reads].status, st[inline_reads]);
+                }
+            }
+            assert_int_equal(st[0], st[1]);
+            if (st[0] == GCH_EFORMAT) {
+                assert_int_equal(e[0].line, 33);
+                assert_string_equal(e[0].message, e[1].message);
+                seen[0]++;
+            } else {
+                assert_int_equal(st[0], GCH_EIO);
+                seen[1]++;
+            }
+        }
+    }
+    assert_true(seen[0] > 0 && seen[1] > 0);
+    gch_internal_set_tuning(NULL);
+    free(t.p);
+}
+
 /* Ids in a dense run plus far outliers: directory buckets then hold many ids
  * (the binary-search part of bucket lookups). Every reference must resolve,
  * with one thread or two, ids sorted or not. */
@@ -690,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_split_equivalence),
         cmocka_unit_test(test_split_errors),
         cmocka_unit_test(test_skip_refs_random),
+        cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_crowded_id_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
