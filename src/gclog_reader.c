@@ -5,6 +5,7 @@
  * than the buffer makes it grow. References of an object are gathered in a
  * fixed chunk and handed to the builder, so no record allocates.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <threads.h>
@@ -25,15 +26,32 @@ static const unsigned char hex_plus_one[256] = {
 };
 #define HEX_VALUE(c) ((int)hex_plus_one[(unsigned char)(c)] - 1)
 
+enum { BLOCK_BUSY, BLOCK_FREE, BLOCK_READY };
+
+typedef struct block {
+    char *buf;      /* alloc + 1 + PAD bytes */
+    size_t alloc;
+    size_t n, k;    /* bytes held; end of the complete lines */
+    int eof;        /* the input ends after these bytes */
+    gch_status st;  /* GCH_EIO or GCH_ENOMEM: producing it failed */
+    size_t err_cap; /* for the message of a failed growth */
+    int state;      /* BLOCK_*, under the reader's mutex */
+} block;
+
 struct chunk;
 typedef struct reader {
     const gch_source *src;
     const gch_load_options *opts;
     gch_builder *b;
     gch_error *err;
-    char *buf;
-    size_t cap, start, end;
-    int eof;
+    size_t cap; /* block size (grows for long lines) */
+    block blk[2];
+    /* the reader thread */
+    int threaded;
+    thrd_t thread;
+    mtx_t mtx;
+    cnd_t cnd;
+    atomic_int stop;
     uint64_t consumed; /* bytes handed to the line parser */
     uint64_t line;
     int sections;
@@ -585,6 +603,63 @@ static inline const unsigned char *fast_hex(const unsigned char *q, uint64_t *ou
     return q;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Skipped references, eight bytes at a time (SWAR). q is just past the size
+ * field. Accepts what the byte loop in chunk_object accepts: hex digits and
+ * blanks, no digit run longer than 16, then LF or CRLF. Returns the start of
+ * the next line, or NULL. Reads up to 7 bytes past the line's '\n' (blocks
+ * have PAD readable bytes after their data). */
+#define SWAR_ONES 0x0101010101010101ULL
+#define SWAR_HIGH 0x8080808080808080ULL
+#define SWAR_SKIP 1
+
+/* High bit of each byte that is zero. */
+static inline uint64_t swar_zero(uint64_t v)
+{
+    return ~(((v & ~SWAR_HIGH) + ~SWAR_HIGH) | v) & SWAR_HIGH;
+}
+
+static const unsigned char *skip_refs_swar(const unsigned char *q)
+{
+    unsigned run = 0; /* hex digits just before q (q itself is not one) */
+    for (;;) {
+        uint64_t x;
+        memcpy(&x, q, sizeof x);
+        uint64_t low = x & ~SWAR_HIGH;
+        uint64_t digit = (low + SWAR_ONES * (0x80 - '0')) & ~(low + SWAR_ONES * (0x7f - '9'));
+        uint64_t f = low | SWAR_ONES * 0x20;
+        uint64_t alpha = (f + SWAR_ONES * (0x80 - 'a')) & ~(f + SWAR_ONES * (0x7f - 'f'));
+        uint64_t hex = (digit | alpha) & ~x & SWAR_HIGH;
+        uint64_t blank = swar_zero(x ^ SWAR_ONES * ' ') | swar_zero(x ^ SWAR_ONES * '\t');
+        uint64_t other = ~(hex | blank) & SWAR_HIGH;
+        unsigned len = other ? (unsigned)__builtin_ctzll(other) / 8 : 8; /* bytes to check */
+        uint64_t nothex = ~hex & SWAR_HIGH;
+        if (len < 8)
+            nothex |= SWAR_HIGH << (8 * len); /* bytes from the line end on */
+        if (!nothex) {
+            run += 8;
+            if (run > 16)
+                return NULL;
+        } else {
+            unsigned lead = (unsigned)__builtin_ctzll(nothex) / 8;
+            if (run + lead > 16)
+                return NULL;
+            /* runs inside the word are shorter than 8; the last one goes on */
+            run = len < 8 ? 0 : (unsigned)__builtin_clzll(nothex) / 8;
+        }
+        if (len < 8) {
+            q += len;
+            if (*q == '\n')
+                return q + 1;
+            if (*q == '\r' && q[1] == '\n')
+                return q + 2;
+            return NULL;
+        }
+        q += 8;
+    }
+}
+#endif
+
 /* The fast path for a plain 'o' line: q is just past the 'o'. Returns the start
  * of the next line, or NULL (nothing kept) for the line-by-line parser to
  * handle: malformed input, over-long numbers, out of memory. */
@@ -597,6 +672,13 @@ static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
         return NULL;
     size_t refs_before = c->nrefs;
     uint32_t n = 0;
+#ifdef SWAR_SKIP
+    if (c->skip_refs) {
+        if (!(q = skip_refs_swar(q)))
+            return NULL;
+        goto done;
+    }
+#endif
     /* q is just past a number: a blank, the line end or a stray byte follows. */
     for (;;) {
         int cls = after_class[*q];
@@ -632,6 +714,9 @@ static const unsigned char *chunk_object(chunk *c, const unsigned char *q)
         c->refs[c->nrefs++] = ref;
         n++;
     }
+#ifdef SWAR_SKIP
+done:;
+#endif
     uint32_t t = chunk_type(c, type);
     if (t == GCH_NONE || (c->nobj == c->obj_cap && !chunk_grow_objects(c))) {
         c->oom = 1;
@@ -807,64 +892,208 @@ static gch_status parse_region(reader *r, const char *p, const char *end)
     return chunk_merge(r, c0);
 }
 
-/* Moves the unparsed tail to the front and fills the buffer (until full or
- * the end of input); grows it when a single line fills it. */
-static gch_status fill(reader *r)
+/* ---- reading blocks, ahead of the parser ----
+ *
+ * A block holds the unparsed tail of the block before it (the start of a
+ * line), then bytes read until the block is full or the input ends: its
+ * complete lines [0, k) are parsed, and [k, n) starts the next block. A block
+ * whose bytes hold no newline before the end of input grows (every later
+ * block gets the larger size too), and at the end of input a last line
+ * without a newline gets one. So the blocks, and the order in which a read
+ * error or an allocation failure is met, do not depend on who reads them.
+ *
+ * When the first block does not reach the end of input, a reader thread
+ * produces block k+1 into the second buffer while block k is parsed; the
+ * parser hands a buffer back once it is done with it. Without a thread the
+ * same function runs in line. */
+
+#define PAD 16 /* readable bytes after a block's data (zeroed) */
+
+static void block_free(block *bl)
 {
-    if (r->eof)
-        return GCH_OK;
-    size_t tail = r->end - r->start;
-    if (r->start > 0) {
-        memmove(r->buf, r->buf + r->start, tail);
-        r->start = 0;
-        r->end = tail;
-    }
-    if (r->end == r->cap) {
-        if (r->cap > SIZE_MAX / 4)
-            return gch_error_set(r->err, GCH_ENOMEM, "line too long");
-        char *nb = gch_realloc(r->buf, r->cap * 2 + 1);
-        if (!nb)
-            return gch_error_set(r->err, GCH_ENOMEM, "out of memory (a line of %zu bytes)", r->cap);
-        r->buf = nb;
-        r->cap *= 2;
-    }
-    while (r->end < r->cap) {
-        long long got = r->src->read(r->src->ctx, r->buf + r->end, r->cap - r->end);
-        if (got < 0)
-            return gch_error_set(r->err, GCH_EIO, "read error");
-        if (got == 0) {
-            r->eof = 1;
-            break;
+    gch_free(bl->buf);
+    bl->buf = NULL;
+    bl->alloc = 0;
+}
+
+/* Reads the next block into bl after the tail of prev (NULL for the first). */
+static void produce(reader *r, block *bl, const block *prev)
+{
+    size_t tail = prev ? prev->n - prev->k : 0;
+    bl->n = bl->k = 0;
+    bl->st = GCH_OK;
+    bl->eof = 0;
+    bl->err_cap = 0;
+    if (bl->alloc < r->cap) {
+        char *nb = gch_realloc(bl->buf, r->cap + 1 + PAD); /* + 1: the last line's sentinel */
+        if (!nb) {
+            bl->st = GCH_ENOMEM;
+            return;
         }
-        r->end += (size_t)got;
+        bl->buf = nb;
+        bl->alloc = r->cap;
     }
-    return GCH_OK;
+    if (tail)
+        memcpy(bl->buf, prev->buf + prev->k, tail);
+    size_t n = tail, scanned = tail; /* [0, scanned) holds no newline */
+    for (;;) {
+        while (n < bl->alloc && !r->stop) {
+            long long got = r->src->read(r->src->ctx, bl->buf + n, bl->alloc - n);
+            if (got < 0) {
+                bl->st = GCH_EIO;
+                return;
+            }
+            if (got == 0) {
+                bl->eof = 1;
+                break;
+            }
+            n += (size_t)got;
+        }
+        if (r->stop) {
+            bl->st = GCH_EIO; /* never seen: the parser stopped first */
+            return;
+        }
+        size_t k = n;
+        while (k > scanned && bl->buf[k - 1] != '\n')
+            k--;
+        if (k == scanned)
+            k = 0; /* no newline at all */
+        if (k || bl->eof) {
+            if (k < n && bl->eof) {
+                bl->buf[n++] = '\n'; /* the last line has no newline */
+                k = n;
+            }
+            bl->n = n;
+            bl->k = k;
+            memset(bl->buf + n, 0, PAD);
+            return;
+        }
+        /* One partial line fills the block: grow it. */
+        scanned = n;
+        if (r->cap > SIZE_MAX / 4) {
+            bl->st = GCH_ENOMEM;
+            bl->err_cap = SIZE_MAX;
+            return;
+        }
+        char *nb = gch_realloc(bl->buf, r->cap * 2 + 1 + PAD);
+        if (!nb) {
+            bl->st = GCH_ENOMEM;
+            bl->err_cap = r->cap;
+            return;
+        }
+        bl->buf = nb;
+        r->cap *= 2;
+        bl->alloc = r->cap;
+    }
+}
+
+static int reader_thread(void *arg)
+{
+    reader *r = arg;
+    for (unsigned next = 1;; next ^= 1) {
+        mtx_lock(&r->mtx);
+        while (!r->stop && r->blk[next].state != BLOCK_FREE)
+            cnd_wait(&r->cnd, &r->mtx);
+        int stop = r->stop;
+        mtx_unlock(&r->mtx);
+        if (stop)
+            return 0;
+        block *bl = &r->blk[next];
+        produce(r, bl, &r->blk[next ^ 1]);
+        mtx_lock(&r->mtx);
+        bl->state = BLOCK_READY;
+        cnd_broadcast(&r->cnd);
+        mtx_unlock(&r->mtx);
+        if (bl->eof || bl->st != GCH_OK)
+            return 0;
+    }
+}
+
+static gch_status block_status(reader *r, const block *bl)
+{
+    if (bl->st == GCH_EIO)
+        return gch_error_set(r->err, GCH_EIO, "read error");
+    if (bl->err_cap == SIZE_MAX)
+        return gch_error_set(r->err, GCH_ENOMEM, "line too long");
+    if (bl->err_cap)
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory (a line of %zu bytes)", bl->err_cap);
+    return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+}
+
+/* Stops and joins the reader thread, if any. */
+static void stop_reader(reader *r)
+{
+    if (!r->threaded)
+        return;
+    mtx_lock(&r->mtx);
+    r->stop = 1;
+    cnd_broadcast(&r->cnd);
+    mtx_unlock(&r->mtx);
+    thrd_join(r->thread, NULL);
+    cnd_destroy(&r->cnd);
+    mtx_destroy(&r->mtx);
+    r->threaded = 0;
+}
+
+static gch_status parse_blocks(reader *r)
+{
+    block *cur = &r->blk[0];
+    produce(r, cur, NULL);
+    if (cur->st == GCH_OK && !cur->eof) {
+        /* More to come: a second buffer, read ahead by a thread if one starts. */
+        block *other = &r->blk[1];
+        other->buf = gch_malloc(r->cap + 1 + PAD);
+        if (!other->buf)
+            return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+        other->alloc = r->cap;
+        other->state = BLOCK_FREE;
+        cur->state = BLOCK_BUSY;
+        if (!gch_tuning_knobs.no_read_ahead && mtx_init(&r->mtx, mtx_plain) == thrd_success) {
+            if (cnd_init(&r->cnd) == thrd_success) {
+                if (thrd_create(&r->thread, reader_thread, r) == thrd_success)
+                    r->threaded = 1;
+                else
+                    cnd_destroy(&r->cnd);
+            }
+            if (!r->threaded)
+                mtx_destroy(&r->mtx);
+        }
+    }
+    unsigned i = 0;
+    for (;;) {
+        if (cur->st != GCH_OK)
+            return block_status(r, cur);
+        gch_status st;
+        if (cur->k && (st = parse_region(r, cur->buf, cur->buf + cur->k)) != GCH_OK)
+            return st;
+        r->consumed += cur->k;
+        if (cur->k && r->opts->progress)
+            r->opts->progress(r->opts->progress_ctx, r->consumed);
+        if (cur->eof)
+            return GCH_OK;
+        block *next = &r->blk[i ^ 1];
+        if (r->threaded) {
+            mtx_lock(&r->mtx);
+            cur->state = BLOCK_FREE;
+            cnd_broadcast(&r->cnd);
+            while (next->state != BLOCK_READY)
+                cnd_wait(&r->cnd, &r->mtx);
+            next->state = BLOCK_BUSY;
+            mtx_unlock(&r->mtx);
+        } else {
+            produce(r, next, cur);
+        }
+        cur = next;
+        i ^= 1;
+    }
 }
 
 static gch_status parse_all(reader *r)
 {
-    gch_status st;
-    for (;;) {
-        if ((st = fill(r)) != GCH_OK)
-            return st;
-        size_t k = r->end;
-        while (k > r->start && r->buf[k - 1] != '\n')
-            k--;
-        if (k == r->start) {
-            if (!r->eof)
-                continue; /* one partial line fills the buffer: grow it */
-            if (r->end == r->start)
-                break;
-            r->buf[r->end++] = '\n'; /* the last line has no newline */
-            k = r->end;
-        }
-        if ((st = parse_region(r, r->buf + r->start, r->buf + k)) != GCH_OK)
-            return st;
-        r->consumed += k - r->start;
-        r->start = k;
-        if (r->opts->progress)
-            r->opts->progress(r->opts->progress_ctx, r->consumed);
-    }
+    gch_status st = parse_blocks(r);
+    stop_reader(r);
+    if (st != GCH_OK)
+        return st;
     if (gch_builder_heap_open(r->b)) {
         gch_builder_note_missing_end(r->b);
         if ((st = end_section(r)) != GCH_OK)
@@ -900,11 +1129,8 @@ static gch_status run(reader *r, gch_dump **out)
     r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
-    r->buf = gch_malloc(r->cap + 1); /* + 1: room for the last line's sentinel */
     r->chunks = gch_calloc(2, sizeof *r->chunks);
-    if (!r->buf || !r->chunks) {
-        gch_free(r->buf);
-        gch_free(r->chunks);
+    if (!r->chunks) {
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
@@ -914,7 +1140,8 @@ static gch_status run(reader *r, gch_dump **out)
         st = gch_builder_finish(r->b, out, r->err);
     if (st != GCH_OK && r->err && r->err->status == GCH_OK)
         r->err->status = st;
-    gch_free(r->buf);
+    block_free(&r->blk[0]);
+    block_free(&r->blk[1]);
     chunk_free(&r->chunks[0]);
     chunk_free(&r->chunks[1]);
     gch_free(r->chunks);

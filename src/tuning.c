@@ -5,11 +5,11 @@
 #define DEFAULT_PARSE_BLOCK ((size_t)256 << 10)
 #define DEFAULT_READ_BLOCK ((size_t)8 << 20)
 
-gch_tuning gch_tuning_knobs = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK, DEFAULT_READ_BLOCK };
+gch_tuning gch_tuning_knobs = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK, DEFAULT_READ_BLOCK, 0 };
 
 void gch_internal_set_tuning(const gch_tuning *t)
 {
     static const gch_tuning defaults = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK,
-                                         DEFAULT_READ_BLOCK };
+                                         DEFAULT_READ_BLOCK, 0 };
     gch_tuning_knobs = t ? *t : defaults;
 }

@@ -15,6 +15,8 @@ typedef struct gch_tuning {
     size_t parse_block;
     /* .gclog: bytes read per block (the buffer grows for longer lines). */
     size_t read_block;
+    /* .gclog: nonzero reads every block in line, with no reader thread. */
+    int no_read_ahead;
 } gch_tuning;
 
 extern gch_tuning gch_tuning_knobs;

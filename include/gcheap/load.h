@@ -14,7 +14,10 @@
 #include "gcheap/heap.h"
 
 /* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
- * or -1 on error (the reader then fails with GCH_EIO). */
+ * or -1 on error (the reader then fails with GCH_EIO). Calls never overlap,
+ * but the .gclog reader may make them from a thread of its own (reading
+ * ahead), while the progress callback runs on the caller's thread; all calls
+ * have returned when the load returns. */
 typedef long long (*gch_read_fn)(void *ctx, void *buf, size_t cap);
 
 typedef struct gch_source {

@@ -1,4 +1,7 @@
 /* POSIX implementation of platform.h. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* F_SETPIPE_SZ */
+#endif
 #include "platform.h"
 
 #include <errno.h>
@@ -8,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#define PIPE_BUFFER (1 << 20)
 
 struct plat_file {
     int fd;
@@ -46,6 +51,13 @@ plat_file *plat_open(const char *path, const char **reason)
         }
         if (S_ISREG(st.st_mode))
             f->size = (uint64_t)st.st_size;
+#ifdef F_SETPIPE_SZ
+        /* A 64 KiB pipe makes every read a small one and wakes the writer
+         * often; ask for 1 MiB (the default limit for unprivileged users). On
+         * failure the pipe keeps its size. */
+        if (S_ISFIFO(st.st_mode) && fcntl(f->fd, F_GETPIPE_SZ) < PIPE_BUFFER)
+            (void)fcntl(f->fd, F_SETPIPE_SZ, PIPE_BUFFER);
+#endif
     }
     return f;
 }

@@ -431,12 +431,13 @@ static void test_random_dumps_match_model(void **state)
  * cut lines across read blocks, grow the buffer for long lines, and resolve
  * references with two threads. Results must not depend on any of it. */
 
-static const gch_tuning tiny_defaults = { 1, 1, 64 };
+static const gch_tuning tiny_defaults = { 1, 1, 64, 0 };
 
 static void set_tiny(size_t read_block)
 {
     gch_tuning t = tiny_defaults;
     t.read_block = read_block;
+    t.no_read_ahead = read_block % 3 == 0; /* blocks read in line, or by the reader thread */
     gch_internal_set_tuning(&t);
 }
 
@@ -585,6 +586,141 @@ static void test_split_errors(void **state)
     check_split_equivalence(nul, sizeof nul - 1);
 }
 
+/* Random reference fields (1-20 digit tokens, leading zeros, blank runs, a
+ * stray CR, NUL, high byte or letter now and then) at every alignment:
+ * skipping references (stat) must accept exactly what storing them (info)
+ * accepts, with the same error on the same line. */
+static void test_skip_refs_random(void **state)
+{
+    (void)state;
+    static const char hexd[] = "0123456789abcdefABCDEF";
+    static const char junk[] = "g\r\x80\xa0xZ";
+    rng_state = 4242;
+    for (int round = 0; round < 20000; round++) {
+        text_buf t = { malloc(64), 0, 64 };
+        assert_non_null(t.p);
+        put(&t, "a 2 x\no %.*s 1 8", 1 + (int)(rnd() % 8), "12345678");
+        int tokens = (int)(rnd() % 5);
+        for (int k = 0; k < tokens; k++) {
+            int blanks = 1 + (int)(rnd() % 3);
+            for (int i = 0; i < blanks; i++)
+                put(&t, rnd() % 2 ? " " : "\t");
+            int digits = 1 + (int)(rnd() % 20), zeros = rnd() % 3 ? 0 : (int)(rnd() % 6);
+            for (int i = 0; i < digits; i++)
+                put(&t, "%c", i < zeros ? '0' : hexd[rnd() % (sizeof hexd - 1)]);
+        }
+        if (rnd() % 3 == 0)
+            put(&t, rnd() % 2 ? " " : " \t ");
+        if (rnd() % 4 == 0) {
+            /* one stray byte somewhere after "o " (a NUL for 'Z') */
+            size_t at = 8 + (size_t)(rnd() % (t.n - 8));
+            char ch = junk[rnd() % (sizeof junk - 1)];
+            t.p[at] = ch == 'Z' ? '\0' : ch;
+        }
+        put(&t, rnd() % 3 ? "\n" : "\r\n");
+        put(&t, "o 2 1 4\nc x\n");
+        gch_load_options o[2] = { { 0 }, { 0 } };
+        o[1].skip_refs = 1;
+        gch_dump *d[2] = { NULL, NULL };
+        gch_error e[2];
+        gch_status st[2];
+        for (int k = 0; k < 2; k++)
+            st[k] = gch_read_gclog_buffer(t.p, t.n, &o[k], &d[k], &e[k]);
+        assert_int_equal(st[0], st[1]);
+        if (st[0] == GCH_OK) {
+            assert_int_equal(d[0]->heaps[0]->object_count, d[1]->heaps[0]->object_count);
+            assert_int_equal(d[0]->heaps[0]->total_size, d[1]->heaps[0]->total_size);
+        } else {
+            assert_int_equal(e[0].line, e[1].line);
+            assert_string_equal(e[0].message, e[1].message);
+        }
+        gch_dump_free(d[0]);
+        gch_dump_free(d[1]);
+        free(t.p);
+    }
+}
+
+/* A source that hands out 1-7 bytes at a time and fails (returns -1) once
+ * fail_after bytes are out. */
+typedef struct failing_source {
+    const char *p;
+    size_t left, fail_after;
+} failing_source;
+
+static long long failing_read(void *ctx, void *buf, size_t cap)
+{
+    failing_source *s = ctx;
+    if (s->fail_after == 0)
+        return -1;
+    size_t n = 1 + rnd() % 7;
+    if (n > cap)
+        n = cap;
+    if (n > s->left)
+        n = s->left;
+    if (n > s->fail_after)
+        n = s->fail_after;
+    memcpy(buf, s->p, n);
+    s->p += n;
+    s->left -= n;
+    s->fail_after -= n;
+    return (long long)n;
+}
+
+/* Read errors at every offset, with blocks read ahead by the reader thread or
+ * in line: GCH_EIO, or the format error of a line before the failure, the
+ * same either way. */
+static void test_read_errors(void **state)
+{
+    (void)state;
+    text_buf t = { malloc(64), 0, 64 };
+    assert_non_null(t.p);
+    put(&t, "a 2 x\nt 1 T\n");
+    for (int i = 1; i <= 30; i++)
+        put(&t, "o %x 1 8 %x %x\n", i * 16, i * 16 + 16, i * 4096);
+    put(&t, "o 999 1 zz\n");
+    for (int i = 31; i <= 40; i++)
+        put(&t, "o %x 1 8 %x\n", i * 16, i * 16 - 16);
+    put(&t, "c x\n");
+    static const size_t blocks[] = { 1, 5, 16, 64, 100000 };
+    rng_state = 99;
+    int seen[2] = { 0, 0 };
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        for (size_t fail_after = 0; fail_after <= t.n; fail_after++) {
+            gch_status st[2];
+            gch_error e[2];
+            for (int inline_reads = 0; inline_reads < 2; inline_reads++) {
+                gch_tuning k = { 1, 1, blocks[b], inline_reads };
+                gch_internal_set_tuning(&k);
+                failing_source s = { t.p, t.n, fail_after };
+                gch_source src = { failing_read, &s };
+                gch_dump *d = NULL;
+                for (int skip = 0; skip < 2; skip++) {
+                    gch_load_options o = { 0 };
+                    o.skip_refs = skip;
+                    s.p = t.p;
+                    s.left = t.n;
+                    s.fail_after = fail_after;
+                    st[inline_reads] = gch_read_gclog(&src, &o, &d, &e[inline_reads]);
+                    assert_null(d);
+                    assert_int_equal(e[inline_reads].status, st[inline_reads]);
+                }
+            }
+            assert_int_equal(st[0], st[1]);
+            if (st[0] == GCH_EFORMAT) {
+                assert_int_equal(e[0].line, 33);
+                assert_string_equal(e[0].message, e[1].message);
+                seen[0]++;
+            } else {
+                assert_int_equal(st[0], GCH_EIO);
+                seen[1]++;
+            }
+        }
+    }
+    assert_true(seen[0] > 0 && seen[1] > 0);
+    gch_internal_set_tuning(NULL);
+    free(t.p);
+}
+
 /* Ids in a dense run plus far outliers: directory buckets then hold many ids
  * (the binary-search part of bucket lookups). Every reference must resolve,
  * with one thread or two, ids sorted or not. */
@@ -592,7 +728,7 @@ static void test_crowded_id_buckets(void **state)
 {
     (void)state;
     for (int variant = 0; variant < 4; variant++) {
-        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20 };
+        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20, 0 };
         gch_internal_set_tuning(&t);
         text_buf tb = { malloc(64), 0, 64 };
         assert_non_null(tb.p);
@@ -634,6 +770,8 @@ int main(void)
         cmocka_unit_test(test_random_dumps_split),
         cmocka_unit_test(test_split_equivalence),
         cmocka_unit_test(test_split_errors),
+        cmocka_unit_test(test_skip_refs_random),
+        cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_crowded_id_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
