@@ -23,9 +23,11 @@
 #include "gcheap/dominators.h"
 
 #include <string.h>
+#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
+#include "tuning.h"
 
 /* How far ahead the sequential passes prefetch their random accesses. */
 enum { AHEAD = 16 };
@@ -64,6 +66,35 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
         x = y;
     }
     return f[v].best;
+}
+
+/* Step 6 of the build: idom by object (GCH_NONE when unreached), and the
+ * number of children of each dominator in cs[] (slot n = virtual root). */
+typedef struct idom_job {
+    uint32_t n, N;
+    const uint32_t *vert, *parent;
+    uint32_t *idom, *cs;
+} idom_job;
+
+static void idom_scatter(idom_job *j)
+{
+    const uint32_t n = j->n, N = j->N, *vert = j->vert, *parent = j->parent;
+    uint32_t *idom = j->idom, *cs = j->cs;
+    memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
+    for (uint32_t i = 1; i <= N; i++) {
+        if (i + AHEAD <= N)
+            __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
+        uint32_t d = parent[i];
+        uint32_t dobj = d ? vert[d] : GCH_DOM_VROOT;
+        idom[vert[i]] = dobj;
+        cs[d ? dobj : n]++;
+    }
+}
+
+static int idom_thread(void *arg)
+{
+    idom_scatter(arg);
+    return 0;
 }
 
 void gch_domtree_free(gch_domtree *t)
@@ -257,10 +288,26 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     gch_free(semi);
     semi = NULL;
 
-    /* 5. Retained sizes by preorder number in f's memory (8 bytes per
-     * vertex), accumulated in reverse preorder (every vertex is numbered after
-     * its immediate dominator); then the results by object. */
+    /* 5 and 6 are independent (both only read vert[] and parent[]): on big
+     * heaps the second runs on another thread. All results are allocated
+     * here, on the calling thread. */
+    out->object_count = n;
+    out->live_count = N;
+    out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
+    out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
+    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
+    if (!out->retained || !out->idom || !out->child_start)
+        goto nomem;
     {
+        idom_job job = { n, N, vert, parent, out->idom, out->child_start };
+        int threaded = 0;
+        thrd_t th;
+        if (N >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
+            thrd_create(&th, idom_thread, &job) == thrd_success)
+            threaded = 1;
+        /* 5. Retained sizes by preorder number in f's memory (8 bytes per
+         * vertex), accumulated in reverse preorder (every vertex is numbered
+         * after its immediate dominator); then the results by object. */
         uint64_t *rsize = (uint64_t *)(void *)f;
         rsize[0] = 0;
         for (uint32_t i = 1; i <= N; i++) {
@@ -270,38 +317,23 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
         }
         for (uint32_t i = N; i >= 1; i--)
             rsize[parent[i]] += rsize[i];
-        out->object_count = n;
-        out->live_count = N;
         out->live_bytes = rsize[0];
-        out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
-        if (!out->retained)
-            goto nomem;
         for (uint32_t i = 1; i <= N; i++) {
             if (i + AHEAD <= N)
                 __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
             out->retained[vert[i]] = rsize[i];
         }
+        /* 6. idom by object, and the number of children of each dominator. */
+        if (threaded)
+            thrd_join(th, NULL);
+        else
+            idom_scatter(&job);
     }
     gch_free(f);
     f = NULL;
-    /* 6. idom by object, and the number of children of each dominator in
-     * child_start[] (slot n = virtual root). */
-    out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
-    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
-    if (!out->idom || !out->child_start)
-        goto nomem;
-    uint32_t *cs = out->child_start, *idom = out->idom;
-    memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
-    for (uint32_t i = 1; i <= N; i++) {
-        if (i + AHEAD <= N)
-            __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
-        uint32_t d = parent[i];
-        uint32_t dobj = d ? vert[d] : GCH_DOM_VROOT;
-        idom[vert[i]] = dobj;
-        cs[d ? dobj : n]++;
-    }
     gch_free(parent);
     parent = NULL;
+    uint32_t *cs = out->child_start, *idom = out->idom;
 
     /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
      * the end of list k, then placing objects in descending order moves it

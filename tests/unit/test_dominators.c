@@ -15,6 +15,15 @@
 #include "gcheap/graph.h"
 #include "graph_heap.h"
 #include "graph_internal.h"
+#include "tuning.h"
+
+/* Forces (or not) the two-thread steps of gch_domtree_build on tiny graphs. */
+static void set_parallel(int on)
+{
+    gch_tuning t = gch_tuning_knobs;
+    t.parallel_min_refs = on ? 0 : (size_t)1 << 40;
+    gch_internal_set_tuning(&t);
+}
 
 /* ------------------------------------------------------------------ oracle */
 
@@ -230,6 +239,7 @@ static void test_random_oracle(void **state)
         gch_heap *h = d->heaps[0];
         if (g % 2 && gch_heap_build_reverse(h, NULL) != GCH_OK)
             fail();
+        set_parallel(g % 4 >= 2);
         for (int weak = 0; weak <= 1; weak++) {
             oracle o;
             oracle_build(h, weak, &o);
@@ -242,6 +252,7 @@ static void test_random_oracle(void **state)
         }
         gch_dump_free(d);
     }
+    gch_internal_set_tuning(NULL);
     print_message("random graphs: %llu live objects (%llu at dominator depth >= 3), "
                   "%llu unreachable\n",
                   (unsigned long long)stat_live, (unsigned long long)stat_deep,
@@ -279,7 +290,9 @@ static void test_random_dense(void **state)
         oracle o;
         oracle_build(h, 0, &o);
         gch_domtree t;
+        set_parallel(g % 4 >= 2);
         assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+        gch_internal_set_tuning(NULL);
         check_tree(h, &t, &o);
         gch_domtree_free(&t);
         oracle_free(&o);
@@ -743,7 +756,11 @@ static void test_alloc_failure(void **state)
         h->root_object[1] = 7;
         if (rev)
             assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
-        alloc_failures_on(h);
+        for (int par = 0; par <= 1; par++) {
+            set_parallel(par);
+            alloc_failures_on(h);
+            gch_internal_set_tuning(NULL);
+        }
         gch_dump_free(d);
     }
 }

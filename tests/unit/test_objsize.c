@@ -13,6 +13,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "graph_heap.h"
+#include "tuning.h"
 
 /* Objects 0..5, types A(0)/B(1), sizes 1,2,4,8,16,32:
  *   0 -> 1, 1 -> 2, 2 -> 1 (cycle), 2 -> 2 (self), 3 -> 2, 4 (alone), 5 -> 0.
@@ -181,11 +182,95 @@ static void test_shapes_and_alloc_failure(void **state)
     gch_dump_free(d);
 }
 
+/* gch_live_set against a plain BFS from the counted roots, with one marking
+ * thread and with two (the knob forces the two-thread path on tiny heaps):
+ * the live bytes, the count and every mark must be the oracle's. Random
+ * graphs from th_random_dump, plus wide ones with up to 200 root records. */
+static void check_live(gch_heap *h, int include_weak)
+{
+    uint32_t n = h->object_count;
+    uint8_t *mark = calloc(n ? n : 1, 1);
+    uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    assert_non_null(mark);
+    assert_non_null(queue);
+    uint32_t head = 0, tail = 0;
+    for (uint32_t r = 0; r < h->root_count; r++) {
+        uint32_t o = h->root_object[r];
+        if (o == GCH_NONE || (!include_weak && (h->root_flags[r] & GCH_ROOT_WEAK)) || mark[o])
+            continue;
+        mark[o] = 1;
+        queue[tail++] = o;
+    }
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1]; e++)
+            if (!mark[h->out_target[e]]) {
+                mark[h->out_target[e]] = 1;
+                queue[tail++] = h->out_target[e];
+            }
+    }
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < n; i++)
+        bytes += mark[i] ? h->object_size[i] : 0;
+    for (int parallel = 0; parallel < 2; parallel++) {
+        gch_tuning t = gch_tuning_knobs;
+        t.parallel_min_refs = parallel ? 0 : (size_t)1 << 40;
+        gch_internal_set_tuning(&t);
+        uint8_t *live = NULL;
+        uint64_t c = 0, b = 0;
+        assert_int_equal(gch_live_set(h, include_weak, &live, &c, &b, NULL), GCH_OK);
+        gch_internal_set_tuning(NULL);
+        assert_int_equal(c, tail);
+        assert_int_equal(b, bytes);
+        assert_memory_equal(live, mark, n);
+        gch_free(live);
+    }
+    free(mark);
+    free(queue);
+}
+
+static void test_live_set_oracle(void **state)
+{
+    (void)state;
+    th_rng rng = { 7 };
+    for (int g = 0; g < 3000; g++) {
+        gch_dump *d = th_random_dump(&rng, g % 100 == 0 ? 3000 : 60);
+        check_live(d->heaps[0], g & 1);
+        gch_dump_free(d);
+    }
+    for (int g = 0; g < 300; g++) {
+        uint32_t n = 1 + th_below(&rng, g % 50 == 0 ? 20000 : 300);
+        uint32_t roots = th_below(&rng, 200);
+        size_t m = th_below(&rng, 3 * n + 1);
+        gch_dump *d = th_dump_new(n, 1, roots, 0);
+        gch_heap *h = d->heaps[0];
+        uint32_t *src = malloc((m ? m : 1) * sizeof *src), *dst = malloc((m ? m : 1) * sizeof *dst);
+        assert_non_null(src);
+        assert_non_null(dst);
+        for (size_t k = 0; k < m; k++) {
+            src[k] = th_below(&rng, n);
+            dst[k] = th_below(&rng, 4) ? th_below(&rng, n) : src[k];
+        }
+        th_set_edges(h, src, dst, m);
+        free(src);
+        free(dst);
+        for (uint32_t i = 0; i < n; i++)
+            h->object_size[i] = th_below(&rng, 1000);
+        for (uint32_t k = 0; k < roots; k++) {
+            h->root_object[k] = th_below(&rng, 8) ? th_below(&rng, n) : GCH_NONE;
+            h->root_flags[k] = (uint8_t)(th_below(&rng, 5) == 0 ? GCH_ROOT_WEAK : 0);
+        }
+        check_live(h, g & 1);
+        gch_dump_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand),
         cmocka_unit_test(test_random_oracle),
+        cmocka_unit_test(test_live_set_oracle),
         cmocka_unit_test(test_shapes_and_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
