@@ -74,4 +74,55 @@ static inline long long fuzz_whole_read(void *ctx, void *buf, size_t cap)
     return (long long)n;
 }
 
+/* What the binary readers' harnesses share: read fully and with skip_refs,
+ * which must agree; a success passes heap_check_dump and both reads give the
+ * same heaps; a failure is EFORMAT, ELIMIT or ENOMEM with a clean message and,
+ * for EFORMAT, a byte offset inside the input. */
+typedef gch_status (*fuzz_buffer_reader)(const void *data, size_t size, const gch_load_options *opts,
+                                         gch_dump **out, gch_error *err);
+
+static inline void fuzz_check_binary_failure(const char *harness, gch_status st, const gch_dump *d,
+                                             const gch_error *e, size_t size)
+{
+    if (st != GCH_EFORMAT && st != GCH_ELIMIT && st != GCH_ENOMEM)
+        fuzz_fail(harness, "unexpected status (not OK, EFORMAT, ELIMIT or ENOMEM)");
+    if (d)
+        fuzz_fail(harness, "a failed read handed out a dump");
+    if (!e->message[0])
+        fuzz_fail(harness, "a failed read gave no message");
+    for (const char *p = e->message; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            fuzz_fail(harness, "control byte in an error message");
+    if (st == GCH_EFORMAT && (!e->has_offset || e->offset > size))
+        fuzz_fail(harness, "format error without an offset inside the input");
+}
+
+static inline void fuzz_binary_reader_once(const char *harness, fuzz_buffer_reader read,
+                                           const uint8_t *data, size_t size)
+{
+    gch_dump *whole = NULL, *skipped = NULL;
+    gch_error e1, e2;
+    gch_status s1 = read(data, size, NULL, &whole, &e1);
+    if (s1 == GCH_OK)
+        FUZZ_CHECK(harness, heap_check_dump(whole));
+    else
+        fuzz_check_binary_failure(harness, s1, whole, &e1, size);
+
+    gch_load_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.skip_refs = 1;
+    gch_status s2 = read(data, size, &opts, &skipped, &e2);
+    if ((s1 == GCH_OK) != (s2 == GCH_OK))
+        fuzz_fail(harness, "skip_refs read and full read disagree");
+    if (s1 == GCH_OK) {
+        FUZZ_CHECK(harness, heap_check_dump(skipped));
+        FUZZ_CHECK(harness, heap_check_same_dump(whole, skipped, 0));
+    } else if (s1 == GCH_EFORMAT && s2 == GCH_EFORMAT &&
+               (e1.offset != e2.offset || strcmp(e1.message, e2.message) != 0)) {
+        fuzz_fail(harness, "skip_refs read and full read report different errors");
+    }
+    gch_dump_free(whole);
+    gch_dump_free(skipped);
+}
+
 #endif

@@ -1,4 +1,5 @@
 /* The Dart twin fixtures' heap: see dart_twin.h. */
+#include "text_buf.h"
 #include "dart_twin.h"
 
 #include <stdarg.h>
@@ -167,58 +168,34 @@ uint64_t dart_twin_gclog_id(uint64_t dart_id)
     return v;
 }
 
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void add(text *t, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof line)
-        abort();
-    while (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 1024;
-        t->s = realloc(t->s, t->cap);
-        if (!t->s)
-            abort();
-    }
-    memcpy(t->s + t->len, line, (size_t)n + 1);
-    t->len += (size_t)n;
-}
-
 static int synthetic(uint32_t id) { return id >= 1 && id < FIRST_OBJECT; }
 
 static void add_roots(text *t, const uint32_t *refs, size_t n, unsigned kind)
 {
     for (size_t i = 0; i < n; i++)
         if (refs[i] && !synthetic(refs[i]))
-            add(t, "r %llx %x 0\n", (unsigned long long)dart_twin_gclog_id(refs[i]), kind);
+            text_add(t, "r %llx %x 0\n", (unsigned long long)dart_twin_gclog_id(refs[i]), kind);
 }
 
 char *dart_twin_gclog(size_t *len)
 {
     text t = { NULL, 0, 0 };
-    add(&t, "a 2 twin\n");
+    text_add(&t, "a 2 twin\n");
     for (unsigned c = FIRST_OBJECT; c < C_END; c++)
-        add(&t, "t %x %s\n", c, classes[c].gclog_name);
+        text_add(&t, "t %x %s\n", c, classes[c].gclog_name);
     for (uint32_t i = 0; i < OBJECT_COUNT; i++) {
         const twin_object *o = &objects[i];
-        add(&t, "o %llx %x %x", (unsigned long long)dart_twin_gclog_id(FIRST_OBJECT + i), o->klass,
+        text_add(&t, "o %llx %x %x", (unsigned long long)dart_twin_gclog_id(FIRST_OBJECT + i), o->klass,
             o->size);
         for (unsigned r = 0; r < o->ref_count; r++)
             if (o->refs[r] && !synthetic(o->refs[r]))
-                add(&t, " %llx", (unsigned long long)dart_twin_gclog_id(o->refs[r]));
-        add(&t, "\n");
+                text_add(&t, " %llx", (unsigned long long)dart_twin_gclog_id(o->refs[r]));
+        text_add(&t, "\n");
     }
     add_roots(&t, root_refs, COUNT(root_refs), 0);
     add_roots(&t, readonly_refs, COUNT(readonly_refs), 5);
     add_roots(&t, isolate_refs, COUNT(isolate_refs), 4);
-    add(&t, "c twin\n");
+    text_add(&t, "c twin\n");
     *len = t.len;
     return t.s;
 }

@@ -1,4 +1,5 @@
 /* The twin fixtures' heap: see gcdump_twin.h. */
+#include "text_buf.h"
 #include "gcdump_twin.h"
 
 #include <stdarg.h>
@@ -152,52 +153,28 @@ void gcdump_twin_sampled(gcdw_result *out)
     gcdw_write(&d, out);
 }
 
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void add(text *t, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof line)
-        abort();
-    while (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 1024;
-        t->s = realloc(t->s, t->cap);
-        if (!t->s)
-            abort();
-    }
-    memcpy(t->s + t->len, line, (size_t)n + 1);
-    t->len += (size_t)n;
-}
-
 /* Type ids in the .gclog: the description's type index + 1, as in the .gcdump
  * (the buckets take System.Byte[]'s). */
 char *gcdump_twin_gclog(size_t *len)
 {
     text t = { NULL, 0, 0 };
-    add(&t, "a 2 demo.exe\n");
+    text_add(&t, "a 2 demo.exe\n");
     unsigned char used[T_COUNT] = { 0 };
     for (uint32_t i = 0; i < NODE_COUNT; i++)
         if (nodes[i].address && !nodes[i].undefined)
             used[gclog_type(nodes[i].type)] = 1;
     for (unsigned ty = T_CACHE; ty < T_COUNT; ty++)
         if (used[ty])
-            add(&t, "t %x %s\n", ty + 1, types[ty].name);
+            text_add(&t, "t %x %s\n", ty + 1, types[ty].name);
     for (uint32_t i = 0; i < NODE_COUNT; i++) {
         const gcdw_node *n = &nodes[i];
         if (!n->address || n->undefined)
             continue;
-        add(&t, "o %llx %x %x", (unsigned long long)n->address, gclog_type(n->type) + 1,
+        text_add(&t, "o %llx %x %x", (unsigned long long)n->address, gclog_type(n->type) + 1,
             (unsigned)n->size);
         for (uint32_t k = 0; k < n->child_count; k++)
-            add(&t, " %llx", (unsigned long long)nodes[n->children[k]].address);
-        add(&t, "\n");
+            text_add(&t, " %llx", (unsigned long long)nodes[n->children[k]].address);
+        text_add(&t, "\n");
     }
     /* Roots: breadth-first through the categories, as the pseudo-nodes nest. */
     uint32_t queue[NODE_COUNT], head = 0, tail = 0;
@@ -213,13 +190,13 @@ char *gcdump_twin_gclog(size_t *len)
             }
             if (c->kind < 0)
                 abort(); /* objects hang only under categories with a kind */
-            add(&t, "r %llx %x %x", (unsigned long long)nodes[ch].address, (unsigned)c->kind, c->flags);
+            text_add(&t, "r %llx %x %x", (unsigned long long)nodes[ch].address, (unsigned)c->kind, c->flags);
             if (c->container >= 0)
-                add(&t, " %x", (unsigned)c->container + 1);
-            add(&t, "\n");
+                text_add(&t, " %x", (unsigned)c->container + 1);
+            text_add(&t, "\n");
         }
     }
-    add(&t, "c demo.exe\n");
+    text_add(&t, "c demo.exe\n");
     *len = t.len;
     return t.s;
 }
