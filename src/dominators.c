@@ -97,6 +97,40 @@ static int idom_thread(void *arg)
     return 0;
 }
 
+/* Step 2 of the build, for the objects lo..hi-1: each edge v -> w with v > w
+ * (preorder numbers) is placed at --cur[w]. */
+typedef struct place_job {
+    uint32_t lo, hi, m;
+    const uint32_t *pre, *out_start, *out_target;
+    uint32_t *cur, *preds;
+} place_job;
+
+static void place_preds(place_job *j)
+{
+    const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
+                   *out_target = j->out_target;
+    uint32_t *cur = j->cur, *preds = j->preds;
+    for (uint32_t o = j->lo; o < j->hi; o++) {
+        uint32_t i = pre[o];
+        uint32_t e = out_start[o], end = out_start[o + 1];
+        if (!i)
+            continue;
+        for (; e < end; e++) {
+            if (e + AHEAD < m)
+                __builtin_prefetch(&pre[out_target[e + AHEAD]]);
+            uint32_t w = pre[out_target[e]];
+            if (w < i)
+                preds[--cur[w]] = i;
+        }
+    }
+}
+
+static int place_thread(void *arg)
+{
+    place_preds(arg);
+    return 0;
+}
+
 void gch_domtree_free(gch_domtree *t)
 {
     if (!t)
@@ -125,13 +159,34 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     uint32_t *vert = gch_reallocarray(NULL, n1, sizeof *vert);
     uint32_t *parent = gch_reallocarray(NULL, n1, sizeof *parent);
     fnode *f = gch_reallocarray(NULL, n1, sizeof *f);
-    uint32_t *semi = NULL, *pstart = NULL, *preds = NULL;
+    uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
+    /* Without the reverse index, on big heaps the predecessors are placed by
+     * two threads: the objects below `half` (about half of the references)
+     * and the others. The DFS counts each target's cross/back edges from the
+     * two halves apart (pstart[], phigh[]), so that each half has its own
+     * part of every predecessor list, in the order one thread would give. */
+    uint32_t half = n;
     if (!pre || !vert || !parent || !f)
         goto nomem;
     if (!use_reverse) {
         pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
         if (!pstart)
             goto nomem;
+        if (n >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs) {
+            phigh = gch_calloc((size_t)n + 2, sizeof *phigh);
+            if (!phigh)
+                goto nomem;
+            /* Smallest object whose references start at or after m / 2. */
+            uint32_t a = 0, b = n;
+            while (a < b) {
+                uint32_t mid = a + (b - a) / 2;
+                if (out_start[mid] < m / 2)
+                    a = mid + 1;
+                else
+                    b = mid;
+            }
+            half = a;
+        }
     }
 
     /* 1. Iterative DFS from the virtual root, numbering in preorder. The
@@ -158,7 +213,9 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
         f[N].best = 0;
         uint32_t i = N;
         while (i) {
-            uint32_t e = f[i].anc, end = out_start[vert[i] + 1], t = GCH_NONE;
+            uint32_t vi = vert[i];
+            uint32_t e = f[i].anc, end = out_start[vi + 1], t = GCH_NONE;
+            uint32_t *cnt = vi < half ? pstart : phigh;
             for (; e < end; e++) {
                 uint32_t x = out_target[e], w = pre[x];
                 if (!w) {
@@ -168,7 +225,7 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
                 if (use_reverse)
                     continue;
                 if (w < i)
-                    pstart[w]++;
+                    cnt[w]++;
                 else if (w > i && i < f[w].best)
                     f[w].best = i;
             }
@@ -201,26 +258,45 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
      * with v > w in a CSR by w, placed by one pass over the references of the
      * reached objects in object order (prefetching pre[]); then pre[] is
      * dropped. */
-    if (!use_reverse) {
+    if (!use_reverse && !phigh) {
         /* pstart[w] = end of w's range; placing decrements it to the start. */
         for (uint32_t w = 1; w <= N + 1; w++)
             pstart[w] += pstart[w - 1];
         preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *preds);
         if (!preds)
             goto nomem;
-        for (uint32_t o = 0; o < n; o++) {
-            uint32_t i = pre[o];
-            uint32_t e = out_start[o], end = out_start[o + 1];
-            if (!i)
-                continue;
-            for (; e < end; e++) {
-                if (e + AHEAD < m)
-                    __builtin_prefetch(&pre[out_target[e + AHEAD]]);
-                uint32_t w = pre[out_target[e]];
-                if (w < i)
-                    preds[--pstart[w]] = i;
-            }
+        place_job job = { 0, n, m, pre, out_start, out_target, pstart, preds };
+        place_preds(&job);
+    } else if (!use_reverse) {
+        /* w's range is [start, end): the high half's edges fill
+         * [start, mid) downwards from mid (phigh[w] = mid, ends at start),
+         * the low half's fill [mid, end) downwards from end (pstart[w]). */
+        uint32_t sum = 0;
+        for (uint32_t w = 0; w <= N + 1; w++) {
+            uint32_t lo = pstart[w], hi = phigh[w];
+            phigh[w] = sum + hi;
+            sum += lo + hi;
+            pstart[w] = sum;
         }
+        preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *preds);
+        if (!preds)
+            goto nomem;
+        place_job jlo = { 0, half, m, pre, out_start, out_target, pstart, preds };
+        place_job jhi = { half, n, m, pre, out_start, out_target, phigh, preds };
+        thrd_t th;
+        if (thrd_create(&th, place_thread, &jhi) == thrd_success) {
+            place_preds(&jlo);
+            thrd_join(th, NULL);
+        } else {
+            place_preds(&jlo);
+            place_preds(&jhi);
+        }
+        /* phigh[] now holds the starts (phigh[N + 1] = the total). */
+        gch_free(pstart);
+        pstart = phigh;
+        phigh = NULL;
+    }
+    if (!use_reverse) {
         /* pre[] is not needed any more: its memory (n + 1 entries) holds semi. */
         semi = pre;
         pre = NULL;
@@ -364,6 +440,7 @@ nomem:
     gch_free(f);
     gch_free(semi);
     gch_free(pstart);
+    gch_free(phigh);
     gch_free(preds);
     gch_domtree_free(out);
     return gch_error_set(err, GCH_ENOMEM, "out of memory computing the dominator tree");
