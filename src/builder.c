@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "grow.h"
 #include "builder_internal.h"
 #include "resolve.h"
 
@@ -70,20 +71,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 /* Grows *p (elements of elem bytes, capacity *cap) to hold at least need. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 1;
-    size_t ncap = *cap ? *cap : 16;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2)
-            return 0;
-        ncap *= 2;
-    }
-    void *np = gch_reallocarray(*p, ncap, elem);
-    if (!np)
-        return 0;
-    *p = np;
-    *cap = ncap;
-    return 1;
+    return gch_grow(p, cap, need, elem, 16);
 }
 
 static gch_status oom(gch_error *err)

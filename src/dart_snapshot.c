@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "grow.h"
 
 #define DART_MAGIC "dartheap"
 #define DART_MAGIC_LEN 8
@@ -89,20 +90,7 @@ size_t gch_dart_cut_at(const char *s, size_t len, char stop)
 
 int gch_dart_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 1;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2)
-            return 0;
-        ncap *= 2;
-    }
-    void *np = gch_reallocarray(*p, ncap, elem);
-    if (!np)
-        return 0;
-    *p = np;
-    *cap = ncap;
-    return 1;
+    return gch_grow(p, cap, need, elem, 64);
 }
 
 static int mem_equals(const char *s, size_t len, const char *lit)

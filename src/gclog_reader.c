@@ -11,6 +11,7 @@
 #include <threads.h>
 
 #include "gcheap/alloc.h"
+#include "grow.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "builder_internal.h"
@@ -503,17 +504,7 @@ static void chunk_free(chunk *c)
 
 static int chunk_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 1;
-    size_t ncap = *cap ? *cap : 1024;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = gch_reallocarray(*p, ncap, elem);
-    if (!np)
-        return 0;
-    *p = np;
-    *cap = ncap;
-    return 1;
+    return gch_grow(p, cap, need, elem, 1024);
 }
 
 static int chunk_grow_objects(chunk *c)
