@@ -50,6 +50,7 @@ struct gch_builder {
     } type_cache[TYPE_CACHE_SIZE];
 
     int ids_unsorted;        /* set when an object id is not above the previous one */
+    uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
 
     uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
 
@@ -380,8 +381,9 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
         b->object_cap = c1 < c4 ? c1 : c4;
     }
     uint32_t i = h->object_count++;
-    if (i > 0 && id <= h->object_id[i - 1])
+    if (i > 0 && id <= b->last_id)
         b->ids_unsorted = 1;
+    b->last_id = id;
     h->object_id[i] = id;
     h->object_type[i] = t;
     h->object_size[i] = size;
@@ -468,14 +470,15 @@ gch_status gch_builder_type_index(gch_builder *b, uint64_t raw, uint32_t *out, g
     return type_get(b, raw, out, err);
 }
 
-gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
-                                      const uint32_t *types, const uint64_t *sizes,
-                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
-                                      int ids_increasing, gch_error *err)
+gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                       uint64_t nrefs, int ids_increasing, gch_object_slots *out,
+                                       gch_error *err)
 {
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    out->object_at = h->object_count;
+    out->ref_at = b->raw_ref_count;
     if (n == 0)
         return GCH_OK;
     if (n > MAX_OBJECTS - h->object_count)
@@ -509,19 +512,42 @@ gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t
             for (uint64_t k = 0; k < nrefs; k++)
                 b->raw_labels[b->raw_ref_count + k] = GCH_NONE;
         }
-        memcpy(b->raw_refs + b->raw_ref_count * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
         b->raw_ref_count += nrefs;
     }
-    uint32_t i = h->object_count;
-    if (!ids_increasing || (i > 0 && ids[0] <= h->object_id[i - 1]))
+    if (!ids_increasing || (h->object_count > 0 && ids[0] <= b->last_id))
         b->ids_unsorted = 1;
+    b->last_id = ids[n - 1];
+    h->object_count += n;
+    b->object_open = 1;
+    return GCH_OK;
+}
+
+void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32_t n,
+                              const uint64_t *ids, const uint32_t *types, const uint64_t *sizes,
+                              const uint32_t *counts, const uint64_t *refs, uint64_t nrefs)
+{
+    gch_heap *h = b->cur;
+    if (n == 0)
+        return;
+    uint32_t i = at->object_at;
+    if (nrefs)
+        memcpy(b->raw_refs + at->ref_at * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
     memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
     memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
     memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
-    h->object_count += n;
-    b->object_open = 1;
-    return GCH_OK;
+}
+
+gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                      const uint32_t *types, const uint64_t *sizes,
+                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
+                                      int ids_increasing, gch_error *err)
+{
+    gch_object_slots at;
+    gch_status st = gch_builder_reserve_objects(b, n, ids, nrefs, ids_increasing, &at, err);
+    if (st == GCH_OK)
+        gch_builder_fill_objects(b, &at, n, ids, types, sizes, counts, refs, nrefs);
+    return st;
 }
 
 /* ---- roots ---- */

@@ -20,4 +20,26 @@ gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t
                                       const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
                                       int ids_increasing, gch_error *err);
 
+/* Where gch_builder_reserve_objects put a run of objects. */
+typedef struct gch_object_slots {
+    uint32_t object_at; /* index of the run's first object */
+    uint64_t ref_at;    /* index of its first raw reference */
+} gch_object_slots;
+
+/* gch_builder_append_objects in two steps, so that the copying can run on
+ * another thread. reserve does everything but copy: it checks the limits,
+ * grows the arrays, counts the objects and references as added and notes
+ * where they go in *at; ids (the run's ids, n of them) is read, not kept.
+ * fill then copies the run into the slots. Until every reserved run is
+ * filled, nothing may read the heap's object arrays or raw references:
+ * before the next call that may (gch_builder_object_begin, gch_builder_end_heap,
+ * ...), fill every reserved run. Fills of different runs may run at the same
+ * time on different threads, but not alongside any other builder call. */
+gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                       uint64_t nrefs, int ids_increasing, gch_object_slots *at,
+                                       gch_error *err);
+void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32_t n,
+                              const uint64_t *ids, const uint32_t *types, const uint64_t *sizes,
+                              const uint32_t *counts, const uint64_t *refs, uint64_t nrefs);
+
 #endif

@@ -59,7 +59,8 @@ typedef struct reader {
     uint64_t open_timestamp;
     int open_has_timestamp;
     uint64_t refs[REF_CHUNK];
-    struct chunk *chunks; /* two */
+    struct chunk *chunks; /* two sets of two; regions alternate between them */
+    unsigned set;         /* the set the next region is parsed into */
     /* buffer mode (no callback) */
     const char *data;
     size_t data_size;
@@ -485,6 +486,14 @@ typedef struct chunk {
     /* other lines, and a final entry for the chunk's end */
     deferred *ev;
     size_t nev, ev_cap;
+    /* runs reserved in the builder by chunk_merge, copied by fill_runs */
+    struct fill_run {
+        uint32_t from, to;
+        size_t ref_pos;
+        uint64_t nrefs;
+        gch_object_slots at;
+    } *runs;
+    size_t nruns, run_cap;
     uint64_t lines;
     int oom;
 } chunk;
@@ -498,6 +507,7 @@ static void chunk_free(chunk *c)
     gch_free(c->refs);
     gch_free(c->type_raw);
     gch_free(c->type_map);
+    gch_free(c->runs);
     gch_free(c->thash);
     gch_free(c->ev);
 }
@@ -790,13 +800,29 @@ static void chunk_parse(chunk *c)
     chunk_defer(c, 0, line, NULL, NULL, &run);
 }
 
-static int chunk_thread(void *arg)
+/* Copies the chunk's reserved runs into the builder. The copies of a region
+ * run while the next region is parsed, on the thread that parses the chunk's
+ * half, so that neither the copying nor the page faults of the growing heap
+ * arrays hold up the other thread; only reserving stays in line. */
+static void fill_runs(gch_builder *b, chunk *c)
 {
-    chunk_parse(arg);
-    return 0;
+    for (size_t k = 0; k < c->nruns; k++) {
+        const struct fill_run *f = &c->runs[k];
+        gch_builder_fill_objects(b, &f->at, f->to - f->from, c->id + f->from, c->type + f->from,
+                                 c->size + f->from, c->count + f->from,
+                                 f->nrefs ? c->refs + f->ref_pos : NULL, f->nrefs);
+    }
+    c->nruns = 0;
 }
 
-/* Appends the chunk's objects [from, to) to the builder. */
+/* Fills every reserved run: before anything may read the heap's arrays. */
+static void fill_all_runs(reader *r)
+{
+    for (unsigned k = 0; k < 4; k++)
+        fill_runs(r->b, &r->chunks[k]);
+}
+
+/* Reserves the chunk's objects [from, to) in the builder (filled later). */
 static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t *ref_pos,
                             int increasing)
 {
@@ -812,12 +838,30 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
         c->type[i] = g;
         nrefs += c->count[i];
     }
-    gch_status st = gch_builder_append_objects(r->b, (uint32_t)(to - from), c->id + from,
-                                               c->type + from, c->size + from, c->count + from,
-                                               nrefs ? c->refs + *ref_pos : NULL, nrefs,
-                                               increasing, r->err);
+    if (c->nruns == c->run_cap &&
+        !chunk_grow((void **)&c->runs, &c->run_cap, c->nruns + 1, sizeof *c->runs))
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    struct fill_run *f = &c->runs[c->nruns];
+    gch_status st = gch_builder_reserve_objects(r->b, (uint32_t)(to - from), c->id + from, nrefs,
+                                                increasing, &f->at, r->err);
+    if (st != GCH_OK)
+        return st;
+    f->from = (uint32_t)from;
+    f->to = (uint32_t)to;
+    f->ref_pos = *ref_pos;
+    f->nrefs = nrefs;
+    c->nruns++;
     *ref_pos += (size_t)nrefs;
-    return st;
+    return GCH_OK;
+}
+
+/* Whether the deferred line may not be parsed before the reserved runs are
+ * filled: anything but a root or type record (those never read objects). */
+static int needs_filled_runs(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p == end || (*p != 'r' && *p != 't');
 }
 
 static gch_status chunk_merge(reader *r, chunk *c)
@@ -845,6 +889,8 @@ static gch_status chunk_merge(reader *r, chunk *c)
             break;
         int sections = r->sections, open = gch_builder_heap_open(r->b);
         r->line = base + e->line;
+        if (needs_filled_runs(e->p, e->end))
+            fill_all_runs(r);
         if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
             return st;
         if (sections != r->sections || open != gch_builder_heap_open(r->b))
@@ -855,11 +901,28 @@ static gch_status chunk_merge(reader *r, chunk *c)
     return GCH_OK;
 }
 
-/* Parses complete lines [p, end), end[-1] == '\n'. */
+/* The second thread's share of a region: fill the runs of the previous
+ * region's second chunk, then parse this region's second chunk. */
+typedef struct half_job {
+    gch_builder *b;
+    chunk *fill, *parse;
+} half_job;
+
+static int half_thread(void *arg)
+{
+    half_job *j = arg;
+    fill_runs(j->b, j->fill);
+    chunk_parse(j->parse);
+    return 0;
+}
+
+/* Parses complete lines [p, end), end[-1] == '\n', into the next set of
+ * chunks, while the runs of the previous set are copied into the builder. */
 static gch_status parse_region(reader *r, const char *p, const char *end)
 {
     size_t size = (size_t)(end - p), min = gch_tuning_knobs.parse_block;
-    chunk *c0 = &r->chunks[0], *c1 = &r->chunks[1];
+    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
+    r->set ^= 1;
     c0->p = p;
     c0->end = end;
     if (min && size >= min && size >= 2) {
@@ -868,17 +931,21 @@ static gch_status parse_region(reader *r, const char *p, const char *end)
             c0->end = mid + 1;
             c1->p = mid + 1;
             c1->end = end;
+            half_job job = { r->b, prev + 1, c1 };
             thrd_t t;
-            int threaded = thrd_create(&t, chunk_thread, c1) == thrd_success;
+            int threaded = thrd_create(&t, half_thread, &job) == thrd_success;
+            fill_runs(r->b, prev);
             chunk_parse(c0);
             if (threaded)
                 thrd_join(t, NULL);
             else
-                chunk_parse(c1);
+                half_thread(&job);
             gch_status st = chunk_merge(r, c0);
             return st == GCH_OK ? chunk_merge(r, c1) : st;
         }
     }
+    fill_runs(r->b, prev);
+    fill_runs(r->b, prev + 1);
     chunk_parse(c0);
     return chunk_merge(r, c0);
 }
@@ -1060,8 +1127,10 @@ static gch_status parse_blocks(reader *r)
         r->consumed += cur->k;
         if (cur->k && r->opts->progress)
             r->opts->progress(r->opts->progress_ctx, r->consumed);
-        if (cur->eof)
+        if (cur->eof) {
+            fill_all_runs(r);
             return GCH_OK;
+        }
         block *next = &r->blk[i ^ 1];
         if (r->threaded) {
             mtx_lock(&r->mtx);
@@ -1120,12 +1189,13 @@ static gch_status run(reader *r, gch_dump **out)
     r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
-    r->chunks = gch_calloc(2, sizeof *r->chunks);
+    r->chunks = gch_calloc(4, sizeof *r->chunks);
     if (!r->chunks) {
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
-    r->chunks[0].skip_refs = r->chunks[1].skip_refs = r->opts->skip_refs;
+    for (unsigned k = 0; k < 4; k++)
+        r->chunks[k].skip_refs = r->opts->skip_refs;
     st = parse_all(r);
     if (st == GCH_OK)
         st = gch_builder_finish(r->b, out, r->err);
@@ -1133,8 +1203,8 @@ static gch_status run(reader *r, gch_dump **out)
         r->err->status = st;
     block_free(&r->blk[0]);
     block_free(&r->blk[1]);
-    chunk_free(&r->chunks[0]);
-    chunk_free(&r->chunks[1]);
+    for (unsigned k = 0; k < 4; k++)
+        chunk_free(&r->chunks[k]);
     gch_free(r->chunks);
     gch_builder_free(r->b);
     return st;

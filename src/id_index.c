@@ -1,7 +1,47 @@
 /* Sorted-id directory: see id_index.h. */
 #include "id_index.h"
 
+#include <threads.h>
+
 #include "gcheap/alloc.h"
+#include "tuning.h"
+
+/* Fills first[b] for the buckets [lo, hi], walking the ids from index i (the
+ * first id of bucket lo or later). */
+typedef struct fill_job {
+    id_index *ix;
+    uint32_t lo, hi, i;
+} fill_job;
+
+static int fill_buckets(void *arg)
+{
+    const fill_job *j = arg;
+    const uint64_t *ids = j->ix->ids, min = j->ix->min;
+    const uint32_t count = j->ix->count;
+    const unsigned shift = j->ix->shift;
+    uint32_t *first = j->ix->first, i = j->i;
+    for (uint32_t b = j->lo;; b++) {
+        while (i < count && ((ids[i] - min) >> shift) < b)
+            i++;
+        first[b] = i;
+        if (b == j->hi)
+            return 0;
+    }
+}
+
+/* The index of the first id in bucket b or later. */
+static uint32_t bucket_start(const id_index *ix, uint32_t b)
+{
+    uint32_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (((ix->ids[mid] - ix->min) >> ix->shift) < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uint64_t lookups,
                           gch_error *err)
@@ -31,25 +71,26 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
     if ((uint64_t)buckets * 32 < count) {
         /* Sparse directory: binary-search each bucket's start instead of
          * walking every id. */
-        for (uint32_t b = 0; b <= buckets; b++) {
-            uint32_t lo = 0, hi = count;
-            while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (((ids[mid] - ix->min) >> shift) < b)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            ix->first[b] = lo;
-        }
+        for (uint32_t b = 0; b <= buckets; b++)
+            ix->first[b] = bucket_start(ix, b);
         return GCH_OK;
     }
-    uint32_t i = 0;
-    for (uint32_t b = 0; b <= buckets; b++) {
-        while (i < count && ((ids[i] - ix->min) >> shift) < b)
-            i++;
-        ix->first[b] = i;
+    /* A big directory is filled by two threads, each walking its half of the
+     * buckets (and of the new pages). */
+    fill_job low = { ix, 0, buckets, 0 };
+    if (lookups >= gch_tuning_knobs.parallel_min_refs && buckets >= 4) {
+        uint32_t mid = buckets / 2;
+        fill_job high = { ix, mid, buckets, bucket_start(ix, mid) };
+        low.hi = mid - 1;
+        thrd_t t;
+        if (thrd_create(&t, fill_buckets, &high) == thrd_success) {
+            fill_buckets(&low);
+            thrd_join(t, NULL);
+            return GCH_OK;
+        }
+        low.hi = buckets;
     }
+    fill_buckets(&low);
     return GCH_OK;
 }
 
