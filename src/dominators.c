@@ -69,7 +69,8 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 }
 
 /* Step 6 of the build: idom by object (GCH_NONE when unreached), and the
- * number of children of each dominator in cs[] (slot n = virtual root). */
+ * number of children of each dominator in cs[] (slot n = virtual root; cs is
+ * NULL when the children lists are not built). */
 typedef struct idom_job {
     uint32_t n, N;
     const uint32_t *vert, *parent;
@@ -81,6 +82,15 @@ static void idom_scatter(idom_job *j)
     const uint32_t n = j->n, N = j->N, *vert = j->vert, *parent = j->parent;
     uint32_t *idom = j->idom, *cs = j->cs;
     memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
+    if (!cs) { /* no children lists: nothing to count */
+        for (uint32_t i = 1; i <= N; i++) {
+            if (i + AHEAD <= N)
+                __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
+            uint32_t d = parent[i];
+            idom[vert[i]] = d ? vert[d] : GCH_DOM_VROOT;
+        }
+        return;
+    }
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
             __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
@@ -145,6 +155,18 @@ void gch_domtree_free(gch_domtree *t)
 gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree *out,
                              gch_error *err)
 {
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.include_weak = include_weak;
+    return gch_domtree_build_ex(heap, &opts, out, err);
+}
+
+gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options *opts,
+                                gch_domtree *out, gch_error *err)
+{
+    static const gch_domtree_options defaults = GCH_DOMTREE_OPTIONS_INIT;
+    if (!opts)
+        opts = &defaults;
+    const int include_weak = opts->include_weak, want_children = opts->children != 0;
     memset(out, 0, sizeof *out);
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL,
@@ -371,9 +393,13 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     out->live_count = N;
     out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
-    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
-    if (!out->retained || !out->idom || !out->child_start)
+    if (!out->retained || !out->idom)
         goto nomem;
+    if (want_children) {
+        out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
+        if (!out->child_start)
+            goto nomem;
+    }
     {
         idom_job job = { n, N, vert, parent, out->idom, out->child_start };
         int threaded = 0;
@@ -399,7 +425,8 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
                 __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
             out->retained[vert[i]] = rsize[i];
         }
-        /* 6. idom by object, and the number of children of each dominator. */
+        /* 6. idom by object, and the number of children of each dominator
+         * (when the children lists are built). */
         if (threaded)
             thrd_join(th, NULL);
         else
@@ -409,6 +436,10 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     f = NULL;
     gch_free(parent);
     parent = NULL;
+    if (!want_children) { /* no step 7: child_start and children stay NULL */
+        gch_free(vert);
+        return GCH_OK;
+    }
     uint32_t *cs = out->child_start, *idom = out->idom;
 
     /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
@@ -449,14 +480,15 @@ nomem:
 const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32_t *count)
 {
     uint32_t slot;
+    *count = 0;
+    if (!t->child_start) /* built without children lists */
+        return NULL;
     if (node == GCH_DOM_VROOT)
         slot = t->object_count;
     else if (node < t->object_count && t->idom[node] != GCH_NONE)
         slot = node;
-    else {
-        *count = 0;
+    else
         return NULL;
-    }
     *count = t->child_start[slot + 1] - t->child_start[slot];
     return t->children + t->child_start[slot];
 }
