@@ -117,7 +117,7 @@ typedef struct gch_domtree_options {
  * per object (24 below the two-thread threshold) plus 4 per reachable cross
  * or back edge, when that is more; the result keeps 12 bytes per object.
  * Time: the same minus building and sorting the lists (about 0.3 s of the
- * 2.5 s build on the 10M-object benchmark dump).
+ * 2.2 s build on the 10M-object benchmark dump).
  *
  * Returns GCH_OK; GCH_EINVAL when the heap's references were not loaded
  * (skip_refs); GCH_ENOMEM when an allocation fails. On failure *out is zeroed,

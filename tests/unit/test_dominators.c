@@ -346,9 +346,10 @@ static gch_dump *hand_dump(const hand_obj *objs, size_t nobj, const hand_root *r
  *   idom: A=vroot, B=A, C=A, D=A (two ways in), E=D.
  *   retained: E=16, D=8+16=24, B=2, C=4, A=1+2+4+24=31.
  *   children of A by retained: D(24), C(4), B(2). */
-/* The two-thread steps (predecessors placed by two threads from the two
- * halves of the objects, idom scatter beside the retained sizes) give every
- * result array exactly as one thread does, on graphs big enough for both
+/* The two-thread steps (edges classified and predecessors placed by two
+ * threads from the two halves of the objects, each half folding forward
+ * edges into its own minimum; idom scatter beside the retained sizes) give
+ * every result array exactly as one thread does, on graphs big enough for both
  * halves to hold many cross and back edges; without the reverse index (the
  * placement's path) and with it. */
 static void test_parallel_matches_serial(void **state)
