@@ -4,10 +4,13 @@
  * Vertices are renumbered in DFS preorder: 0 is the virtual root, 1..N the
  * reachable objects. All per-vertex arrays are indexed by preorder number.
  *
+ *   seen        one bit per object: reached by the DFS (during the DFS only)
  *   pre[obj]    preorder number of an object, 0 when unreached
  *   vert[i]     object of preorder number i
  *   parent[i]   DFS-tree parent; becomes idom[i] in place
- *   f[i].anc    DFS edge cursor, then: forest ancestor (path-compressed)
+ *   f[i].anc    DFS edge cursor, then GCH_NONE or (upper half of a two-thread
+ *               edge classification) a second initial semi value, then:
+ *               forest ancestor (path-compressed)
  *   f[i].best   initial semi value (smallest predecessor numbered below i),
  *               then the smallest semi value on i's compressed forest path
  *               ("label" as a value)
@@ -69,7 +72,8 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 }
 
 /* Step 6 of the build: idom by object (GCH_NONE when unreached), and the
- * number of children of each dominator in cs[] (slot n = virtual root). */
+ * number of children of each dominator in cs[] (slot n = virtual root; cs is
+ * NULL when the children lists are not built). */
 typedef struct idom_job {
     uint32_t n, N;
     const uint32_t *vert, *parent;
@@ -81,6 +85,15 @@ static void idom_scatter(idom_job *j)
     const uint32_t n = j->n, N = j->N, *vert = j->vert, *parent = j->parent;
     uint32_t *idom = j->idom, *cs = j->cs;
     memset(idom, 0xff, (size_t)n * sizeof *idom); /* GCH_NONE */
+    if (!cs) { /* no children lists: nothing to count */
+        for (uint32_t i = 1; i <= N; i++) {
+            if (i + AHEAD <= N)
+                __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
+            uint32_t d = parent[i];
+            idom[vert[i]] = d ? vert[d] : GCH_DOM_VROOT;
+        }
+        return;
+    }
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
             __builtin_prefetch(&idom[vert[i + AHEAD]], 1);
@@ -94,6 +107,54 @@ static void idom_scatter(idom_job *j)
 static int idom_thread(void *arg)
 {
     idom_scatter(arg);
+    return 0;
+}
+
+/* Step 1b of the build, for the objects lo..hi-1 (those the DFS reached):
+ * each edge i -> w (preorder numbers) with w < i (cross or back edge) is
+ * counted in cnt[w]; one with w > i (tree or forward edge: i is an ancestor
+ * of w, eval would return i) is folded into the smallest such i, kept in
+ * f[w].best, or in f[w].anc for the upper half of a two-thread run (the
+ * DFS left anc = GCH_NONE; semi takes the smaller of the two). Self-edges
+ * do nothing. */
+typedef struct classify_job {
+    uint32_t lo, hi, m;
+    int upper;
+    const uint32_t *pre, *out_start, *out_target;
+    uint32_t *cnt;
+    fnode *f;
+} classify_job;
+
+static void classify_edges(classify_job *j)
+{
+    const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
+                   *out_target = j->out_target;
+    const int upper = j->upper;
+    uint32_t *cnt = j->cnt;
+    fnode *f = j->f;
+    for (uint32_t o = j->lo; o < j->hi; o++) {
+        uint32_t i = pre[o];
+        uint32_t e = out_start[o], end = out_start[o + 1];
+        if (!i)
+            continue;
+        for (; e < end; e++) {
+            if (e + AHEAD < m)
+                __builtin_prefetch(&pre[out_target[e + AHEAD]]);
+            uint32_t w = pre[out_target[e]];
+            if (w < i) {
+                cnt[w]++;
+            } else if (w > i) {
+                uint32_t *b = upper ? &f[w].anc : &f[w].best;
+                if (i < *b)
+                    *b = i;
+            }
+        }
+    }
+}
+
+static int classify_thread(void *arg)
+{
+    classify_edges(arg);
     return 0;
 }
 
@@ -145,6 +206,18 @@ void gch_domtree_free(gch_domtree *t)
 gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree *out,
                              gch_error *err)
 {
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.include_weak = include_weak;
+    return gch_domtree_build_ex(heap, &opts, out, err);
+}
+
+gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options *opts,
+                                gch_domtree *out, gch_error *err)
+{
+    static const gch_domtree_options defaults = GCH_DOMTREE_OPTIONS_INIT;
+    if (!opts)
+        opts = &defaults;
+    const int include_weak = opts->include_weak, want_children = opts->children != 0;
     memset(out, 0, sizeof *out);
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL,
@@ -159,15 +232,81 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     uint32_t *vert = gch_reallocarray(NULL, n1, sizeof *vert);
     uint32_t *parent = gch_reallocarray(NULL, n1, sizeof *parent);
     fnode *f = gch_reallocarray(NULL, n1, sizeof *f);
+    /* Objects the DFS has reached, one bit each (n / 8 bytes: the DFS tests
+     * it for every edge, and it stays in cache where pre[] would not). */
+    uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
-    /* Without the reverse index, on big heaps the predecessors are placed by
-     * two threads: the objects below `half` (about half of the references)
-     * and the others. The DFS counts each target's cross/back edges from the
-     * two halves apart (pstart[], phigh[]), so that each half has its own
-     * part of every predecessor list, in the order one thread would give. */
-    uint32_t half = n;
-    if (!pre || !vert || !parent || !f)
+    if (!pre || !vert || !parent || !f || !seen)
         goto nomem;
+
+    /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
+     * pre[] is filled afterwards). The current vertex is i; when its edges
+     * are exhausted the walk returns to parent[i] and sets f[i].anc =
+     * GCH_NONE (see step 1b). f[i].best starts at the DFS parent (0 for a
+     * DFS start). Nothing is classified here: the DFS only reads out_start,
+     * out_target and the bitset, a chain of dependent loads per vertex. */
+    uint32_t N = 0;
+    vert[0] = GCH_NONE;
+    parent[0] = 0;
+    f[0].anc = f[0].best = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (seen[o / 64] >> (o % 64) & 1)
+            continue;
+        seen[o / 64] |= (uint64_t)1 << (o % 64);
+        vert[++N] = o;
+        parent[N] = 0;
+        f[N].anc = out_start[o];
+        f[N].best = 0;
+        uint32_t i = N;
+        while (i) {
+            uint32_t vi = vert[i];
+            uint32_t e = f[i].anc, end = out_start[vi + 1], t = GCH_NONE;
+            for (; e < end; e++) {
+                uint32_t x = out_target[e];
+                if (!(seen[x / 64] >> (x % 64) & 1)) {
+                    t = x;
+                    break;
+                }
+            }
+            if (t == GCH_NONE) {
+                f[i].anc = GCH_NONE;
+                i = parent[i];
+                continue;
+            }
+            f[i].anc = e + 1;
+            seen[t / 64] |= (uint64_t)1 << (t % 64);
+            vert[++N] = t;
+            parent[N] = i;
+            f[N].best = i;
+            uint32_t b = out_start[t], te = out_start[t + 1];
+            f[N].anc = b;
+            /* The targets' edge ranges are read next: start fetching them. */
+            for (uint32_t k = b; k < te && k < b + 8; k++)
+                __builtin_prefetch(&out_start[out_target[k]]);
+            i = N;
+        }
+    }
+    gch_free(seen);
+    seen = NULL;
+    /* pre[] from vert[] (a random store per vertex, cheaper here than inside
+     * the DFS's chain of dependent loads). */
+    for (uint32_t i = 1; i <= N; i++) {
+        if (i + AHEAD <= N)
+            __builtin_prefetch(&pre[vert[i + AHEAD]], 1);
+        pre[vert[i]] = i;
+    }
+
+    /* 1b. Without the heap's reverse index: every edge of a reached object is
+     * classified (classify_edges) by one pass over the references in object
+     * order, prefetching pre[]. On big heaps two threads do it, for the
+     * objects below `half` (about half of the references) and the others,
+     * counting in pstart[] and phigh[] apart: each half then has its own part
+     * of every predecessor list, placed by its own thread in step 2, in the
+     * order one thread would give. */
+    uint32_t half = n;
     if (!use_reverse) {
         pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
         if (!pstart)
@@ -187,66 +326,16 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
             }
             half = a;
         }
-    }
-
-    /* 1. Iterative DFS from the virtual root, numbering in preorder. The
-     * current vertex is i; when its edges are exhausted the walk returns to
-     * parent[i]. Every edge i -> w of a reached vertex is seen once, with w
-     * numbered: without the heap's reverse index, an edge with w > i (tree or
-     * forward edge: i is an ancestor of w, eval would return i) is folded into
-     * f[w].best, the smallest such i (the DFS parent for a start), and an
-     * edge with w < i (cross or back edge) is counted in pstart[w]. */
-    uint32_t N = 0;
-    vert[0] = GCH_NONE;
-    parent[0] = 0;
-    f[0].anc = f[0].best = 0;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
-            continue;
-        uint32_t o = heap->root_object[r];
-        if (pre[o])
-            continue;
-        pre[o] = ++N;
-        vert[N] = o;
-        parent[N] = 0;
-        f[N].anc = out_start[o];
-        f[N].best = 0;
-        uint32_t i = N;
-        while (i) {
-            uint32_t vi = vert[i];
-            uint32_t e = f[i].anc, end = out_start[vi + 1], t = GCH_NONE;
-            uint32_t *cnt = vi < half ? pstart : phigh;
-            for (; e < end; e++) {
-                uint32_t x = out_target[e], w = pre[x];
-                if (!w) {
-                    t = x;
-                    break;
-                }
-                if (use_reverse)
-                    continue;
-                if (w < i)
-                    cnt[w]++;
-                else if (w > i && i < f[w].best)
-                    f[w].best = i;
-            }
-            if (t == GCH_NONE) {
-                i = parent[i];
-                continue;
-            }
-            f[i].anc = e + 1;
-            pre[t] = ++N;
-            vert[N] = t;
-            parent[N] = i;
-            f[N].best = i;
-            uint32_t b = out_start[t], te = out_start[t + 1];
-            f[N].anc = b;
-            /* The targets' numbers are read next: start fetching them all. */
-            for (uint32_t k = b; k < te && k < b + 8; k++) {
-                uint32_t x = out_target[k];
-                __builtin_prefetch(&pre[x]);
-                __builtin_prefetch(&out_start[x]);
-            }
-            i = N;
+        classify_job jlo = { 0, half, m, 0, pre, out_start, out_target, pstart, f };
+        classify_job jhi = { half, n, m, 1, pre, out_start, out_target, phigh, f };
+        thrd_t th;
+        if (phigh && thrd_create(&th, classify_thread, &jhi) == thrd_success) {
+            classify_edges(&jlo);
+            thrd_join(th, NULL);
+        } else {
+            classify_edges(&jlo);
+            if (phigh)
+                classify_edges(&jhi);
         }
     }
     /* Objects named by a counted root have the virtual root as predecessor. */
@@ -306,9 +395,10 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
             goto nomem;
     }
 
-    /* 3. Semidominators in reverse preorder; link each vertex to its parent. */
+    /* 3. Semidominators in reverse preorder; link each vertex to its parent.
+     * The initial value is the smaller of the two folds of step 1b. */
     for (uint32_t w = N; w >= 1; w--) {
-        uint32_t s = f[w].best;
+        uint32_t s = f[w].anc < f[w].best ? f[w].anc : f[w].best;
         if (use_reverse) {
             /* Prefetch in stages, for vertices further and further ahead:
              * in_start, then in_source, then the sources' numbers. */
@@ -371,9 +461,13 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     out->live_count = N;
     out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
-    out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
-    if (!out->retained || !out->idom || !out->child_start)
+    if (!out->retained || !out->idom)
         goto nomem;
+    if (want_children) {
+        out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
+        if (!out->child_start)
+            goto nomem;
+    }
     {
         idom_job job = { n, N, vert, parent, out->idom, out->child_start };
         int threaded = 0;
@@ -399,7 +493,8 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
                 __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
             out->retained[vert[i]] = rsize[i];
         }
-        /* 6. idom by object, and the number of children of each dominator. */
+        /* 6. idom by object, and the number of children of each dominator
+         * (when the children lists are built). */
         if (threaded)
             thrd_join(th, NULL);
         else
@@ -409,6 +504,10 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     f = NULL;
     gch_free(parent);
     parent = NULL;
+    if (!want_children) { /* no step 7: child_start and children stay NULL */
+        gch_free(vert);
+        return GCH_OK;
+    }
     uint32_t *cs = out->child_start, *idom = out->idom;
 
     /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
@@ -434,6 +533,7 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     return GCH_OK;
 
 nomem:
+    gch_free(seen);
     gch_free(pre);
     gch_free(vert);
     gch_free(parent);
@@ -449,14 +549,15 @@ nomem:
 const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32_t *count)
 {
     uint32_t slot;
+    *count = 0;
+    if (!t->child_start) /* built without children lists */
+        return NULL;
     if (node == GCH_DOM_VROOT)
         slot = t->object_count;
     else if (node < t->object_count && t->idom[node] != GCH_NONE)
         slot = node;
-    else {
-        *count = 0;
+    else
         return NULL;
-    }
     *count = t->child_start[slot + 1] - t->child_start[slot];
     return t->children + t->child_start[slot];
 }

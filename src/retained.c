@@ -19,8 +19,11 @@
 gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,
                              gch_error *err)
 {
-    if (t->object_count != heap->object_count || !t->child_start)
+    if (t->object_count != heap->object_count)
         return gch_error_set(err, GCH_EINVAL, "the dominator tree does not match the heap");
+    if (!t->child_start)
+        return gch_error_set(err, GCH_EINVAL,
+                             "the dominator tree was built without its children lists");
     const uint32_t n = t->object_count, types = heap->type_count;
     if (types)
         memset(per_type_out, 0, (size_t)types * sizeof *per_type_out);

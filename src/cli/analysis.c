@@ -26,11 +26,14 @@ void cli_phase_end(void)
     phase_shown = 0;
 }
 
-int cli_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t)
+int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t)
 {
     gch_error err;
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.include_weak = c->include_weak;
+    opts.children = children;
     cli_phase(c, "computing the dominator tree");
-    gch_status st = gch_domtree_build(h, c->include_weak, t, &err);
+    gch_status st = gch_domtree_build_ex(h, &opts, t, &err);
     cli_phase_end();
     if (st != GCH_OK) {
         cli_error("%s", err.message);
@@ -49,7 +52,7 @@ int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_typ
         cli_error("out of memory");
         return EXIT_INPUT;
     }
-    int rc = cli_domtree(h, c, &t);
+    int rc = cli_domtree(h, c, 1, &t);
     if (rc == 0 && gch_type_retained(h, &t, *per_type, &err) != GCH_OK) {
         cli_error("%s", err.message);
         rc = EXIT_INPUT;

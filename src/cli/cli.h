@@ -113,9 +113,12 @@ const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_com
 void cli_phase(const cli_common *c, const char *what);
 void cli_phase_end(void);
 
-/* gch_domtree_build (weak roots per --include-weak), gch_type_retained into a
- * malloc'd per-type array, gch_paths_build: the error printed, 0 or EXIT_INPUT. */
-int cli_domtree(const gch_heap *h, const cli_common *c, gch_domtree *t);
+/* gch_domtree_build_ex (weak roots per --include-weak; the children lists only
+ * when children is nonzero: gch_domtree_children and gch_type_retained need
+ * them, idom, retained, live totals and gch_dom_chain do not),
+ * gch_type_retained into a malloc'd per-type array, gch_paths_build: the
+ * error printed, 0 or EXIT_INPUT. */
+int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t);
 int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
                       uint64_t *live_bytes);
 int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p);

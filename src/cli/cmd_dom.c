@@ -377,7 +377,7 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
                     const cli_common *c, const dom_state *s, int multi)
 {
     gch_domtree t;
-    if (cli_domtree(h, c, &t) != 0)
+    if (cli_domtree(h, c, 1, &t) != 0)
         return EXIT_INPUT;
     walker w;
     memset(&w, 0, sizeof w);

@@ -357,7 +357,9 @@ int cmd_objsize(int argc, char **argv)
         report_begin_section(rep, h->name);
         if (main_table) {
             gch_domtree t;
-            rc = cli_domtree(h, &c, &t);
+            /* --type needs gch_type_retained (children lists); IDs only
+             * idom and retained. */
+            rc = cli_domtree(h, &c, s.type != NULL, &t);
             if (!rc)
                 rc = s.type ? type_rows(rep, h, &t, &c, masks[k])
                             : id_rows(rep, h, &t, &c, found + k * nids, nids);

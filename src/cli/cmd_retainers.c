@@ -541,7 +541,8 @@ int cmd_retainers(int argc, char **argv)
             x.rep = c.format == FMT_TABLE ? NULL : rep;
             gch_domtree t;
             memset(&t, 0, sizeof t);
-            if (s.dominators && (rc = cli_domtree(x.h, &c, &t)) != 0)
+            /* idom chains and retained sizes only: no children lists. */
+            if (s.dominators && (rc = cli_domtree(x.h, &c, 0, &t)) != 0)
                 break;
             if (x.rep)
                 report_begin_section(rep, x.h->name);

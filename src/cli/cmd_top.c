@@ -104,7 +104,7 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
 static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
 {
     gch_domtree t;
-    if (cli_domtree(h, c, &t) != 0)
+    if (cli_domtree(h, c, 0, &t) != 0) /* idom and retained only */
         return EXIT_INPUT;
     size_t n;
     uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);

@@ -346,9 +346,10 @@ static gch_dump *hand_dump(const hand_obj *objs, size_t nobj, const hand_root *r
  *   idom: A=vroot, B=A, C=A, D=A (two ways in), E=D.
  *   retained: E=16, D=8+16=24, B=2, C=4, A=1+2+4+24=31.
  *   children of A by retained: D(24), C(4), B(2). */
-/* The two-thread steps (predecessors placed by two threads from the two
- * halves of the objects, idom scatter beside the retained sizes) give every
- * result array exactly as one thread does, on graphs big enough for both
+/* The two-thread steps (edges classified and predecessors placed by two
+ * threads from the two halves of the objects, each half folding forward
+ * edges into its own minimum; idom scatter beside the retained sizes) give
+ * every result array exactly as one thread does, on graphs big enough for both
  * halves to hold many cross and back edges; without the reverse index (the
  * placement's path) and with it. */
 static void test_parallel_matches_serial(void **state)
@@ -382,6 +383,107 @@ static void test_parallel_matches_serial(void **state)
         }
         gch_dump_free(d);
     }
+}
+
+/* A tree built without children lists (gch_domtree_build_ex, children = 0)
+ * has the same idom, retained sizes and live totals as the full build, and
+ * no lists: gch_domtree_children finds nothing, gch_type_retained refuses it,
+ * gch_dom_chain works. Random graphs from 1 to 5,000 objects, with and
+ * without the heap's reverse index, one and two threads, weak roots or not;
+ * the small ones are also checked against the oracle directly. */
+static void test_lite_matches_full(void **state)
+{
+    (void)state;
+    th_rng rng = { 31337 };
+    for (int g = 0; g < 800; g++) {
+        uint32_t max_n = g % 40 == 0 ? 5000 : g % 8 == 0 ? 400 : 24;
+        gch_dump *d = th_random_dump(&rng, max_n);
+        gch_heap *h = d->heaps[0];
+        const uint32_t n = h->object_count;
+        if (g % 3 == 1)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        for (int weak = 0; weak <= 1; weak++) {
+            set_parallel(g % 2);
+            gch_domtree full, lite;
+            gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+            assert_int_equal(opts.children, 1);
+            opts.include_weak = weak;
+            /* NULL options: the defaults, i.e. gch_domtree_build(h, 0). */
+            assert_int_equal(weak ? gch_domtree_build_ex(h, &opts, &full, NULL)
+                                  : gch_domtree_build_ex(h, NULL, &full, NULL),
+                             GCH_OK);
+            assert_non_null(full.child_start);
+            opts.children = 0;
+            memset(&lite, 0x5a, sizeof lite); /* overwritten, never read */
+            assert_int_equal(gch_domtree_build_ex(h, &opts, &lite, NULL), GCH_OK);
+            gch_internal_set_tuning(NULL);
+
+            assert_int_equal(lite.object_count, n);
+            assert_int_equal(lite.live_count, full.live_count);
+            assert_int_equal(lite.live_bytes, full.live_bytes);
+            assert_memory_equal(lite.idom, full.idom, (size_t)n * sizeof *lite.idom);
+            assert_memory_equal(lite.retained, full.retained, (size_t)n * sizeof *lite.retained);
+            assert_null(lite.child_start);
+            assert_null(lite.children);
+            uint32_t cnt = 77;
+            assert_null(gch_domtree_children(&lite, GCH_DOM_VROOT, &cnt));
+            assert_int_equal(cnt, 0);
+            for (uint32_t v = 0; v < n; v += 1 + n / 16) {
+                cnt = 77;
+                assert_null(gch_domtree_children(&lite, v, &cnt));
+                assert_int_equal(cnt, 0);
+            }
+            uint64_t *per = malloc((h->type_count ? h->type_count : 1) * sizeof *per);
+            gch_error err;
+            gch_error_clear(&err);
+            assert_int_equal(gch_type_retained(h, &lite, per, &err), GCH_EINVAL);
+            assert_int_equal(err.status, GCH_EINVAL);
+            free(per);
+            uint32_t v = n - 1, *ca, *cb;
+            size_t la, lb;
+            assert_int_equal(gch_dom_chain(&full, v, &ca, &la, NULL), GCH_OK);
+            assert_int_equal(gch_dom_chain(&lite, v, &cb, &lb, NULL), GCH_OK);
+            assert_int_equal(la, lb);
+            if (la)
+                assert_memory_equal(ca, cb, la * sizeof *ca);
+            gch_free(ca);
+            gch_free(cb);
+
+            if (n <= 24) {
+                oracle o;
+                oracle_build(h, weak, &o);
+                for (uint32_t k = 0; k < n; k++) {
+                    assert_int_equal(lite.idom[k], o.idom[k]);
+                    assert_int_equal(lite.retained[k], o.live[k] ? o.retained[k] : 0);
+                }
+                oracle_free(&o);
+            }
+            gch_domtree_free(&full);
+            gch_domtree_free(&lite);
+            assert_null(lite.idom);
+        }
+        gch_dump_free(d);
+    }
+    /* No references loaded: GCH_EINVAL, *out zeroed, as the full build. */
+    gch_dump *d = th_dump_new(3, 1, 1, 0);
+    d->heaps[0]->refs_loaded = 0;
+    gch_domtree_options opts = { 0, 0 };
+    gch_domtree t;
+    memset(&t, 0x5a, sizeof t);
+    assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);
+    assert_null(t.idom);
+    assert_null(t.retained);
+    gch_dump_free(d);
+    /* An empty heap. */
+    d = th_dump_new(0, 0, 0, 0);
+    assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_OK);
+    assert_int_equal(t.live_count, 0);
+    assert_int_equal(t.live_bytes, 0);
+    uint32_t cnt = 1;
+    assert_null(gch_domtree_children(&t, GCH_DOM_VROOT, &cnt));
+    assert_int_equal(cnt, 0);
+    gch_domtree_free(&t);
+    gch_dump_free(d);
 }
 
 static void test_hand_diamond(void **state)
@@ -727,19 +829,30 @@ static void test_sort_lists_by_key(void **state)
 
 /* ------------------------------------------------------------ allocation */
 
-/* Fails the Nth allocation for every N until the build succeeds. */
-static void alloc_failures_on(gch_heap *h)
+/* Fails the Nth allocation for every N until the build succeeds (children:
+ * whether the build makes the children lists, through gch_domtree_build_ex;
+ * -1: gch_domtree_build). */
+static void alloc_failures_on(gch_heap *h, int children)
 {
     for (long fail = 0;; fail++) {
         th_alloc_install(fail);
         gch_domtree t;
         gch_error err;
         gch_error_clear(&err);
-        gch_status st = gch_domtree_build(h, 0, &t, &err);
+        gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+        opts.children = children;
+        gch_status st = children < 0 ? gch_domtree_build(h, 0, &t, &err)
+                                     : gch_domtree_build_ex(h, &opts, &t, &err);
         if (st == GCH_OK) {
             /* The next allocations belong to the queries on the tree. */
             uint64_t per[4];
-            st = gch_type_retained(h, &t, per, &err);
+            if (children) {
+                st = gch_type_retained(h, &t, per, &err);
+            } else {
+                assert_null(t.child_start);
+                assert_null(t.children);
+                assert_int_equal(gch_type_retained(h, &t, per, NULL), GCH_EINVAL);
+            }
             if (st == GCH_OK) {
                 uint32_t *chain = NULL;
                 size_t len;
@@ -796,7 +909,8 @@ static void test_alloc_failure(void **state)
             assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
         for (int par = 0; par <= 1; par++) {
             set_parallel(par);
-            alloc_failures_on(h);
+            for (int children = -1; children <= 1; children++)
+                alloc_failures_on(h, children);
             gch_internal_set_tuning(NULL);
         }
         gch_dump_free(d);
@@ -814,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_random_oracle),
         cmocka_unit_test(test_random_dense),
         cmocka_unit_test(test_parallel_matches_serial),
+        cmocka_unit_test(test_lite_matches_full),
         cmocka_unit_test(test_child_order_ties),
         cmocka_unit_test(test_sort_lists_by_key),
         cmocka_unit_test(test_alloc_failure),

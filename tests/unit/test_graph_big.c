@@ -43,15 +43,36 @@ static void test_chain_10m(void **state)
     th_alloc_install(-1);
     gch_dump *d = chain_dump(n);
     const gch_heap *h = d->heaps[0];
-    size_t base = th_alloc_live_bytes();
+    const size_t heap_bytes = th_alloc_live_bytes();
+    size_t base = heap_bytes;
+    /* Without children lists first (what `top` builds), kept to compare. */
+    th_alloc_reset_peak();
+    gch_domtree lite;
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.children = 0;
+    assert_int_equal(gch_domtree_build_ex(h, &opts, &lite, NULL), GCH_OK);
+    size_t peak = th_alloc_peak_bytes() - base, result = th_alloc_live_bytes() - base;
+    print_message("10M chain: gch_domtree_build_ex without children peak %.1f bytes/object "
+                  "above the heap (result %.1f)\n",
+                  (double)peak / n, (double)result / n);
+    /* dominators.h: 28 bytes/object (no cross edges here), 12 kept. */
+    assert_true(peak <= (size_t)n * 28 + 4096);
+    assert_true(result <= (size_t)n * 12 + 4096);
+    base = th_alloc_live_bytes();
     th_alloc_reset_peak();
     gch_domtree t;
     assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
-    size_t peak = th_alloc_peak_bytes() - base, result = th_alloc_live_bytes() - base;
+    peak = th_alloc_peak_bytes() - base, result = th_alloc_live_bytes() - base;
     print_message("10M chain: gch_domtree_build peak %.1f bytes/object above the heap "
                   "(result %.1f, heap %.1f)\n",
-                  (double)peak / n, (double)result / n, (double)base / n);
-    assert_true(peak <= (size_t)n * 48 + (size_t)n * 4);
+                  (double)peak / n, (double)result / n, (double)heap_bytes / n);
+    /* dominators.h: 32 bytes/object, 20 kept. */
+    assert_true(peak <= (size_t)n * 32 + 4096);
+    assert_true(result <= (size_t)n * 20 + 4096);
+    assert_memory_equal(lite.idom, t.idom, (size_t)n * sizeof *t.idom);
+    assert_memory_equal(lite.retained, t.retained, (size_t)n * sizeof *t.retained);
+    assert_int_equal(lite.live_bytes, t.live_bytes);
+    gch_domtree_free(&lite);
 
     assert_int_equal(t.live_count, n);
     assert_int_equal(t.live_bytes, h->total_size);
