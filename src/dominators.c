@@ -42,6 +42,21 @@ typedef struct fnode {
     uint32_t best;
 } fnode;
 
+/* Objects per entry of the DFS's coarse index of reference starts. */
+enum { COARSE = 16 };
+
+/* Prefetches out_start[x] and the line where x's references probably start:
+ * coarse[] gives the start of x's group of COARSE objects and of the next
+ * group, and x's start is guessed in proportion between them. The two
+ * fetches then overlap, where reading out_start[x] first would chain them. */
+static inline void prefetch_targets(const uint32_t *out_start, const uint32_t *out_target,
+                                    const uint32_t *coarse, uint32_t x)
+{
+    __builtin_prefetch(&out_start[x]);
+    uint32_t lo = coarse[x / COARSE], hi = coarse[x / COARSE + 1];
+    __builtin_prefetch(&out_target[lo + (uint32_t)((uint64_t)(hi - lo) * (x % COARSE) / COARSE)]);
+}
+
 /* Semi-NCA "eval": v is a predecessor of w. Returns the semidominator
  * candidate v contributes: v itself when v is not processed yet (v <= w), else
  * the smallest semi value on v's forest path, after compressing that path. */
@@ -235,9 +250,17 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     /* Objects the DFS has reached, one bit each (n / 8 bytes: the DFS tests
      * it for every edge, and it stays in cache where pre[] would not). */
     uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
+    /* Where the references of every 16th object start (n / 4 bytes, cache
+     * resident): the DFS guesses from it where an object's references lie
+     * before it knows out_start[] of that object (see prefetch_targets). */
+    uint32_t *coarse = gch_reallocarray(NULL, (size_t)n / COARSE + 2, sizeof *coarse);
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
-    if (!pre || !vert || !parent || !f || !seen)
+    if (!pre || !vert || !parent || !f || !seen || !coarse)
         goto nomem;
+    for (uint32_t g = 0; n && g <= n / COARSE; g++)
+        coarse[g] = out_start[g * COARSE];
+    coarse[n / COARSE] = n ? coarse[n / COARSE] : 0;
+    coarse[n / COARSE + 1] = m;
 
     /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
      * pre[] is filled afterwards). The current vertex is i; when its edges
@@ -283,14 +306,17 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             f[N].best = i;
             uint32_t b = out_start[t], te = out_start[t + 1];
             f[N].anc = b;
-            /* The targets' edge ranges are read next: start fetching them. */
+            /* The targets are visited next: start fetching their edge
+             * ranges, and their references where coarse[] says they lie. */
             for (uint32_t k = b; k < te && k < b + 8; k++)
-                __builtin_prefetch(&out_start[out_target[k]]);
+                prefetch_targets(out_start, out_target, coarse, out_target[k]);
             i = N;
         }
     }
     gch_free(seen);
+    gch_free(coarse);
     seen = NULL;
+    coarse = NULL;
     /* pre[] from vert[] (a random store per vertex, cheaper here than inside
      * the DFS's chain of dependent loads). */
     for (uint32_t i = 1; i <= N; i++) {
@@ -534,6 +560,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
 
 nomem:
     gch_free(seen);
+    gch_free(coarse);
     gch_free(pre);
     gch_free(vert);
     gch_free(parent);
