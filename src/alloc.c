@@ -33,6 +33,11 @@ void *gch_calloc(size_t count, size_t size)
     if (size && count > SIZE_MAX / size)
         return NULL;
     size_t bytes = count * size;
+    /* The C library's calloc maps big blocks as fresh zero pages instead of
+     * writing zeros over them: no pass over the memory, and its pages are
+     * faulted in by whoever first writes them (often another thread). */
+    if (current.malloc_fn == std_malloc)
+        return calloc(bytes ? count : 1, bytes ? size : 1);
     void *p = gch_malloc(bytes);
     if (p && bytes)
         memset(p, 0, bytes);

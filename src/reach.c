@@ -30,6 +30,20 @@
 #define HAVE_ATOMIC_OR 0
 #endif
 
+static inline unsigned lowest_bit(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m);
+#else
+    unsigned k = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+
 #define DIST_START 32
 #define DIST_TARGETS 16
 
@@ -94,14 +108,15 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
 {
     uint32_t n = heap->object_count;
     size_t words = ((size_t)n + 63) / 64;
-    uint8_t *live = gch_malloc(n ? n : 1);
+    uint8_t *live = live_out ? gch_malloc(n ? n : 1) : NULL;
     uint64_t *mark = gch_calloc(words ? words : 1, sizeof *mark);
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
-    if (!live || !mark || !queue) {
+    if ((live_out && !live) || !mark || !queue) {
         gch_free(live);
         gch_free(mark);
         gch_free(queue);
-        *live_out = NULL;
+        if (live_out)
+            *live_out = NULL;
         return gch_error_set(err, GCH_ENOMEM, "out of memory computing live objects");
     }
     /* Each object is queued at most once (marked when queued), so n slots suffice. */
@@ -148,7 +163,7 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
     }
     gch_free(queue);
     uint64_t bytes = 0;
-    for (size_t w = 0; w < words; w++) {
+    for (size_t w = 0; w < words && live; w++) {
         uint64_t m = mark[w];
         uint32_t base = (uint32_t)(w * 64);
         uint32_t lim = n - base < 64 ? n - base : 64;
@@ -158,8 +173,13 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
             bytes += heap->object_size[base + k] & (0 - (uint64_t)bit);
         }
     }
+    /* Totals only: visit the set bits. */
+    for (size_t w = 0; w < words && !live; w++)
+        for (uint64_t m = mark[w]; m; m &= m - 1)
+            bytes += heap->object_size[w * 64 + lowest_bit(m)];
     gch_free(mark);
-    *live_out = live;
+    if (live_out)
+        *live_out = live;
     if (live_count)
         *live_count = count;
     if (live_bytes)

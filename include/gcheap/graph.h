@@ -17,7 +17,8 @@
 #include "gcheap/paths.h"
 
 /* Marks every object reachable from the (strong) roots: live[i] = 1 when object i
- * is live, else 0. *live_out is allocated with gch_malloc (free with gch_free).
+ * is live, else 0. *live_out is allocated with gch_malloc (free with gch_free);
+ * with live_out NULL only the totals are computed (less memory and time).
  * *live_count / *live_bytes (may be NULL) receive the totals. GCH_ENOMEM on failure. */
 gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_out,
                         uint64_t *live_count, uint64_t *live_bytes, gch_error *err);

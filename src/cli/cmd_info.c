@@ -76,14 +76,12 @@ static void kv_str(kv_writer *w, const char *key, const char *v)
 
 static int info_heap(kv_writer *w, const gch_dump *d, const gch_heap *h)
 {
-    uint8_t *live = NULL;
     uint64_t live_count = 0, live_bytes = 0;
     gch_error err;
-    if (gch_live_set(h, w->c->include_weak, &live, &live_count, &live_bytes, &err) != GCH_OK) {
+    if (gch_live_set(h, w->c->include_weak, NULL, &live_count, &live_bytes, &err) != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    gch_free(live);
     uint64_t strong = 0, weak = 0, declared = 0, used_types = 0;
     for (uint32_t r = 0; r < h->root_count; r++)
         (h->root_flags[r] & GCH_ROOT_WEAK) ? weak++ : strong++;
