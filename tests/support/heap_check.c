@@ -247,6 +247,17 @@ const char *heap_check_analyses(gch_heap *h, gch_status *st, heap_summary *sum)
         if (!why && (count != marks || bytes != mbytes))
             why = "live totals differ from the marks";
         if (!why) {
+            /* Totals only (no per-object array): the same numbers. */
+            uint64_t count2 = 0, bytes2 = 0;
+            *st = gch_live_set(h, weak, NULL, &count2, &bytes2, &err);
+            if (*st != GCH_OK) {
+                gch_free(live);
+                goto out;
+            }
+            if (count2 != count || bytes2 != bytes)
+                why = "live totals without the array differ";
+        }
+        if (!why) {
             int subset = 0;
             uint64_t reach = bfs_count(h, weak, live, &subset);
             if (reach != UINT64_MAX && (reach != count || !subset))
