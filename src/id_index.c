@@ -65,9 +65,11 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
         shift++;
     ix->shift = shift;
     ix->bucket_count = buckets;
-    ix->first = gch_reallocarray(NULL, (size_t)buckets + 1, sizeof *ix->first);
+    /* + 2: bucket `buckets` is an empty one, for ids outside [min, max]. */
+    ix->first = gch_reallocarray(NULL, (size_t)buckets + 2, sizeof *ix->first);
     if (!ix->first)
         return gch_error_set(err, GCH_ENOMEM, "out of memory indexing object ids");
+    ix->first[buckets + 1] = count;
     if ((uint64_t)buckets * 32 < count) {
         /* Sparse directory: binary-search each bucket's start instead of
          * walking every id. */

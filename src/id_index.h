@@ -14,7 +14,8 @@ typedef struct id_index {
     uint64_t min, max;
     unsigned shift;
     uint32_t bucket_count;
-    uint32_t *first;       /* bucket_count + 1 entries: first index of each bucket */
+    uint32_t *first;       /* bucket_count + 2 entries: first index of each bucket; the
+                              last two are count (bucket_count is empty: see resolve.c) */
 } id_index;
 
 /* Target ids per bucket: fewer make a bigger directory with shorter searches. */

@@ -57,67 +57,84 @@ static inline void emit(range_job *j, uint64_t k, uint32_t target, uint64_t id)
     memcpy(j->dst + k * 4, &target, sizeof target);
 }
 
-/* Group prefetching: batches of GROUP references go through the three stages
- * one batch apart, each stage a tight loop over its batch. */
-#define GROUP DIST
+/* The sorted directory's pipeline: stage 1 for reference k, stage 2 for
+ * k - DIST, stage 3 for k - 2 * DIST, each keeping what the next needs in a
+ * small ring (the middle loop runs all three without tests). An id outside
+ * [min, max] goes to the directory's empty bucket (bucket_count), so no stage
+ * tests for it. */
+typedef struct sorted_pipe {
+    const uint64_t *ids;
+    const uint32_t *first;
+    uint64_t min, span;
+    uint32_t empty;
+    unsigned shift;
+    uint32_t b[RING], lo[RING], hi[RING];
+} sorted_pipe;
 
-typedef struct sorted_batch {
-    uint64_t id[GROUP];
-    uint64_t b[GROUP];
-    uint32_t lo[GROUP], hi[GROUP];
-    uint32_t n;
-} sorted_batch;
-
-static void sorted_stage1(const id_index *ix, const unsigned char *src, uint64_t n, sorted_batch *s)
+static inline void sorted_stage1(sorted_pipe *p, const unsigned char *src, uint64_t k)
 {
-    s->n = (uint32_t)n;
-    for (uint32_t x = 0; x < s->n; x++) {
-        uint64_t id;
-        memcpy(&id, src + (uint64_t)x * 8, sizeof id);
-        uint64_t b = UINT64_MAX;
-        if (id >= ix->min && id <= ix->max && ix->count) {
-            b = (id - ix->min) >> ix->shift;
-            PREFETCH(&ix->first[b]);
-        }
-        s->id[x] = id;
-        s->b[x] = b;
-    }
+    uint64_t id;
+    memcpy(&id, src + k * 8, sizeof id);
+    uint64_t d = id - p->min;
+    uint32_t b = d > p->span ? p->empty : (uint32_t)(d >> p->shift);
+    PREFETCH(&p->first[b]);
+    p->b[k & (RING - 1)] = b;
 }
 
-static void sorted_stage2(const id_index *ix, sorted_batch *s)
+static inline void sorted_stage2(sorted_pipe *p, uint64_t q)
 {
-    for (uint32_t x = 0; x < s->n; x++) {
-        uint32_t lo = 0, hi = 0;
-        if (s->b[x] != UINT64_MAX) {
-            lo = ix->first[s->b[x]];
-            hi = ix->first[s->b[x] + 1];
-            PREFETCH(&ix->ids[lo]);
-        }
-        s->lo[x] = lo;
-        s->hi[x] = hi;
-    }
+    size_t s = q & (RING - 1);
+    uint32_t b = p->b[s], lo = p->first[b];
+    PREFETCH(&p->ids[lo]);
+    p->lo[s] = lo;
+    p->hi[s] = p->first[b + 1];
+}
+
+static inline void sorted_stage3(sorted_pipe *p, range_job *j, uint64_t q)
+{
+    size_t s = q & (RING - 1);
+    uint64_t id;
+    memcpy(&id, j->src + q * 8, sizeof id);
+    emit(j, q, search(p->ids, p->lo[s], p->hi[s], id), id);
 }
 
 static void resolve_sorted(range_job *j)
 {
     const id_index *ix = &j->l->index;
-    sorted_batch ring[3];
+    sorted_pipe p;
+    p.ids = ix->ids;
+    p.first = ix->first;
+    p.min = ix->min;
+    p.span = ix->max - ix->min;
+    p.empty = ix->bucket_count;
+    p.shift = ix->shift;
     const uint64_t n = j->n;
-    uint64_t batches = (n + GROUP - 1) / GROUP;
-    for (uint64_t g = 0; g < batches + 2; g++) {
-        if (g < batches) {
-            uint64_t at = g * GROUP;
-            sorted_stage1(ix, j->src + at * 8, n - at < GROUP ? n - at : GROUP, &ring[g % 3]);
+    if (n < 2 * DIST) {
+        for (uint64_t k = 0; k < n; k++) {
+            sorted_stage1(&p, j->src, k);
+            sorted_stage2(&p, k);
+            sorted_stage3(&p, j, k);
         }
-        if (g >= 1 && g - 1 < batches)
-            sorted_stage2(ix, &ring[(g - 1) % 3]);
-        if (g >= 2) {
-            sorted_batch *s = &ring[(g - 2) % 3];
-            uint64_t at = (g - 2) * GROUP;
-            for (uint32_t x = 0; x < s->n; x++)
-                emit(j, at + x, search(ix->ids, s->lo[x], s->hi[x], s->id[x]), s->id[x]);
-        }
+        return;
     }
+    uint64_t k = 0;
+    for (; k < DIST; k++)
+        sorted_stage1(&p, j->src, k);
+    for (; k < 2 * DIST; k++) {
+        sorted_stage1(&p, j->src, k);
+        sorted_stage2(&p, k - DIST);
+    }
+    for (; k < n; k++) {
+        sorted_stage1(&p, j->src, k);
+        sorted_stage2(&p, k - DIST);
+        sorted_stage3(&p, j, k - 2 * DIST);
+    }
+    for (; k < n + DIST; k++) {
+        sorted_stage2(&p, k - DIST);
+        sorted_stage3(&p, j, k - 2 * DIST);
+    }
+    for (; k < n + 2 * DIST; k++)
+        sorted_stage3(&p, j, k - 2 * DIST);
 }
 
 static void resolve_hashed(range_job *j)
