@@ -449,10 +449,16 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                 }
             }
         } else {
+            /* eval walks from a predecessor up its forest path: fetch the
+             * predecessors' entries, then their ancestors', then the
+             * ancestors' ancestors', further and further ahead. */
             for (uint32_t p = pstart[w + 1]; p-- > pstart[w];) {
-                if (p >= 2 * AHEAD) {
-                    __builtin_prefetch(&f[preds[p - 2 * AHEAD]]);
-                    uint32_t a = f[preds[p - AHEAD]].anc;
+                if (p >= 4 * AHEAD) {
+                    __builtin_prefetch(&f[preds[p - 4 * AHEAD]]);
+                    uint32_t a = f[preds[p - 2 * AHEAD]].anc;
+                    __builtin_prefetch(&f[a < N ? a : 0]);
+                    a = f[preds[p - AHEAD]].anc;
+                    a = f[a < N ? a : 0].anc;
                     __builtin_prefetch(&f[a < N ? a : 0]);
                 }
                 uint32_t c = eval(f, preds[p], w);
