@@ -153,8 +153,11 @@ static void classify_edges(classify_job *j)
         if (!i)
             continue;
         for (; e < end; e++) {
+            /* Two levels: the target's number, then its count. */
+            if (e + 2 * AHEAD < m)
+                __builtin_prefetch(&pre[out_target[e + 2 * AHEAD]]);
             if (e + AHEAD < m)
-                __builtin_prefetch(&pre[out_target[e + AHEAD]]);
+                __builtin_prefetch(&cnt[pre[out_target[e + AHEAD]]], 1);
             uint32_t w = pre[out_target[e]];
             if (w < i) {
                 cnt[w]++;
@@ -192,8 +195,11 @@ static void place_preds(place_job *j)
         if (!i)
             continue;
         for (; e < end; e++) {
+            /* Two levels: the target's number, then its cursor. */
+            if (e + 2 * AHEAD < m)
+                __builtin_prefetch(&pre[out_target[e + 2 * AHEAD]]);
             if (e + AHEAD < m)
-                __builtin_prefetch(&pre[out_target[e + AHEAD]]);
+                __builtin_prefetch(&cur[pre[out_target[e + AHEAD]]], 1);
             uint32_t w = pre[out_target[e]];
             if (w < i)
                 preds[--cur[w]] = i;
