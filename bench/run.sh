@@ -10,7 +10,7 @@
 # when a dump with the same generator version and parameters is there.
 # Every command runs under /usr/bin/time -f '%e %M' (peak RSS); wall time is
 # taken with nanosecond `date` around it (falling back to %e), and each figure
-# is the median of --runs runs (default 3). A command that fails or prints
+# is the median of --runs runs (default 5). A command that fails or prints
 # nothing (not implemented yet) is shown as n/a and not run again.
 set -u
 
@@ -19,7 +19,7 @@ root=$(dirname "$here")
 GCHEAP=$root/build/gcheap
 GENDUMP=
 SIZES="1000000 10000000"
-RUNS=3
+RUNS=5
 SEED=1
 RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
