@@ -221,6 +221,8 @@ void gch_domtree_free(gch_domtree *t)
     gch_free(t->retained);
     gch_free(t->child_start);
     gch_free(t->children);
+    gch_free(t->preorder);
+    gch_free(t->preorder_retained);
     memset(t, 0, sizeof *t);
 }
 
@@ -239,7 +241,11 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     if (!opts)
         opts = &defaults;
     const int include_weak = opts->include_weak, want_children = opts->children != 0;
+    const int preorder_only = opts->preorder_only != 0;
     memset(out, 0, sizeof *out);
+    if (preorder_only && want_children)
+        return gch_error_set(err, GCH_EINVAL,
+                             "a dominator tree in preorder only has no children lists");
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL,
                              "the dominator tree needs references, which were not loaded");
@@ -492,11 +498,35 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     gch_free(semi);
     semi = NULL;
 
+    out->object_count = n;
+    out->live_count = N;
+    if (preorder_only) {
+        /* Retained sizes by preorder number (step 5 without the scatter),
+         * handed over with vert[] both moved down one slot (slot 0 is the
+         * virtual root). */
+        uint64_t *rsize = (uint64_t *)(void *)f;
+        rsize[0] = 0;
+        for (uint32_t i = 1; i <= N; i++) {
+            if (i + AHEAD <= N)
+                __builtin_prefetch(&heap->object_size[vert[i + AHEAD]]);
+            rsize[i] = heap->object_size[vert[i]];
+        }
+        for (uint32_t i = N; i >= 1; i--)
+            rsize[parent[i]] += rsize[i];
+        out->live_bytes = rsize[0];
+        memmove(vert, vert + 1, (size_t)N * sizeof *vert);
+        memmove(rsize, rsize + 1, (size_t)N * sizeof *rsize);
+        out->preorder = vert;
+        out->preorder_retained = rsize;
+        vert = NULL;
+        f = NULL;
+        gch_free(parent);
+        return GCH_OK;
+    }
+
     /* 5 and 6 are independent (both only read vert[] and parent[]): on big
      * heaps the second runs on another thread. All results are allocated
      * here, on the calling thread. */
-    out->object_count = n;
-    out->live_count = N;
     out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
     if (!out->retained || !out->idom)
@@ -593,7 +623,7 @@ const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32
         return NULL;
     if (node == GCH_DOM_VROOT)
         slot = t->object_count;
-    else if (node < t->object_count && t->idom[node] != GCH_NONE)
+    else if (node < t->object_count && t->idom && t->idom[node] != GCH_NONE)
         slot = node;
     else
         return NULL;
@@ -606,6 +636,8 @@ gch_status gch_dom_chain(const gch_domtree *t, uint32_t object, uint32_t **chain
 {
     *chain_out = NULL;
     *len_out = 0;
+    if (!t->idom)
+        return gch_error_set(err, GCH_EINVAL, "the dominator tree was built in preorder only");
     if (object >= t->object_count)
         return gch_error_set(err, GCH_EINVAL, "object index %u out of range", (unsigned)object);
     size_t len = 0;

@@ -26,12 +26,14 @@ void cli_phase_end(void)
     phase_shown = 0;
 }
 
-int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t)
+static int build_domtree(const gch_heap *h, const cli_common *c, int children, int preorder_only,
+                         gch_domtree *t)
 {
     gch_error err;
     gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
     opts.include_weak = c->include_weak;
     opts.children = children;
+    opts.preorder_only = preorder_only;
     cli_phase(c, "computing the dominator tree");
     gch_status st = gch_domtree_build_ex(h, &opts, t, &err);
     cli_phase_end();
@@ -40,6 +42,16 @@ int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtre
         return EXIT_INPUT;
     }
     return 0;
+}
+
+int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t)
+{
+    return build_domtree(h, c, children, 0, t);
+}
+
+int cli_domtree_preorder(const gch_heap *h, const cli_common *c, gch_domtree *t)
+{
+    return build_domtree(h, c, 0, 1, t);
 }
 
 int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,

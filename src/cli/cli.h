@@ -119,6 +119,9 @@ void cli_phase_end(void);
  * gch_type_retained into a malloc'd per-type array, gch_paths_build: the
  * error printed, 0 or EXIT_INPUT. */
 int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t);
+/* The same in preorder only (gch_domtree_options.preorder_only): live totals,
+ * t->preorder and t->preorder_retained; what `top` needs. */
+int cli_domtree_preorder(const gch_heap *h, const cli_common *c, gch_domtree *t);
 int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
                       uint64_t *live_bytes);
 int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p);

@@ -23,14 +23,17 @@ static const char description[] =
 
 static const cli_option top_options[] = { { NULL, 0, 0, 0, NULL, NULL } };
 
-/* a ranks before b: more retained, then lower index. */
-static int ranks_before(const uint64_t *ret, uint32_t a, uint32_t b)
+/* Entry a (a position in t->preorder) ranks before entry b: more retained,
+ * then lower object index. */
+static int ranks_before(const gch_domtree *t, uint32_t a, uint32_t b)
 {
-    return ret[a] != ret[b] ? ret[a] > ret[b] : a < b;
+    uint64_t ra = t->preorder_retained[a], rb = t->preorder_retained[b];
+    return ra != rb ? ra > rb : t->preorder[a] < t->preorder[b];
 }
 
-/* The k best live objects, best first, selected with a bounded min-heap whose
- * top is the worst kept (O(n log k), k entries of memory). *count <= k. */
+/* The k best live objects, best first, as positions in t->preorder, selected
+ * with a bounded min-heap whose top is the worst kept (O(n log k), k entries
+ * of memory). *count <= k. */
 static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
 {
     if (k > t->live_count)
@@ -40,34 +43,31 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
         cli_error("out of memory");
         exit(EXIT_INPUT);
     }
-    const uint64_t *ret = t->retained;
     size_t n = 0;
-    for (uint32_t o = 0; o < t->object_count && k; o++) {
-        if (t->idom[o] == GCH_NONE)
-            continue;
+    for (uint32_t o = 0; o < t->live_count && k; o++) {
         size_t i;
         if (n < k) {
             i = n++;
             /* Sift up: the parent must be worse than (rank after) the child. */
-            while (i > 0 && ranks_before(ret, heap[(i - 1) / 2], o)) {
+            while (i > 0 && ranks_before(t, heap[(i - 1) / 2], o)) {
                 heap[i] = heap[(i - 1) / 2];
                 i = (i - 1) / 2;
             }
             heap[i] = o;
             continue;
         }
-        if (!ranks_before(ret, o, heap[0]))
+        if (!ranks_before(t, o, heap[0]))
             continue;
         /* Replace the worst and sift down. */
         i = 0;
         for (;;) {
             size_t l = 2 * i + 1, r = l + 1, w = i;
             uint32_t wv = o;
-            if (l < n && ranks_before(ret, wv, heap[l])) {
+            if (l < n && ranks_before(t, wv, heap[l])) {
                 w = l;
                 wv = heap[l];
             }
-            if (r < n && ranks_before(ret, wv, heap[r]))
+            if (r < n && ranks_before(t, wv, heap[r]))
                 w = r;
             if (w == i)
                 break;
@@ -83,11 +83,11 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
         for (;;) {
             size_t l = 2 * i + 1, r = l + 1, w = i;
             uint32_t wv = last;
-            if (l < m && ranks_before(ret, wv, heap[l])) {
+            if (l < m && ranks_before(t, wv, heap[l])) {
                 w = l;
                 wv = heap[l];
             }
-            if (r < m && ranks_before(ret, wv, heap[r]))
+            if (r < m && ranks_before(t, wv, heap[r]))
                 w = r;
             if (w == i)
                 break;
@@ -104,17 +104,17 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
 static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
 {
     gch_domtree t;
-    if (cli_domtree(h, c, 0, &t) != 0) /* idom and retained only */
+    if (cli_domtree_preorder(h, c, &t) != 0) /* live objects and retained sizes, in preorder */
         return EXIT_INPUT;
     size_t n;
     uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);
     report_begin_section(rep, h->name);
     char buf[8192];
     for (size_t i = 0; i < n; i++) {
-        uint32_t o = best[i];
+        uint32_t o = t.preorder[best[i]];
         report_cell_id(rep, h->object_id[o], h->id_radix);
         report_cell_u64(rep, h->object_size[o]);
-        report_cell_u64(rep, t.retained[o]);
+        report_cell_u64(rep, t.preorder_retained[best[i]]);
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
     }
     char hb[64];

@@ -467,7 +467,7 @@ static void test_lite_matches_full(void **state)
     /* No references loaded: GCH_EINVAL, *out zeroed, as the full build. */
     gch_dump *d = th_dump_new(3, 1, 1, 0);
     d->heaps[0]->refs_loaded = 0;
-    gch_domtree_options opts = { 0, 0 };
+    gch_domtree_options opts = { 0, 0, 0 };
     gch_domtree t;
     memset(&t, 0x5a, sizeof t);
     assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);
@@ -832,6 +832,121 @@ static void test_sort_lists_by_key(void **state)
 /* Fails the Nth allocation for every N until the build succeeds (children:
  * whether the build makes the children lists, through gch_domtree_build_ex;
  * -1: gch_domtree_build). */
+/* The preorder-only build (what `top` uses): the same live totals as the
+ * full build; preorder lists every live object once, each after its
+ * immediate dominator, with its retained size beside it; no per-object
+ * arrays, no chains, no children; children and preorder_only together are
+ * refused; every allocation failure is reported without leaks. */
+static void test_preorder_matches_full(void **state)
+{
+    (void)state;
+    th_rng rng = { 4711 };
+    for (int g = 0; g < 600; g++) {
+        uint32_t max_n = g % 40 == 0 ? 5000 : g % 8 == 0 ? 400 : 24;
+        gch_dump *d = th_random_dump(&rng, max_n);
+        gch_heap *h = d->heaps[0];
+        const uint32_t n = h->object_count;
+        if (g % 3 == 1)
+            assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
+        for (int weak = 0; weak <= 1; weak++) {
+            set_parallel(g % 2);
+            gch_domtree full, pre;
+            gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+            opts.include_weak = weak;
+            assert_int_equal(gch_domtree_build_ex(h, &opts, &full, NULL), GCH_OK);
+            assert_null(full.preorder);
+            assert_null(full.preorder_retained);
+            opts.children = 0;
+            opts.preorder_only = 1;
+            memset(&pre, 0x5a, sizeof pre);
+            assert_int_equal(gch_domtree_build_ex(h, &opts, &pre, NULL), GCH_OK);
+            gch_internal_set_tuning(NULL);
+            assert_int_equal(pre.object_count, n);
+            assert_int_equal(pre.live_count, full.live_count);
+            assert_int_equal(pre.live_bytes, full.live_bytes);
+            assert_null(pre.idom);
+            assert_null(pre.retained);
+            assert_null(pre.child_start);
+            assert_null(pre.children);
+            /* position of each object in preorder, UINT32_MAX when absent */
+            uint32_t *pos = malloc((n ? n : 1) * sizeof *pos);
+            assert_non_null(pos);
+            for (uint32_t k = 0; k < n; k++)
+                pos[k] = UINT32_MAX;
+            for (uint32_t i = 0; i < pre.live_count; i++) {
+                uint32_t o = pre.preorder[i];
+                assert_true(o < n);
+                assert_int_equal(pos[o], UINT32_MAX); /* listed once */
+                pos[o] = i;
+                assert_int_equal(pre.preorder_retained[i], full.retained[o]);
+            }
+            for (uint32_t k = 0; k < n; k++) {
+                assert_int_equal(pos[k] != UINT32_MAX, full.idom[k] != GCH_NONE);
+                uint32_t d2 = full.idom[k];
+                if (d2 != GCH_NONE && d2 != GCH_DOM_VROOT)
+                    assert_true(pos[d2] < pos[k]); /* dominator first */
+            }
+            free(pos);
+            uint32_t cnt = 77;
+            assert_null(gch_domtree_children(&pre, GCH_DOM_VROOT, &cnt));
+            assert_int_equal(cnt, 0);
+            if (n) {
+                assert_null(gch_domtree_children(&pre, 0, &cnt));
+                uint32_t *chain = NULL;
+                size_t len = 9;
+                assert_int_equal(gch_dom_chain(&pre, 0, &chain, &len, NULL), GCH_EINVAL);
+                assert_null(chain);
+            }
+            gch_domtree_free(&full);
+            gch_domtree_free(&pre);
+            assert_null(pre.preorder);
+        }
+        gch_dump_free(d);
+    }
+    /* children and preorder_only together: refused, *out zeroed. */
+    gch_dump *d = th_dump_new(3, 1, 1, 0);
+    gch_domtree t;
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.preorder_only = 1;
+    memset(&t, 0x5a, sizeof t);
+    assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);
+    assert_null(t.preorder);
+    assert_null(t.idom);
+    gch_dump_free(d);
+    /* Allocation failures, one after another. */
+    th_rng r2 = { 99 };
+    for (int g = 0; g < 6; g++) {
+        gch_dump *dd = th_random_dump(&r2, g < 3 ? 40 : 400);
+        gch_heap *h = dd->heaps[0];
+        set_parallel(g % 2);
+        for (long fail = 0;; fail++) {
+            th_alloc_install(fail);
+            gch_domtree_options o2 = GCH_DOMTREE_OPTIONS_INIT;
+            o2.children = 0;
+            o2.preorder_only = 1;
+            gch_error err;
+            gch_error_clear(&err);
+            gch_status st = gch_domtree_build_ex(h, &o2, &t, &err);
+            if (st == GCH_OK)
+                gch_domtree_free(&t);
+            else {
+                assert_int_equal(st, GCH_ENOMEM);
+                assert_null(t.preorder);
+            }
+            long calls = th_alloc_calls();
+            size_t live = th_alloc_live_blocks();
+            th_alloc_uninstall();
+            assert_int_equal(live, 0);
+            if (st == GCH_OK) {
+                assert_true(calls <= fail);
+                break;
+            }
+        }
+        gch_internal_set_tuning(NULL);
+        gch_dump_free(dd);
+    }
+}
+
 static void alloc_failures_on(gch_heap *h, int children)
 {
     for (long fail = 0;; fail++) {
@@ -929,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_random_dense),
         cmocka_unit_test(test_parallel_matches_serial),
         cmocka_unit_test(test_lite_matches_full),
+        cmocka_unit_test(test_preorder_matches_full),
         cmocka_unit_test(test_child_order_ties),
         cmocka_unit_test(test_sort_lists_by_key),
         cmocka_unit_test(test_alloc_failure),
