@@ -538,18 +538,6 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
     memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
 }
 
-gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
-                                      const uint32_t *types, const uint64_t *sizes,
-                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
-                                      int ids_increasing, gch_error *err)
-{
-    gch_object_slots at;
-    gch_status st = gch_builder_reserve_objects(b, n, ids, nrefs, ids_increasing, &at, err);
-    if (st == GCH_OK)
-        gch_builder_fill_objects(b, &at, n, ids, types, sizes, counts, refs, nrefs);
-    return st;
-}
-
 /* ---- roots ---- */
 
 gch_status gch_builder_add_root(gch_builder *b, uint64_t id, unsigned kind, unsigned flags,

@@ -10,31 +10,25 @@
  * use (what adding an object of that type does). */
 gch_status gch_builder_type_index(gch_builder *b, uint64_t raw, uint32_t *out, gch_error *err);
 
-/* Appends n objects to the open heap, as n gch_builder_object_begin calls
- * followed by their references would: ids, types (type indices), sizes and
- * per-object reference counts; refs holds the sum of counts raw ids, none of
- * them 0 (may be NULL when that sum is 0). ids_increasing says whether ids is
- * strictly increasing. */
-gch_status gch_builder_append_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
-                                      const uint32_t *types, const uint64_t *sizes,
-                                      const uint32_t *counts, const uint64_t *refs, uint64_t nrefs,
-                                      int ids_increasing, gch_error *err);
-
 /* Where gch_builder_reserve_objects put a run of objects. */
 typedef struct gch_object_slots {
     uint32_t object_at; /* index of the run's first object */
     uint64_t ref_at;    /* index of its first raw reference */
 } gch_object_slots;
 
-/* gch_builder_append_objects in two steps, so that the copying can run on
- * another thread. reserve does everything but copy: it checks the limits,
+/* Appending n objects in bulk, as n gch_builder_object_begin calls followed
+ * by their references would, in two steps so that the copying can run on
+ * another thread. The run: ids, types (type indices), sizes and per-object
+ * reference counts; refs holds the sum of counts raw ids, none of them 0 (may
+ * be NULL when that sum is 0); ids_increasing says whether ids is strictly
+ * increasing. reserve does everything but copy: it checks the limits,
  * grows the arrays, counts the objects and references as added and notes
  * where they go in *at; ids (the run's ids, n of them) is read, not kept.
- * fill then copies the run into the slots. Until every reserved run is
- * filled, nothing may read the heap's object arrays or raw references:
- * before the next call that may (gch_builder_object_begin, gch_builder_end_heap,
- * ...), fill every reserved run. Fills of different runs may run at the same
- * time on different threads, but not alongside any other builder call. */
+ * fill then copies the run into the slots (they are offsets: later calls
+ * may grow and move the arrays). Until every reserved run is filled, nothing
+ * may read the heap's object arrays or raw references: fill them all before
+ * gch_builder_end_heap(). Fills of different runs may run at the same time on
+ * different threads, but not alongside any other builder call. */
 gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
                                        uint64_t nrefs, int ids_increasing, gch_object_slots *at,
                                        gch_error *err);

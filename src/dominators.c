@@ -86,6 +86,23 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
     return f[v].best;
 }
 
+/* Step 5 of the build in preorder numbers: rsize[i] = retained size of
+ * vertex i (rsize[0]: the virtual root, returned: every live byte), given
+ * idom[] (in preorder numbers, idom[i] < i). */
+static uint64_t retained_by_preorder(const uint64_t *object_size, const uint32_t *vert,
+                                     const uint32_t *idom, uint32_t N, uint64_t *rsize)
+{
+    rsize[0] = 0;
+    for (uint32_t i = 1; i <= N; i++) {
+        if (i + AHEAD <= N)
+            __builtin_prefetch(&object_size[vert[i + AHEAD]]);
+        rsize[i] = object_size[vert[i]];
+    }
+    for (uint32_t i = N; i >= 1; i--)
+        rsize[idom[i]] += rsize[i];
+    return rsize[0];
+}
+
 /* Step 6 of the build: idom by object (GCH_NONE when unreached), and the
  * number of children of each dominator in cs[] (slot n = virtual root; cs is
  * NULL when the children lists are not built). */
@@ -269,9 +286,8 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
     if (!pre || !vert || !parent || !f || !seen || !coarse)
         goto nomem;
-    for (uint32_t g = 0; n && g <= n / COARSE; g++)
-        coarse[g] = out_start[g * COARSE];
-    coarse[n / COARSE] = n ? coarse[n / COARSE] : 0;
+    for (uint32_t g = 0; g <= n / COARSE; g++)
+        coarse[g] = n ? out_start[g * COARSE] : 0;
     coarse[n / COARSE + 1] = m;
 
     /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
@@ -505,15 +521,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
          * handed over with vert[] both moved down one slot (slot 0 is the
          * virtual root). */
         uint64_t *rsize = (uint64_t *)(void *)f;
-        rsize[0] = 0;
-        for (uint32_t i = 1; i <= N; i++) {
-            if (i + AHEAD <= N)
-                __builtin_prefetch(&heap->object_size[vert[i + AHEAD]]);
-            rsize[i] = heap->object_size[vert[i]];
-        }
-        for (uint32_t i = N; i >= 1; i--)
-            rsize[parent[i]] += rsize[i];
-        out->live_bytes = rsize[0];
+        out->live_bytes = retained_by_preorder(heap->object_size, vert, parent, N, rsize);
         memmove(vert, vert + 1, (size_t)N * sizeof *vert);
         memmove(rsize, rsize + 1, (size_t)N * sizeof *rsize);
         out->preorder = vert;
@@ -547,15 +555,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
          * vertex), accumulated in reverse preorder (every vertex is numbered
          * after its immediate dominator); then the results by object. */
         uint64_t *rsize = (uint64_t *)(void *)f;
-        rsize[0] = 0;
-        for (uint32_t i = 1; i <= N; i++) {
-            if (i + AHEAD <= N)
-                __builtin_prefetch(&heap->object_size[vert[i + AHEAD]]);
-            rsize[i] = heap->object_size[vert[i]];
-        }
-        for (uint32_t i = N; i >= 1; i--)
-            rsize[parent[i]] += rsize[i];
-        out->live_bytes = rsize[0];
+        out->live_bytes = retained_by_preorder(heap->object_size, vert, parent, N, rsize);
         for (uint32_t i = 1; i <= N; i++) {
             if (i + AHEAD <= N)
                 __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);

@@ -836,7 +836,7 @@ static void test_sort_lists_by_key(void **state)
  * full build; preorder lists every live object once, each after its
  * immediate dominator, with its retained size beside it; no per-object
  * arrays, no chains, no children; children and preorder_only together are
- * refused; every allocation failure is reported without leaks. */
+ * refused (allocation failures: test_alloc_failure). */
 static void test_preorder_matches_full(void **state)
 {
     (void)state;
@@ -913,42 +913,13 @@ static void test_preorder_matches_full(void **state)
     assert_null(t.preorder);
     assert_null(t.idom);
     gch_dump_free(d);
-    /* Allocation failures, one after another. */
-    th_rng r2 = { 99 };
-    for (int g = 0; g < 6; g++) {
-        gch_dump *dd = th_random_dump(&r2, g < 3 ? 40 : 400);
-        gch_heap *h = dd->heaps[0];
-        set_parallel(g % 2);
-        for (long fail = 0;; fail++) {
-            th_alloc_install(fail);
-            gch_domtree_options o2 = GCH_DOMTREE_OPTIONS_INIT;
-            o2.children = 0;
-            o2.preorder_only = 1;
-            gch_error err;
-            gch_error_clear(&err);
-            gch_status st = gch_domtree_build_ex(h, &o2, &t, &err);
-            if (st == GCH_OK)
-                gch_domtree_free(&t);
-            else {
-                assert_int_equal(st, GCH_ENOMEM);
-                assert_null(t.preorder);
-            }
-            long calls = th_alloc_calls();
-            size_t live = th_alloc_live_blocks();
-            th_alloc_uninstall();
-            assert_int_equal(live, 0);
-            if (st == GCH_OK) {
-                assert_true(calls <= fail);
-                break;
-            }
-        }
-        gch_internal_set_tuning(NULL);
-        gch_dump_free(dd);
-    }
 }
 
-static void alloc_failures_on(gch_heap *h, int children)
+/* mode -1: gch_domtree_build; 0 and 1: gch_domtree_build_ex without and
+ * with children lists; 2: in preorder only. */
+static void alloc_failures_on(gch_heap *h, int mode)
 {
+    const int children = mode == 1 || mode < 0;
     for (long fail = 0;; fail++) {
         th_alloc_install(fail);
         gch_domtree t;
@@ -956,9 +927,14 @@ static void alloc_failures_on(gch_heap *h, int children)
         gch_error_clear(&err);
         gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
         opts.children = children;
-        gch_status st = children < 0 ? gch_domtree_build(h, 0, &t, &err)
-                                     : gch_domtree_build_ex(h, &opts, &t, &err);
-        if (st == GCH_OK) {
+        opts.preorder_only = mode == 2;
+        gch_status st = mode < 0 ? gch_domtree_build(h, 0, &t, &err)
+                                 : gch_domtree_build_ex(h, &opts, &t, &err);
+        if (st == GCH_OK && mode == 2) {
+            assert_null(t.idom);
+            assert_true(t.live_count == 0 || t.preorder != NULL);
+            gch_domtree_free(&t);
+        } else if (st == GCH_OK) {
             /* The next allocations belong to the queries on the tree. */
             uint64_t per[4];
             if (children) {
@@ -980,6 +956,7 @@ static void alloc_failures_on(gch_heap *h, int children)
         } else {
             assert_null(t.idom);
             assert_null(t.children);
+            assert_null(t.preorder);
         }
         long calls = th_alloc_calls();
         size_t live = th_alloc_live_blocks();
@@ -1024,8 +1001,8 @@ static void test_alloc_failure(void **state)
             assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
         for (int par = 0; par <= 1; par++) {
             set_parallel(par);
-            for (int children = -1; children <= 1; children++)
-                alloc_failures_on(h, children);
+            for (int mode = -1; mode <= 2; mode++)
+                alloc_failures_on(h, mode);
             gch_internal_set_tuning(NULL);
         }
         gch_dump_free(d);
