@@ -1106,7 +1106,8 @@ static gch_status parse_blocks(reader *r)
         other->alloc = r->cap;
         other->state = BLOCK_FREE;
         cur->state = BLOCK_BUSY;
-        if (!gch_tuning_knobs.no_read_ahead && mtx_init(&r->mtx, mtx_plain) == thrd_success) {
+        if (!gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead &&
+            mtx_init(&r->mtx, mtx_plain) == thrd_success) {
             if (cnd_init(&r->cnd) == thrd_success) {
                 if (thrd_create(&r->thread, reader_thread, r) == thrd_success)
                     r->threaded = 1;

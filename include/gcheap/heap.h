@@ -156,6 +156,11 @@ typedef struct gch_load_options {
      * so far (NULL for none). */
     void (*progress)(void *ctx, uint64_t bytes_read);
     void *progress_ctx;
+    /* .gclog: read the input on the calling thread between blocks instead of
+     * on a reader thread ahead of the parser. Faster for regular files (their
+     * read is a quick page-cache copy, and a third thread slows the two that
+     * parse); slower for pipes, where reading ahead overlaps the writer. */
+    int no_read_ahead;
 } gch_load_options;
 
 gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err);

@@ -96,6 +96,9 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     progress prog = { plat_size(f), plat_now(), 0 };
+    /* A regular file (its size is known) reads fastest in line; a pipe is read
+     * ahead (docs/performance.md, round 4). */
+    opts.no_read_ahead = prog.total > 0;
     if (!common->no_progress && !common->quiet && plat_stderr_is_tty()) {
         opts.progress = on_progress;
         opts.progress_ctx = &prog;
