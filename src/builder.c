@@ -535,7 +535,8 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
     memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
     memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
-    memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
+    if (h->refs_loaded) /* else end_heap makes them all zero */
+        memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
 }
 
 /* ---- roots ---- */
@@ -659,7 +660,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
     uint32_t w = 0;
     uint64_t rr = 0, rw = 0;
     for (uint32_t i = 0; i < h->object_count; i++) {
-        uint32_t nrefs = h->out_start[i];
+        uint32_t nrefs = h->refs_loaded ? h->out_start[i] : 0; /* unset without refs */
         if (keep[i]) {
             if (rw != rr) {
                 memmove(b->raw_refs + rw * 8, b->raw_refs + rr * 8, (size_t)nrefs * 8);
@@ -817,14 +818,26 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
             h->out_start[i] = kept;
         }
     }
-    /* Prefix sums: counts -> starts. */
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < h->object_count; i++) {
-        uint32_t c = h->out_start[i];
-        h->out_start[i] = sum;
-        sum += c;
+    if (!h->refs_loaded) {
+        /* Without references every start is 0: zeroed pages, untouched until
+         * read, instead of the counts array. */
+        uint32_t *zero = gch_calloc((size_t)h->object_count + 1, sizeof *zero);
+        if (!zero) {
+            id_lookup_free(&lookup);
+            return oom(err);
+        }
+        gch_free(h->out_start);
+        h->out_start = zero;
+    } else {
+        /* Prefix sums: counts -> starts. */
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < h->object_count; i++) {
+            uint32_t c = h->out_start[i];
+            h->out_start[i] = sum;
+            sum += c;
+        }
+        h->out_start[h->object_count] = sum;
     }
-    h->out_start[h->object_count] = sum;
     h->ref_count = w;
     uint32_t *shrunk = gch_reallocarray(targets, w ? w : 1, sizeof *shrunk);
     if (!shrunk && !targets) { /* no reference at all: this was the first allocation */
@@ -841,11 +854,21 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         b->raw_label_cap = 0;
     }
 
-    /* Roots. */
+    /* Roots: resolved in bulk, which pipelines the lookups. */
+    if (h->root_count) {
+        unsigned char *raw = gch_reallocarray(NULL, h->root_count, sizeof(uint64_t));
+        if (!raw) {
+            id_lookup_free(&lookup);
+            return oom(err);
+        }
+        memcpy(raw, h->root_raw_id, (size_t)h->root_count * sizeof(uint64_t));
+        uint64_t absent = 0, first_absent = 0;
+        id_lookup_resolve(&lookup, raw, h->root_count, &absent, &first_absent);
+        memcpy(h->root_object, raw, (size_t)h->root_count * sizeof(uint32_t));
+        gch_free(raw);
+        h->anomalies.dangling_roots += absent;
+    }
     for (uint32_t k = 0; k < h->root_count; k++) {
-        h->root_object[k] = id_lookup_find(&lookup, h->root_raw_id[k]);
-        if (h->root_object[k] == GCH_NONE)
-            h->anomalies.dangling_roots++;
         if (h->root_has_container[k]) {
             uint32_t t = type_lookup(b, h->root_container_raw[k]);
             if (t == GCH_NONE || !h->type_declared[t])

@@ -1149,9 +1149,48 @@ static gch_status parse_blocks(reader *r)
     }
 }
 
+/* Buffer mode: regions of about a block's size are parsed where they lie in
+ * the caller's buffer, with no copy. The parser may read up to PAD bytes past a
+ * region's last newline, so the part parsed in place ends at the last newline
+ * with PAD bytes after it; the rest, a line or so, then goes through a block as
+ * read input does. */
+static gch_status parse_in_place(reader *r)
+{
+    const char *p = r->data;
+    const char *limit = r->data_size > PAD ? r->data + (r->data_size - PAD) : r->data;
+    while (p < limit) {
+        const char *s = (size_t)(limit - p) > r->cap ? p + r->cap - 1 : limit - 1;
+        const char *nl = memchr(s, '\n', (size_t)(limit - s));
+        if (!nl) {
+            size_t k = (size_t)(s - p) + 1; /* the last newline before s, if any */
+            while (k > 0 && p[k - 1] != '\n')
+                k--;
+            if (k == 0)
+                break;
+            nl = p + k - 1;
+        }
+        gch_status st = parse_region(r, p, nl + 1);
+        if (st != GCH_OK)
+            return st;
+        r->consumed += (uint64_t)(nl + 1 - p);
+        if (r->opts->release)
+            r->opts->release(r->opts->release_ctx, p, (size_t)(nl + 1 - p));
+        if (r->opts->progress)
+            r->opts->progress(r->opts->progress_ctx, r->consumed);
+        p = nl + 1;
+    }
+    r->data_size -= (size_t)(p - r->data);
+    r->data = p;
+    if (r->data_size + 1 < r->cap)
+        r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
+    return GCH_OK;
+}
+
 static gch_status parse_all(reader *r)
 {
-    gch_status st = parse_blocks(r);
+    gch_status st = r->data ? parse_in_place(r) : GCH_OK;
+    if (st == GCH_OK)
+        st = parse_blocks(r);
     stop_reader(r);
     if (st != GCH_OK)
         return st;

@@ -29,10 +29,23 @@ static int fill_buckets(void *arg)
     }
 }
 
-/* The index of the first id in bucket b or later. */
-static uint32_t bucket_start(const id_index *ix, uint32_t b)
+/* The index of the first id in bucket b or later, searched from index from
+ * on (no id before from is in bucket b or later). It gallops forward before
+ * bisecting: filling buckets in order, the answer is near from, in memory the
+ * previous search brought into the cache. */
+static uint32_t bucket_start(const id_index *ix, uint32_t b, uint32_t from)
 {
-    uint32_t lo = 0, hi = ix->count;
+    uint32_t lo = from, hi = ix->count;
+    for (uint64_t step = 1;; step *= 2) {
+        uint64_t at = (uint64_t)lo + step - 1;
+        if (at >= ix->count)
+            break;
+        if (((ix->ids[at] - ix->min) >> ix->shift) >= b) {
+            hi = (uint32_t)at;
+            break;
+        }
+        lo = (uint32_t)at + 1;
+    }
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (((ix->ids[mid] - ix->min) >> ix->shift) < b)
@@ -73,8 +86,9 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
     if ((uint64_t)buckets * 32 < count) {
         /* Sparse directory: binary-search each bucket's start instead of
          * walking every id. */
+        uint32_t at = 0;
         for (uint32_t b = 0; b <= buckets; b++)
-            ix->first[b] = bucket_start(ix, b);
+            ix->first[b] = at = bucket_start(ix, b, at);
         return GCH_OK;
     }
     /* A big directory is filled by two threads, each walking its half of the
@@ -82,7 +96,7 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
     fill_job low = { ix, 0, buckets, 0 };
     if (lookups >= gch_tuning_knobs.parallel_min_refs && buckets >= 4) {
         uint32_t mid = buckets / 2;
-        fill_job high = { ix, mid, buckets, bucket_start(ix, mid) };
+        fill_job high = { ix, mid, buckets, bucket_start(ix, mid, 0) };
         low.hi = mid - 1;
         thrd_t t;
         if (thrd_create(&t, fill_buckets, &high) == thrd_success) {

@@ -122,3 +122,22 @@ gch_status gch_load(const gch_source *src, gch_format format, const gch_load_opt
     gch_free(data);
     return st;
 }
+
+gch_status gch_load_buffer(const void *data, size_t size, gch_format format,
+                           const gch_load_options *opts, gch_dump **out, gch_error *err)
+{
+    gch_error_clear(err);
+    *out = NULL;
+    if (format == GCH_FORMAT_AUTO)
+        format = gch_detect_format(data, size);
+    switch (format) {
+    case GCH_FORMAT_GCLOG:
+        return gch_read_gclog_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_GCDUMP:
+        return gch_read_gcdump_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_DART:
+        return gch_read_dart_buffer(data, size, opts, out, err);
+    default:
+        return gch_error_set(err, GCH_EINVAL, "unknown input format");
+    }
+}

@@ -161,6 +161,12 @@ typedef struct gch_load_options {
      * read is a quick page-cache copy, and a third thread slows the two that
      * parse); slower for pipes, where reading ahead overlaps the writer. */
     int no_read_ahead;
+    /* .gclog from memory (gch_load_buffer): called, in order, with each part of
+     * the buffer that the reader has parsed and will not read again, so that a
+     * caller who mapped a file can drop those pages from memory (NULL for
+     * none). The bytes must stay readable until the load returns all the same. */
+    void (*release)(void *ctx, const void *data, size_t size);
+    void *release_ctx;
 } gch_load_options;
 
 gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err);
@@ -200,7 +206,9 @@ gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t 
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
                                     gch_error *err);
 gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err);
-/* Records that the open heap's references were not read (skip_refs). */
+/* Records that the open heap's references were not read (skip_refs). Call it
+ * right after begin_heap and add no references to that heap: end_heap then
+ * gives every object zero references without having stored any count. */
 void gch_builder_set_refs_skipped(gch_builder *b);
 
 /* Adds a root on object id. has_container/container_raw name the type holding a

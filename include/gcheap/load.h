@@ -47,7 +47,17 @@ gch_format gch_detect_format(const void *head, size_t n);
 gch_status gch_load(const gch_source *src, gch_format format, const gch_load_options *opts,
                     gch_dump **out, gch_error *err);
 
-/* The readers, for callers that already know the format. */
+/* Reads a whole dump held in memory: size bytes at data, which must stay
+ * readable and unchanged until the call returns (a mapped file is fine; the
+ * library only reads it). Like gch_load otherwise: format GCH_FORMAT_AUTO
+ * detects the format, *out is freed with gch_dump_free, and on failure *out is
+ * NULL and err says what is wrong. .gclog text is parsed in place, without
+ * copying it: the fastest way to read a regular file. */
+gch_status gch_load_buffer(const void *data, size_t size, gch_format format,
+                           const gch_load_options *opts, gch_dump **out, gch_error *err);
+
+/* The readers, for callers that already know the format. The _buffer forms
+ * read size bytes at data (see gch_load_buffer). */
 gch_status gch_read_gclog(const gch_source *src, const gch_load_options *opts, gch_dump **out,
                           gch_error *err);
 gch_status gch_read_gclog_buffer(const void *data, size_t size, const gch_load_options *opts,

@@ -6,8 +6,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +21,8 @@ struct plat_file {
     int fd;
     int owned;
     uint64_t size;
+    void *map; /* plat_map's mapping, or NULL */
+    size_t map_size;
 };
 
 plat_file *plat_open(const char *path, const char **reason)
@@ -41,6 +46,8 @@ plat_file *plat_open(const char *path, const char **reason)
     }
     struct stat st;
     f->size = 0;
+    f->map = NULL;
+    f->map_size = 0;
     if (fstat(f->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             *reason = "is a directory";
@@ -75,10 +82,92 @@ long long plat_read(plat_file *f, void *buf, uint64_t cap)
 
 uint64_t plat_size(const plat_file *f) { return f->size; }
 
+/* The mapped range and what to say when a page of it is gone (the file
+ * shrank): the SIGBUS handler reads them, so they are set before it is
+ * installed and cleared after it is removed. */
+static volatile sig_atomic_t shrink_armed;
+static char *shrink_lo, *shrink_hi;
+static char shrink_message[600];
+static size_t shrink_message_len;
+static struct sigaction shrink_previous;
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    char *at = info->si_addr;
+    if (shrink_armed && at >= shrink_lo && at < shrink_hi) {
+        ssize_t ignored = write(STDERR_FILENO, shrink_message, shrink_message_len);
+        (void)ignored;
+        _exit(2);
+    }
+    /* Not ours: die of the signal as if there were no handler. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+const void *plat_map(plat_file *f, const char *name, uint64_t *size)
+{
+    *size = 0;
+    if (f->map || f->size == 0 || f->size > SIZE_MAX)
+        return NULL;
+    void *p = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    /* The parser reads the file once, front to back. */
+    (void)posix_madvise(p, (size_t)f->size, POSIX_MADV_SEQUENTIAL);
+    int n = snprintf(shrink_message, sizeof shrink_message,
+                     "gcheap: %s: the file shrank while it was being read\n", name);
+    shrink_message_len = n < 0 ? 0 : (size_t)n < sizeof shrink_message ? (size_t)n
+                                                                       : sizeof shrink_message - 1;
+    shrink_lo = p;
+    shrink_hi = (char *)p + f->size;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, &shrink_previous) != 0) {
+        munmap(p, (size_t)f->size);
+        return NULL;
+    }
+    shrink_armed = 1;
+    f->map = p;
+    f->map_size = (size_t)f->size;
+    *size = f->size;
+    return p;
+}
+
+void plat_release(plat_file *f, const void *p, uint64_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)p, hi = lo + n;
+    if (!f->map || page == 0 || page == (uintptr_t)-1)
+        return;
+    lo = (lo + page - 1) / page * page;
+    hi = hi / page * page;
+#ifdef MADV_DONTNEED
+    /* Not posix_madvise: glibc makes POSIX_MADV_DONTNEED a no-op. On a
+     * read-only mapping of a file this only unmaps the pages. */
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#endif
+}
+
+void plat_unmap(plat_file *f)
+{
+    if (!f->map)
+        return;
+    shrink_armed = 0;
+    sigaction(SIGBUS, &shrink_previous, NULL);
+    munmap(f->map, f->map_size);
+    f->map = NULL;
+    f->map_size = 0;
+}
+
 void plat_close(plat_file *f)
 {
     if (!f)
         return;
+    plat_unmap(f);
     if (f->owned)
         close(f->fd);
     free(f);

@@ -1,5 +1,5 @@
-/* The only place the program touches POSIX: opening and reading inputs,
- * asking whether stderr is a terminal. Everything else is standard C. */
+/* The only place the program touches POSIX: opening, reading and mapping
+ * inputs, asking whether stderr is a terminal. Everything else is standard C. */
 #ifndef GCHEAP_CLI_PLATFORM_H
 #define GCHEAP_CLI_PLATFORM_H
 
@@ -15,6 +15,17 @@ long long plat_read(plat_file *f, void *buf, uint64_t cap);
 /* Size of a regular file, or 0 when unknown (a pipe). */
 uint64_t plat_size(const plat_file *f);
 void plat_close(plat_file *f);
+/* Maps a regular file's bytes read-only and returns them (NULL when it cannot:
+ * a pipe, an empty file, no address space). *size gets the length. The bytes
+ * stay readable until plat_unmap or plat_close. If the file shrinks meanwhile,
+ * touching the lost pages does not crash the program: it prints
+ * "gcheap: NAME: the file shrank while it was being read" and exits with
+ * status 2. One file is mapped at a time. */
+const void *plat_map(plat_file *f, const char *name, uint64_t *size);
+/* Drops the mapped pages wholly inside [p, p + n) from memory; reading them
+ * again brings them back from the page cache. */
+void plat_release(plat_file *f, const void *p, uint64_t n);
+void plat_unmap(plat_file *f);
 /* 1 when stderr is a terminal. */
 int plat_stderr_is_tty(void);
 /* Seconds on a monotonic clock. */
