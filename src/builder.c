@@ -53,6 +53,7 @@ struct gch_builder {
     uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
 
     uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
+    int size_overflow;       /* a per-type byte total passed 2^64 */
 
     /* interned strings: offsets into cur->strings, GCH_NONE = empty. */
     uint32_t *string_hash;
@@ -108,6 +109,7 @@ static void reset_open_state(gch_builder *b)
     b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
     b->object_open = 0;
     b->ids_unsorted = 0;
+    b->size_overflow = 0;
     for (size_t i = 0; i < TYPE_CACHE_SIZE; i++)
         b->type_cache[i].index = GCH_NONE;
 }
@@ -294,11 +296,13 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         size_t need = (size_t)h->type_count + 1;
         size_t cap = b->type_cap;
         if (need > cap) {
-            size_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
+            size_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
             if (!grow((void **)&h->type_name, &c1, need, sizeof *h->type_name) ||
                 !grow((void **)&h->type_module, &c2, need, sizeof *h->type_module) ||
                 !grow((void **)&h->type_raw_id, &c3, need, sizeof *h->type_raw_id) ||
-                !grow((void **)&h->type_declared, &c4, need, sizeof *h->type_declared))
+                !grow((void **)&h->type_declared, &c4, need, sizeof *h->type_declared) ||
+                !grow((void **)&h->type_objects, &c5, need, sizeof *h->type_objects) ||
+                !grow((void **)&h->type_bytes, &c6, need, sizeof *h->type_bytes))
                 return oom(err);
             b->type_cap = c1;
         }
@@ -307,6 +311,8 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         h->type_module[t] = GCH_NONE;
         h->type_raw_id[t] = raw;
         h->type_declared[t] = 0;
+        h->type_objects[t] = 0;
+        h->type_bytes[t] = 0;
         size_t mask = b->type_hash_cap - 1;
         size_t j = gch_mix64(raw) & mask;
         while (b->type_hash[j] != GCH_NONE)
@@ -357,6 +363,16 @@ gch_status gch_builder_set_type_module(gch_builder *b, uint32_t type_index, cons
 
 /* ---- objects ---- */
 
+void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                            int overflowed)
+{
+    gch_heap *h = b->cur;
+    h->type_objects[type] += objects;
+    if (overflowed || bytes > UINT64_MAX - h->type_bytes[type])
+        b->size_overflow = 1;
+    h->type_bytes[type] += bytes;
+}
+
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
                                     gch_error *err)
 {
@@ -388,6 +404,7 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
     h->object_type[i] = t;
     h->object_size[i] = size;
     h->out_start[i] = 0;
+    gch_builder_count_type(b, t, 1, size, 0);
     b->object_open = 1;
     return GCH_OK;
 }
@@ -659,6 +676,11 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
     gch_heap *h = b->cur;
     uint32_t w = 0;
     uint64_t rr = 0, rw = 0;
+    /* The per-type totals are counted again over the objects kept (an
+     * overflow may have come from a dropped one). */
+    memset(h->type_objects, 0, (size_t)h->type_count * sizeof *h->type_objects);
+    memset(h->type_bytes, 0, (size_t)h->type_count * sizeof *h->type_bytes);
+    b->size_overflow = 0;
     for (uint32_t i = 0; i < h->object_count; i++) {
         uint32_t nrefs = h->refs_loaded ? h->out_start[i] : 0; /* unset without refs */
         if (keep[i]) {
@@ -671,6 +693,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
             h->object_type[w] = h->object_type[i];
             h->object_size[w] = h->object_size[i];
             h->out_start[w] = nrefs;
+            gch_builder_count_type(b, h->object_type[w], 1, h->object_size[w], 0);
             w++;
             rw += nrefs;
         }
@@ -733,6 +756,13 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
     if (merged) {
         for (uint32_t i = 0; i < h->object_count; i++)
             h->object_type[i] = canon[h->object_type[i]];
+        for (uint32_t t = 0; t < h->type_count; t++) {
+            if (canon[t] == t)
+                continue;
+            gch_builder_count_type(b, canon[t], h->type_objects[t], h->type_bytes[t], 0);
+            h->type_objects[t] = 0;
+            h->type_bytes[t] = 0;
+        }
         /* A declared duplicate makes the merged type declared. */
         for (uint32_t t = 0; t < h->type_count; t++)
             if (h->type_declared[t])
@@ -760,9 +790,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     if (st != GCH_OK)
         return st;
     /* Count objects of undeclared types before merging by name can hide them. */
-    for (uint32_t i = 0; i < h->object_count; i++)
-        if (!h->type_declared[h->object_type[i]])
-            h->anomalies.unknown_type_objects++;
+    for (uint32_t t = 0; t < h->type_count; t++)
+        if (!h->type_declared[t])
+            h->anomalies.unknown_type_objects += h->type_objects[t];
     st = merge_types_by_name(b, err);
     if (st != GCH_OK)
         return st;
@@ -880,13 +910,15 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 
     /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
     uint64_t total = 0;
-    for (uint32_t i = 0; i < h->object_count; i++) {
-        if (h->object_size[i] > UINT64_MAX - total)
-            return gch_error_set(err, GCH_ELIMIT,
-                                 "the sizes of the objects in '%s' add up to more than 2^64 bytes",
-                                 h->name);
-        total += h->object_size[i];
+    int overflow = b->size_overflow;
+    for (uint32_t t = 0; t < h->type_count && !overflow; t++) {
+        overflow = h->type_bytes[t] > UINT64_MAX - total;
+        total += h->type_bytes[t];
     }
+    if (overflow)
+        return gch_error_set(err, GCH_ELIMIT,
+                             "the sizes of the objects in '%s' add up to more than 2^64 bytes",
+                             h->name);
     h->total_size = total;
 
     /* Empty heaps still get valid (one-element) arrays. */

@@ -36,4 +36,12 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
                               const uint64_t *ids, const uint32_t *types, const uint64_t *sizes,
                               const uint32_t *counts, const uint64_t *refs, uint64_t nrefs);
 
+/* Adds objects objects of bytes bytes in all to type's totals (heap
+ * type_objects and type_bytes). Reserved runs are not counted: their reader
+ * counts them per type while parsing and reports the sums here, each object
+ * once. overflowed says the reader's own sum passed 2^64 (end_heap then
+ * refuses the heap, as it does when the totals overflow here). */
+void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                            int overflowed);
+
 #endif

@@ -476,6 +476,9 @@ typedef struct chunk {
     /* types, numbered in order of first use within the chunk */
     uint64_t *type_raw;
     uint32_t *type_map; /* local -> builder type index while merging */
+    uint32_t *type_objects; /* objects of each local type, and their bytes */
+    uint64_t *type_bytes;
+    int bytes_overflow;     /* a type_bytes sum passed 2^64 */
     size_t ntypes, type_cap;
     uint32_t *thash;
     size_t thash_cap;
@@ -507,6 +510,8 @@ static void chunk_free(chunk *c)
     gch_free(c->refs);
     gch_free(c->type_raw);
     gch_free(c->type_map);
+    gch_free(c->type_objects);
+    gch_free(c->type_bytes);
     gch_free(c->runs);
     gch_free(c->thash);
     gch_free(c->ev);
@@ -566,14 +571,18 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
             ;
     }
     if (c->ntypes == c->type_cap) {
-        size_t c1 = c->type_cap, c2 = c1;
+        size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1;
         if (!chunk_grow((void **)&c->type_raw, &c1, c->ntypes + 1, sizeof *c->type_raw) ||
-            !chunk_grow((void **)&c->type_map, &c2, c->ntypes + 1, sizeof *c->type_map))
+            !chunk_grow((void **)&c->type_map, &c2, c->ntypes + 1, sizeof *c->type_map) ||
+            !chunk_grow((void **)&c->type_objects, &c3, c->ntypes + 1, sizeof *c->type_objects) ||
+            !chunk_grow((void **)&c->type_bytes, &c4, c->ntypes + 1, sizeof *c->type_bytes))
             return GCH_NONE;
         c->type_cap = c1;
     }
     uint32_t t = (uint32_t)c->ntypes++;
     c->type_raw[t] = raw;
+    c->type_objects[t] = 0;
+    c->type_bytes[t] = 0;
     c->thash[j] = t;
     c->tcache[slot].raw = raw;
     c->tcache[slot].index = t;
@@ -728,6 +737,10 @@ done:;
     c->type[c->nobj] = t;
     c->count[c->nobj] = n;
     c->nobj++;
+    c->type_objects[t]++;
+    if (size > UINT64_MAX - c->type_bytes[t])
+        c->bytes_overflow = 1;
+    c->type_bytes[t] += size;
     return q;
 fail:
     c->nrefs = refs_before;
@@ -757,6 +770,7 @@ static void chunk_parse(chunk *c)
 {
     c->nobj = c->nrefs = c->nev = c->ntypes = 0;
     c->oom = 0;
+    c->bytes_overflow = 0;
     if (c->thash)
         memset(c->thash, 0xff, c->thash_cap * sizeof *c->thash);
     for (size_t i = 0; i < TYPE_CACHE; i++)
@@ -824,7 +838,7 @@ static void fill_all_runs(reader *r)
 
 /* Reserves the chunk's objects [from, to) in the builder (filled later). */
 static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t *ref_pos,
-                            int increasing)
+                            int increasing, int count_types)
 {
     uint64_t nrefs = 0;
     for (size_t i = from; i < to; i++) {
@@ -837,6 +851,8 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
         }
         c->type[i] = g;
         nrefs += c->count[i];
+        if (count_types)
+            gch_builder_count_type(r->b, g, 1, c->size[i], 0);
     }
     if (c->nruns == c->run_cap &&
         !chunk_grow((void **)&c->runs, &c->run_cap, c->nruns + 1, sizeof *c->runs))
@@ -864,6 +880,15 @@ static int needs_filled_runs(const char *p, const char *end)
     return p == end || (*p != 'r' && *p != 't');
 }
 
+/* Whether a deferred line may open or close a section (so that the objects
+ * of its chunk may belong to two heaps). */
+static int may_change_section(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    return p < end && (*p == 'a' || *p == 'c');
+}
+
 static gch_status chunk_merge(reader *r, chunk *c)
 {
     if (c->oom)
@@ -871,6 +896,12 @@ static gch_status chunk_merge(reader *r, chunk *c)
     uint64_t base = r->line;
     for (size_t t = 0; t < c->ntypes; t++)
         c->type_map[t] = GCH_NONE;
+    /* The per-type totals counted while parsing hold when every object goes
+     * to one heap; otherwise each run counts its own objects. */
+    int one_heap = 1;
+    for (size_t k = 0; k < c->nev && one_heap; k++)
+        if (c->ev[k].is_line && may_change_section(c->ev[k].p, c->ev[k].end))
+            one_heap = 0;
     size_t obj = 0, ref_pos = 0;
     gch_status st;
     for (size_t k = 0; k < c->nev; k++) {
@@ -881,7 +912,8 @@ static gch_status chunk_merge(reader *r, chunk *c)
                 r->line = base + e->run_line;
                 return parse_line(r, e->run_p, e->run_end);
             }
-            if ((st = merge_run(r, c, obj, e->obj_end, &ref_pos, e->run_increasing)) != GCH_OK)
+            st = merge_run(r, c, obj, e->obj_end, &ref_pos, e->run_increasing, !one_heap);
+            if (st != GCH_OK)
                 return st;
             obj = e->obj_end;
         }
@@ -897,6 +929,11 @@ static gch_status chunk_merge(reader *r, chunk *c)
             for (size_t t = 0; t < c->ntypes; t++)
                 c->type_map[t] = GCH_NONE; /* another heap: other type indices */
     }
+    if (one_heap)
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (c->type_objects[t])
+                gch_builder_count_type(r->b, c->type_map[t], c->type_objects[t], c->type_bytes[t],
+                                       c->bytes_overflow);
     r->line = base + c->lines;
     return GCH_OK;
 }

@@ -27,6 +27,8 @@ static void heap_free(gch_heap *h)
     gch_free(h->type_module);
     gch_free(h->type_raw_id);
     gch_free(h->type_declared);
+    gch_free(h->type_objects);
+    gch_free(h->type_bytes);
     gch_free(h->object_id);
     gch_free(h->object_type);
     gch_free(h->object_size);

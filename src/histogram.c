@@ -12,12 +12,20 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
     gch_type_row *all = gch_calloc(nt ? nt : 1, sizeof *all);
     if (!all)
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < heap->object_count; i++) {
-        if (mask && !mask[i])
-            continue;
-        gch_type_row *r = &all[heap->object_type[i]];
-        r->count++;
-        r->bytes += heap->object_size[i];
+    if (!mask && heap->type_objects) {
+        /* Every object: the builder's per-type totals. */
+        for (uint32_t t = 0; t < nt; t++) {
+            all[t].count = heap->type_objects[t];
+            all[t].bytes = heap->type_bytes[t];
+        }
+    } else {
+        for (uint32_t i = 0; i < heap->object_count; i++) {
+            if (mask && !mask[i])
+                continue;
+            gch_type_row *r = &all[heap->object_type[i]];
+            r->count++;
+            r->bytes += heap->object_size[i];
+        }
     }
     uint32_t n = 0;
     for (uint32_t t = 0; t < nt; t++) {

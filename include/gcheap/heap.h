@@ -75,6 +75,10 @@ typedef struct gch_heap {
     uint32_t *type_module;      /* offset of the module name, or GCH_NONE */
     uint64_t *type_raw_id;      /* the id the dump used for this type */
     uint8_t *type_declared;     /* 0 when no type record declared it */
+    /* Objects of each type and their total size, kept by the builder as
+     * objects come (NULL in heaps made without it: then count the objects). */
+    uint32_t *type_objects;
+    uint64_t *type_bytes;
 
     /* Objects, dense 0..object_count-1, in the order of their records. */
     uint32_t object_count;

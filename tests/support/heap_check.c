@@ -60,6 +60,27 @@ const char *heap_check_structure(const gch_heap *h)
         total += h->object_size[i];
     }
     CHECK(total == h->total_size, "total_size != sum of object sizes");
+    if (h->type_objects) {
+        /* The builder's per-type totals against a count of the objects. */
+        uint64_t *objects = calloc(h->type_count ? h->type_count : 1, sizeof *objects);
+        uint64_t *bytes = calloc(h->type_count ? h->type_count : 1, sizeof *bytes);
+        if (!objects || !bytes) {
+            free(objects);
+            free(bytes);
+            return "out of memory checking per-type totals";
+        }
+        for (uint32_t i = 0; i < h->object_count; i++) {
+            objects[h->object_type[i]]++;
+            bytes[h->object_type[i]] += h->object_size[i];
+        }
+        const char *bad = NULL;
+        for (uint32_t t = 0; t < h->type_count && !bad; t++)
+            if (objects[t] != h->type_objects[t] || bytes[t] != h->type_bytes[t])
+                bad = "per-type totals != counts of the objects";
+        free(objects);
+        free(bytes);
+        CHECK(!bad, bad);
+    }
 
     uint64_t dangling = 0;
     for (uint32_t r = 0; r < h->root_count; r++) {

@@ -20,7 +20,8 @@
  * ref_count, every target < object_count, types < type_count, name offsets in
  * the string pool, root_object valid (naming an object with the root's id) or
  * GCH_NONE (and then counted in anomalies.dangling_roots), object ids unique,
- * total_size == exact sum of the sizes. */
+ * total_size == exact sum of the sizes, per-type totals (when kept) equal to
+ * a count of the objects. */
 const char *heap_check_structure(const gch_heap *h);
 
 /* Every heap of a dump, plus dump-level facts (at least one heap). */

@@ -11,6 +11,7 @@
 
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "heap_check.h"
 #include "tuning.h"
 
 static void assert_heaps_equal(const gch_heap *x, const gch_heap *y);
@@ -398,6 +399,9 @@ static void check_random_dump(int round)
                  (unsigned long long)err.line);
     assert_int_equal(in_place->heap_count, d->heap_count);
     assert_heaps_equal(in_place->heaps[0], d->heaps[0]);
+    const char *why = heap_check_dump(in_place);
+    if (why)
+        fail_msg("round %d: %s", round, why);
     gch_dump_free(in_place);
     free(exact);
     gch_heap *h = d->heaps[0];
@@ -484,6 +488,11 @@ static void assert_heaps_equal(const gch_heap *x, const gch_heap *y)
     assert_int_equal(x->object_count, y->object_count);
     assert_int_equal(x->ref_count, y->ref_count);
     assert_int_equal(x->total_size, y->total_size);
+    assert_int_equal(x->type_count, y->type_count);
+    for (uint32_t t = 0; t < x->type_count; t++) {
+        assert_int_equal(x->type_objects[t], y->type_objects[t]);
+        assert_int_equal(x->type_bytes[t], y->type_bytes[t]);
+    }
     for (uint32_t i = 0; i < x->object_count; i++) {
         assert_int_equal(x->object_id[i], y->object_id[i]);
         assert_int_equal(x->object_type[i], y->object_type[i]);
@@ -565,6 +574,9 @@ static void check_split_equivalence(const char *shared_text, size_t size)
                 assert_int_equal(a->heap_count, b->heap_count);
                 for (size_t i = 0; i < a->heap_count; i++)
                     assert_heaps_equal(a->heaps[i], b->heaps[i]);
+                const char *why = heap_check_dump(b);
+                if (why)
+                    fail_msg("read block %zu: %s", rb, why);
                 gch_dump_free(b);
             }
             /* Lines that end 16 bytes (the reader's read-past margin) or more
