@@ -32,7 +32,8 @@ struct gch_builder {
     gch_heap *cur;
     size_t meta_cap, strings_cap, type_cap, object_cap, root_cap;
 
-    /* Raw reference ids of the open heap, and per-object counts in cur->out_start. */
+    /* Raw reference ids of the open heap; cur->out_start[i] is the index of
+     * object i's first one (starts, so that no prefix pass is needed). */
     unsigned char *raw_refs; /* uint64_t ids, accessed with memcpy (resolved in place) */
     uint64_t raw_ref_count;
     size_t raw_ref_cap;      /* in uint64_t slots */
@@ -142,7 +143,7 @@ gch_status gch_builder_begin_heap(gch_builder *b, const char *name, size_t name_
     if (name && memchr(name, '\0', name_len))
         name_len = strlen(name);
     h->name = gch_strndup(name ? name : "", name ? name_len : 0);
-    /* out_start holds per-object reference counts until end_heap. */
+    /* out_start holds each object's first raw reference until end_heap. */
     h->out_start = gch_malloc(16 * sizeof *h->out_start);
     if (!h->name || !h->out_start) {
         gch_heap_free_internal(h);
@@ -403,7 +404,7 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
     h->object_id[i] = id;
     h->object_type[i] = t;
     h->object_size[i] = size;
-    h->out_start[i] = 0;
+    h->out_start[i] = (uint32_t)b->raw_ref_count;
     gch_builder_count_type(b, t, 1, size, 0);
     b->object_open = 1;
     return GCH_OK;
@@ -412,10 +413,8 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
 static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *const *labels,
                               size_t nrefs, gch_error *err)
 {
-    gch_heap *h = b->cur;
     if (!b->object_open)
         return gch_error_set(err, GCH_EINVAL, "no object is open");
-    uint32_t *count = &h->out_start[h->object_count - 1];
     for (size_t k = 0; k < nrefs; k++) {
         if (refs[k] == 0)
             continue; /* null reference */
@@ -448,7 +447,6 @@ static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *
         }
         memcpy(b->raw_refs + b->raw_ref_count * sizeof(uint64_t), &refs[k], sizeof(uint64_t));
         b->raw_ref_count++;
-        (*count)++;
     }
     return GCH_OK;
 }
@@ -552,8 +550,13 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
     memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
     memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
-    if (h->refs_loaded) /* else end_heap makes them all zero */
-        memcpy(h->out_start + i, counts, (size_t)n * sizeof *counts);
+    if (h->refs_loaded) { /* else end_heap makes them all zero */
+        uint32_t *start = h->out_start + i, next = (uint32_t)at->ref_at;
+        for (uint32_t k = 0; k < n; k++) {
+            start[k] = next;
+            next += counts[k];
+        }
+    }
 }
 
 /* ---- roots ---- */
@@ -682,7 +685,8 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
     memset(h->type_bytes, 0, (size_t)h->type_count * sizeof *h->type_bytes);
     b->size_overflow = 0;
     for (uint32_t i = 0; i < h->object_count; i++) {
-        uint32_t nrefs = h->refs_loaded ? h->out_start[i] : 0; /* unset without refs */
+        /* starts are unset without refs */
+        uint32_t nrefs = h->refs_loaded ? h->out_start[i + 1] - h->out_start[i] : 0;
         if (keep[i]) {
             if (rw != rr) {
                 memmove(b->raw_refs + rw * 8, b->raw_refs + rr * 8, (size_t)nrefs * 8);
@@ -692,7 +696,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
             h->object_id[w] = h->object_id[i];
             h->object_type[w] = h->object_type[i];
             h->object_size[w] = h->object_size[i];
-            h->out_start[w] = nrefs;
+            h->out_start[w] = (uint32_t)rw; /* i >= w: nothing unread is overwritten */
             gch_builder_count_type(b, h->object_type[w], 1, h->object_size[w], 0);
             w++;
             rw += nrefs;
@@ -700,6 +704,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
         rr += nrefs;
     }
     h->object_count = w;
+    h->out_start[w] = (uint32_t)rw;
     b->raw_ref_count = rw;
 }
 
@@ -797,6 +802,8 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     if (st != GCH_OK)
         return st;
 
+    h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
+
     /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
     id_lookup lookup = { 0 };
     lookup.ids = h->object_id;
@@ -834,8 +841,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         uint64_t r = 0;
         w = 0;
         for (uint32_t i = 0; i < h->object_count; i++) {
-            uint32_t nrefs = h->out_start[i], kept = 0;
-            for (uint32_t k = 0; k < nrefs; k++, r++) {
+            uint32_t end = h->out_start[i + 1];
+            h->out_start[i] = (uint32_t)w; /* r, the old start, is already read */
+            for (; r < end; r++) {
                 uint32_t target = targets[r];
                 if (target == GCH_NONE)
                     continue;
@@ -843,10 +851,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
                 if (b->raw_labels)
                     b->raw_labels[w] = b->raw_labels[r];
                 w++;
-                kept++;
             }
-            h->out_start[i] = kept;
         }
+        h->out_start[h->object_count] = (uint32_t)w;
     }
     if (!h->refs_loaded) {
         /* Without references every start is 0: zeroed pages, untouched until
@@ -858,15 +865,6 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
         gch_free(h->out_start);
         h->out_start = zero;
-    } else {
-        /* Prefix sums: counts -> starts. */
-        uint32_t sum = 0;
-        for (uint32_t i = 0; i < h->object_count; i++) {
-            uint32_t c = h->out_start[i];
-            h->out_start[i] = sum;
-            sum += c;
-        }
-        h->out_start[h->object_count] = sum;
     }
     h->ref_count = w;
     uint32_t *shrunk = gch_reallocarray(targets, w ? w : 1, sizeof *shrunk);
