@@ -990,13 +990,11 @@ static int half_thread(void *arg)
     return 0;
 }
 
-/* Parses complete lines [p, end), end[-1] == '\n', into the next set of
- * chunks, while the runs of the previous set are copied into the builder. */
-static gch_status parse_region(reader *r, const char *p, const char *end)
+/* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
+ * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
+static int split_region(chunk *c0, chunk *c1, const char *p, const char *end)
 {
     size_t size = (size_t)(end - p), min = gch_tuning_knobs.parse_block;
-    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
-    r->set ^= 1;
     c0->p = p;
     c0->end = end;
     if (min && size >= min && size >= 2) {
@@ -1005,23 +1003,90 @@ static gch_status parse_region(reader *r, const char *p, const char *end)
             c0->end = mid + 1;
             c1->p = mid + 1;
             c1->end = end;
-            half_job job = { r->b, prev + 1, c1 };
-            thrd_t t;
-            int threaded = thrd_create(&t, half_thread, &job) == thrd_success;
-            fill_runs(r->b, prev);
-            chunk_parse(c0);
-            if (threaded)
-                thrd_join(t, NULL);
-            else
-                half_thread(&job);
-            gch_status st = chunk_merge(r, c0);
-            return st == GCH_OK ? chunk_merge(r, c1) : st;
+            return 1;
         }
+    }
+    return 0;
+}
+
+/* Parses complete lines [p, end), end[-1] == '\n', into the next set of
+ * chunks, while the runs of the previous set are copied into the builder. */
+static gch_status parse_region(reader *r, const char *p, const char *end)
+{
+    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
+    r->set ^= 1;
+    if (split_region(c0, c1, p, end)) {
+        half_job job = { r->b, prev + 1, c1 };
+        thrd_t t;
+        int threaded = thrd_create(&t, half_thread, &job) == thrd_success;
+        fill_runs(r->b, prev);
+        chunk_parse(c0);
+        if (threaded)
+            thrd_join(t, NULL);
+        else
+            half_thread(&job);
+        gch_status st = chunk_merge(r, c0);
+        return st == GCH_OK ? chunk_merge(r, c1) : st;
     }
     fill_runs(r->b, prev);
     fill_runs(r->b, prev + 1);
     chunk_parse(c0);
     return chunk_merge(r, c0);
+}
+
+/* Merges a set of chunks: the second only if it was parsed (split). */
+static gch_status merge_set(reader *r, chunk *c0, int split)
+{
+    gch_status st = chunk_merge(r, c0);
+    return st == GCH_OK && split ? chunk_merge(r, c0 + 1) : st;
+}
+
+/* In place, where regions stay readable until the end, the serial merge of a
+ * region overlaps the parse of the next: the main thread merges the previous
+ * set, then parses the first half of [p, end); the second thread parses the
+ * second half, waits for that merge and copies the merged runs into the
+ * builder. *prev_split says whether the previous set has two chunks (-1: there
+ * is none); it gets this region's. The new set is left parsed, not merged. */
+typedef struct overlap_job {
+    gch_builder *b;
+    chunk *parse;       /* NULL: nothing to parse */
+    chunk *fill;        /* the previous set */
+    atomic_int merged;  /* 0: not yet; 1: merged, fill it; 2: failed */
+} overlap_job;
+
+static int overlap_thread(void *arg)
+{
+    overlap_job *j = arg;
+    if (j->parse)
+        chunk_parse(j->parse);
+    int m;
+    while ((m = atomic_load(&j->merged)) == 0)
+        thrd_yield(); /* the merge is short next to a parse: rarely waited for */
+    if (m == 1)
+        fill_runs(j->b, j->fill + 1);
+    return 0;
+}
+
+static gch_status parse_region_overlapped(reader *r, const char *p, const char *end,
+                                          int *prev_split)
+{
+    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
+    r->set ^= 1;
+    int split = split_region(c0, c1, p, end);
+    overlap_job job = { r->b, split ? c1 : NULL, prev, 0 };
+    thrd_t t;
+    int threaded = (split || *prev_split >= 0) && thrd_create(&t, overlap_thread, &job) == thrd_success;
+    gch_status st = *prev_split >= 0 ? merge_set(r, prev, *prev_split) : GCH_OK;
+    atomic_store(&job.merged, st == GCH_OK ? 1 : 2);
+    if (st == GCH_OK)
+        fill_runs(r->b, prev);
+    if (!threaded)
+        overlap_thread(&job);
+    chunk_parse(c0);
+    if (threaded)
+        thrd_join(t, NULL);
+    *prev_split = split;
+    return st;
 }
 
 /* ---- reading blocks, ahead of the parser ----
@@ -1223,6 +1288,18 @@ static gch_status parse_blocks(reader *r)
     }
 }
 
+/* Bytes [p, end) of the buffer are parsed and merged: count them, let them go. */
+static void in_place_done(reader *r, const char *p, const char *end)
+{
+    if (p == end)
+        return;
+    r->consumed += (uint64_t)(end - p);
+    if (r->opts->release)
+        r->opts->release(r->opts->release_ctx, p, (size_t)(end - p));
+    if (r->opts->progress)
+        r->opts->progress(r->opts->progress_ctx, r->consumed);
+}
+
 /* Buffer mode: regions of about a block's size are parsed where they lie in
  * the caller's buffer, with no copy. The parser may read up to PAD bytes past a
  * region's last newline, so the part parsed in place ends at the last newline
@@ -1232,6 +1309,8 @@ static gch_status parse_in_place(reader *r)
 {
     const char *p = r->data;
     const char *limit = r->data_size > PAD ? r->data + (r->data_size - PAD) : r->data;
+    const char *parsed = p; /* [parsed, p): the region parsed but not merged yet */
+    int prev_split = -1;
     while (p < limit) {
         const char *s = (size_t)(limit - p) > r->cap ? p + r->cap - 1 : limit - 1;
         const char *nl = memchr(s, '\n', (size_t)(limit - s));
@@ -1243,15 +1322,18 @@ static gch_status parse_in_place(reader *r)
                 break;
             nl = p + k - 1;
         }
-        gch_status st = parse_region(r, p, nl + 1);
+        gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_split);
         if (st != GCH_OK)
             return st;
-        r->consumed += (uint64_t)(nl + 1 - p);
-        if (r->opts->release)
-            r->opts->release(r->opts->release_ctx, p, (size_t)(nl + 1 - p));
-        if (r->opts->progress)
-            r->opts->progress(r->opts->progress_ctx, r->consumed);
+        in_place_done(r, parsed, p);
+        parsed = p;
         p = nl + 1;
+    }
+    if (prev_split >= 0) {
+        gch_status st = merge_set(r, &r->chunks[2 * (r->set ^ 1)], prev_split);
+        if (st != GCH_OK)
+            return st;
+        in_place_done(r, parsed, p);
     }
     r->data_size -= (size_t)(p - r->data);
     r->data = p;
