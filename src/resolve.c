@@ -194,6 +194,20 @@ static int resolve_thread(void *arg)
 void id_lookup_resolve(const id_lookup *l, unsigned char *refs, uint64_t n, uint64_t *dangling,
                        uint64_t *first_dangling)
 {
+    if (n && l->sorted && l->index.count == 0) {
+        /* No objects (so no id array): every id is absent. Index k is written
+         * at 4k, below the id still to read at 8k. */
+        uint64_t first;
+        memcpy(&first, refs, sizeof first);
+        for (uint64_t k = 0; k < n; k++) {
+            uint32_t none = UINT32_MAX;
+            memcpy(refs + k * 4, &none, sizeof none);
+        }
+        if (*dangling == 0)
+            *first_dangling = first;
+        *dangling += n;
+        return;
+    }
     range_job a = { l, refs, refs, n, 0, 0 };
     uint64_t min = gch_tuning_knobs.parallel_min_refs;
     thrd_t t;

@@ -243,6 +243,29 @@ static void test_size_overflow_is_refused(void **state)
     assert_null(d);
 }
 
+/* Regression (found by fuzz_pipeline): roots in a heap without objects were
+ * resolved against an empty id directory (a NULL id array). */
+static void test_roots_in_a_heap_without_objects(void **state)
+{
+    (void)state;
+    for (int skip = 0; skip < 2; skip++) {
+        gch_load_options o = { 0 };
+        o.skip_refs = skip;
+        gch_dump *d = NULL;
+        gch_error err;
+        static const char text[] = "a 2 app\nt 1 8\nr 1 4 0\nr 2 3 0\nc app\n";
+        assert_int_equal(gch_read_gclog_buffer(text, sizeof text - 1, &o, &d, &err), GCH_OK);
+        const gch_heap *h = d->heaps[0];
+        assert_int_equal(h->object_count, 0);
+        assert_int_equal(h->root_count, 2);
+        assert_int_equal(h->root_object[0], GCH_NONE);
+        assert_int_equal(h->root_object[1], GCH_NONE);
+        assert_int_equal(h->anomalies.dangling_roots, 2);
+        assert_null(heap_check_dump(d));
+        gch_dump_free(d);
+    }
+}
+
 static void test_skip_refs(void **state)
 {
     (void)state;
@@ -834,6 +857,7 @@ int main(void)
         cmocka_unit_test(test_wide_numbers),
         cmocka_unit_test(test_size_overflow_is_refused),
         cmocka_unit_test(test_skip_refs),
+        cmocka_unit_test(test_roots_in_a_heap_without_objects),
         cmocka_unit_test(test_random_dumps_match_model),
         cmocka_unit_test(test_random_dumps_split),
         cmocka_unit_test(test_split_equivalence),
