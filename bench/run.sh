@@ -289,7 +289,7 @@ if [ "$small" != "$big" ]; then
     gt=$(ratio "$(get_res top_wall "$big")" "$(get_res top_wall "$small")")
     gm=$(ratio "$(get_res top_rss "$big")" "$(get_res top_rss "$small")")
     printf '  top %s/%s (%sx objects): time %s, peak RSS %s\n' "$(human "$big")" "$(human "$small")" \
-        "$size_ratio" "${gt:+${gt}x}${gt:-n/a}" "${gm:+${gm}x}${gm:-n/a}"
+        "$size_ratio" "${gt:-n/a}${gt:+x}" "${gm:-n/a}${gm:+x}"
 fi
 
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
