@@ -17,6 +17,10 @@ typedef struct gch_tuning {
     size_t read_block;
     /* .gclog: nonzero reads every block in line, with no reader thread. */
     int no_read_ahead;
+    /* Dominator DFS: slots it fills itself before a second thread's page
+     * touching takes over ahead of it (0: no such thread); it also needs
+     * parallel_min_refs references. */
+    size_t dfs_touch_ahead;
 } gch_tuning;
 
 extern gch_tuning gch_tuning_knobs;

@@ -18,10 +18,15 @@
 #include "tuning.h"
 
 /* Forces (or not) the two-thread steps of gch_domtree_build on tiny graphs. */
+static unsigned touch_round;
+
 static void set_parallel(int on)
 {
     gch_tuning t = gch_tuning_knobs;
     t.parallel_min_refs = on ? 0 : (size_t)1 << 40;
+    /* The DFS's page toucher from 1 slot ahead (taken over at once) to 16
+     * (often ahead of the DFS, in stretches of 1 to 5 slots). */
+    t.dfs_touch_ahead = on ? 1 + touch_round++ % 16 : 0;
     gch_internal_set_tuning(&t);
 }
 
