@@ -46,7 +46,7 @@ typedef struct reader {
     gch_builder *b;
     gch_error *err;
     size_t cap; /* block size (grows for long lines) */
-    block blk[2];
+    block blk[3]; /* being merged, being parsed, being read */
     /* the reader thread */
     int threaded;
     thrd_t thread;
@@ -975,21 +975,6 @@ static gch_status chunk_merge(reader *r, chunk *c)
     return GCH_OK;
 }
 
-/* The second thread's share of a region: fill the runs of the previous
- * region's second chunk, then parse this region's second chunk. */
-typedef struct half_job {
-    gch_builder *b;
-    chunk *fill, *parse;
-} half_job;
-
-static int half_thread(void *arg)
-{
-    half_job *j = arg;
-    fill_runs(j->b, j->fill);
-    chunk_parse(j->parse);
-    return 0;
-}
-
 /* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
  * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
 static int split_region(chunk *c0, chunk *c1, const char *p, const char *end)
@@ -1009,31 +994,6 @@ static int split_region(chunk *c0, chunk *c1, const char *p, const char *end)
     return 0;
 }
 
-/* Parses complete lines [p, end), end[-1] == '\n', into the next set of
- * chunks, while the runs of the previous set are copied into the builder. */
-static gch_status parse_region(reader *r, const char *p, const char *end)
-{
-    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
-    r->set ^= 1;
-    if (split_region(c0, c1, p, end)) {
-        half_job job = { r->b, prev + 1, c1 };
-        thrd_t t;
-        int threaded = thrd_create(&t, half_thread, &job) == thrd_success;
-        fill_runs(r->b, prev);
-        chunk_parse(c0);
-        if (threaded)
-            thrd_join(t, NULL);
-        else
-            half_thread(&job);
-        gch_status st = chunk_merge(r, c0);
-        return st == GCH_OK ? chunk_merge(r, c1) : st;
-    }
-    fill_runs(r->b, prev);
-    fill_runs(r->b, prev + 1);
-    chunk_parse(c0);
-    return chunk_merge(r, c0);
-}
-
 /* Merges a set of chunks: the second only if it was parsed (split). */
 static gch_status merge_set(reader *r, chunk *c0, int split)
 {
@@ -1041,12 +1001,23 @@ static gch_status merge_set(reader *r, chunk *c0, int split)
     return st == GCH_OK && split ? chunk_merge(r, c0 + 1) : st;
 }
 
-/* In place, where regions stay readable until the end, the serial merge of a
- * region overlaps the parse of the next: the main thread merges the previous
- * set, then parses the first half of [p, end); the second thread parses the
- * second half, waits for that merge and copies the merged runs into the
- * builder. *prev_split says whether the previous set has two chunks (-1: there
- * is none); it gets this region's. The new set is left parsed, not merged. */
+/* Merges the set parse_region_overlapped left parsed, if any. */
+static gch_status merge_pending(reader *r, int *prev_split)
+{
+    int split = *prev_split;
+    *prev_split = -1;
+    return split >= 0 ? merge_set(r, &r->chunks[2 * (r->set ^ 1)], split) : GCH_OK;
+}
+
+/* Parses the complete lines [p, end), end[-1] == '\n', into the next set of
+ * chunks while the previous region, parsed into the other set, is merged: the
+ * serial merge overlaps a parse. The main thread merges the previous set,
+ * copies its first chunk's runs into the builder and parses the first half of
+ * [p, end); the second thread parses the second half, waits for the merge and
+ * copies the second chunk's runs. So a region's bytes must stay readable until
+ * the next region has been parsed. *prev_split says whether the previous set
+ * has two chunks (-1: there is none to merge); it gets this region's. The new
+ * set is left parsed, not merged (merge_pending merges the last one). */
 typedef struct overlap_job {
     gch_builder *b;
     chunk *parse;       /* NULL: nothing to parse */
@@ -1184,10 +1155,12 @@ static void produce(reader *r, block *bl, const block *prev)
     }
 }
 
+#define BLOCKS 3
+
 static int reader_thread(void *arg)
 {
     reader *r = arg;
-    for (unsigned next = 1;; next ^= 1) {
+    for (unsigned next = 1;; next = (next + 1) % BLOCKS) {
         mtx_lock(&r->mtx);
         while (!r->stop && r->blk[next].state != BLOCK_FREE)
             cnd_wait(&r->cnd, &r->mtx);
@@ -1196,7 +1169,7 @@ static int reader_thread(void *arg)
         if (stop)
             return 0;
         block *bl = &r->blk[next];
-        produce(r, bl, &r->blk[next ^ 1]);
+        produce(r, bl, &r->blk[(next + BLOCKS - 1) % BLOCKS]);
         mtx_lock(&r->mtx);
         bl->state = BLOCK_READY;
         cnd_broadcast(&r->cnd);
@@ -1232,18 +1205,36 @@ static void stop_reader(reader *r)
     r->threaded = 0;
 }
 
+/* Block bl's region is parsed and merged: count it, hand the buffer back. */
+static void block_done(reader *r, block *bl)
+{
+    r->consumed += bl->k;
+    if (r->opts->progress)
+        r->opts->progress(r->opts->progress_ctx, r->consumed);
+    if (r->threaded) {
+        mtx_lock(&r->mtx);
+        bl->state = BLOCK_FREE;
+        cnd_broadcast(&r->cnd);
+        mtx_unlock(&r->mtx);
+    }
+}
+
 static gch_status parse_blocks(reader *r)
 {
     block *cur = &r->blk[0];
     produce(r, cur, NULL);
     if (cur->st == GCH_OK && !cur->eof) {
-        /* More to come: a second buffer, read ahead by a thread if one starts. */
-        block *other = &r->blk[1];
-        other->buf = gch_malloc(r->cap + 1 + PAD);
-        if (!other->buf)
-            return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
-        other->alloc = r->cap;
-        other->state = BLOCK_FREE;
+        /* More to come: two more buffers, for the block before (merged while
+         * this one is parsed) and the block after (read ahead by a thread if
+         * one starts). */
+        for (unsigned k = 1; k < BLOCKS; k++) {
+            block *other = &r->blk[k];
+            other->buf = gch_malloc(r->cap + 1 + PAD);
+            if (!other->buf)
+                return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+            other->alloc = r->cap;
+            other->state = BLOCK_FREE;
+        }
         cur->state = BLOCK_BUSY;
         if (!gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead &&
             mtx_init(&r->mtx, mtx_plain) == thrd_success) {
@@ -1257,25 +1248,36 @@ static gch_status parse_blocks(reader *r)
                 mtx_destroy(&r->mtx);
         }
     }
+    block *pending = NULL; /* parsed; merged while cur is parsed */
+    int pending_split = -1;
     unsigned i = 0;
+    gch_status st;
     for (;;) {
-        if (cur->st != GCH_OK)
-            return block_status(r, cur);
-        gch_status st;
-        if (cur->k && (st = parse_region(r, cur->buf, cur->buf + cur->k)) != GCH_OK)
-            return st;
-        r->consumed += cur->k;
-        if (cur->k && r->opts->progress)
-            r->opts->progress(r->opts->progress_ctx, r->consumed);
+        if (cur->st != GCH_OK) {
+            /* An error earlier in the input is reported first. */
+            st = merge_pending(r, &pending_split);
+            return st != GCH_OK ? st : block_status(r, cur);
+        }
+        if (cur->k) {
+            st = parse_region_overlapped(r, cur->buf, cur->buf + cur->k, &pending_split);
+            if (st != GCH_OK)
+                return st;
+            if (pending)
+                block_done(r, pending);
+            pending = cur;
+        }
         if (cur->eof) {
+            if ((st = merge_pending(r, &pending_split)) != GCH_OK)
+                return st;
+            if (pending)
+                block_done(r, pending);
             fill_all_runs(r);
             return GCH_OK;
         }
-        block *next = &r->blk[i ^ 1];
+        i = (i + 1) % BLOCKS;
+        block *next = &r->blk[i];
         if (r->threaded) {
             mtx_lock(&r->mtx);
-            cur->state = BLOCK_FREE;
-            cnd_broadcast(&r->cnd);
             while (next->state != BLOCK_READY)
                 cnd_wait(&r->cnd, &r->mtx);
             next->state = BLOCK_BUSY;
@@ -1284,7 +1286,6 @@ static gch_status parse_blocks(reader *r)
             produce(r, next, cur);
         }
         cur = next;
-        i ^= 1;
     }
 }
 
@@ -1329,12 +1330,10 @@ static gch_status parse_in_place(reader *r)
         parsed = p;
         p = nl + 1;
     }
-    if (prev_split >= 0) {
-        gch_status st = merge_set(r, &r->chunks[2 * (r->set ^ 1)], prev_split);
-        if (st != GCH_OK)
-            return st;
-        in_place_done(r, parsed, p);
-    }
+    gch_status st = merge_pending(r, &prev_split);
+    if (st != GCH_OK)
+        return st;
+    in_place_done(r, parsed, p);
     r->data_size -= (size_t)(p - r->data);
     r->data = p;
     if (r->data_size + 1 < r->cap)
@@ -1397,8 +1396,8 @@ static gch_status run(reader *r, gch_dump **out)
         st = gch_builder_finish(r->b, out, r->err);
     if (st != GCH_OK && r->err && r->err->status == GCH_OK)
         r->err->status = st;
-    block_free(&r->blk[0]);
-    block_free(&r->blk[1]);
+    for (unsigned k = 0; k < BLOCKS; k++)
+        block_free(&r->blk[k]);
     for (unsigned k = 0; k < 4; k++)
         chunk_free(&r->chunks[k]);
     gch_free(r->chunks);
