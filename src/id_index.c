@@ -6,27 +6,51 @@
 #include "gcheap/alloc.h"
 #include "tuning.h"
 
-/* Fills first[b] for the buckets [lo, hi], walking the ids from index i (the
- * first id of bucket lo or later). */
+/* first[b] is the index of the first id in bucket b or later: for the
+ * buckets after id i's, up to id i + 1's, that is i + 1. A job fills the
+ * buckets [bfrom, bto] from the ids [i0, i1): the buckets up to id i0's get
+ * i0, then each id fills the gap after its own bucket. Gaps are short (about
+ * one bucket per id), so each id stores its value into the FILL_AHEAD buckets
+ * after its own without looking at the gap's length (a later id overwrites
+ * what is not its own); only a longer gap takes a loop. No branch depends on
+ * the spacing of the ids, which a bucket-by-bucket walk mispredicted. */
+enum { FILL_AHEAD = 8 };
+
 typedef struct fill_job {
     id_index *ix;
-    uint32_t lo, hi, i;
+    uint32_t i0, i1;     /* ids */
+    uint32_t bfrom, bto; /* buckets, inclusive */
 } fill_job;
 
 static int fill_buckets(void *arg)
 {
     const fill_job *j = arg;
     const uint64_t *ids = j->ix->ids, min = j->ix->min;
-    const uint32_t count = j->ix->count;
     const unsigned shift = j->ix->shift;
-    uint32_t *first = j->ix->first, i = j->i;
-    for (uint32_t b = j->lo;; b++) {
-        while (i < count && ((ids[i] - min) >> shift) < b)
-            i++;
-        first[b] = i;
-        if (b == j->hi)
-            return 0;
+    uint32_t *first = j->ix->first;
+    const uint32_t bto = j->bto;
+    if (j->i0 == j->i1) {
+        for (uint32_t b = j->bfrom; b <= bto; b++)
+            first[b] = j->i0;
+        return 0;
     }
+    uint32_t k = (uint32_t)((ids[j->i0] - min) >> shift);
+    for (uint32_t b = j->bfrom; b <= k && b <= bto; b++)
+        first[b] = j->i0;
+    for (uint32_t i = j->i0; i < j->i1; i++) {
+        uint32_t next = i + 1 < j->i1 ? (uint32_t)((ids[i + 1] - min) >> shift) : bto;
+        if (next > bto)
+            next = bto;
+        if (next - k <= FILL_AHEAD && bto - k >= FILL_AHEAD) {
+            for (uint32_t w = 1; w <= FILL_AHEAD; w++)
+                first[k + w] = i + 1;
+        } else {
+            for (uint32_t b = k + 1; b <= next; b++)
+                first[b] = i + 1;
+        }
+        k = next;
+    }
+    return 0;
 }
 
 /* The index of the first id in bucket b or later, searched from index from
@@ -91,22 +115,20 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
             ix->first[b] = at = bucket_start(ix, b, at);
         return GCH_OK;
     }
-    /* A big directory is filled by two threads, each walking its half of the
-     * buckets (and of the new pages). */
-    fill_job low = { ix, 0, buckets, 0 };
-    if (lookups >= gch_tuning_knobs.parallel_min_refs && buckets >= 4) {
-        uint32_t mid = buckets / 2;
-        fill_job high = { ix, mid, buckets, bucket_start(ix, mid, 0) };
-        low.hi = mid - 1;
+    /* A big directory is filled by two threads, each taking half of the ids
+     * and the buckets up to the last of them (and their new pages). */
+    fill_job all = { ix, 0, count, 0, buckets };
+    if (lookups >= gch_tuning_knobs.parallel_min_refs && count >= 2) {
+        uint32_t h = count / 2, split = (uint32_t)((ids[h - 1] - ix->min) >> shift);
+        fill_job low = { ix, 0, h, 0, split }, high = { ix, h, count, split + 1, buckets };
         thrd_t t;
         if (thrd_create(&t, fill_buckets, &high) == thrd_success) {
             fill_buckets(&low);
             thrd_join(t, NULL);
             return GCH_OK;
         }
-        low.hi = buckets;
     }
-    fill_buckets(&low);
+    fill_buckets(&all);
     return GCH_OK;
 }
 
