@@ -152,15 +152,35 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 /* Step 5 of the build in preorder numbers: rsize[i] = retained size of
  * vertex i (rsize[0]: the virtual root, returned: every live byte), given
  * idom[] (in preorder numbers, idom[i] < i). */
-static uint64_t retained_by_preorder(const uint64_t *object_size, const uint32_t *vert,
-                                     const uint32_t *idom, uint32_t N, uint64_t *rsize)
+/* The sizes of the vertices in preorder (rsize[0] = 0 for the virtual root):
+ * random reads of object_size, so on big heaps a second thread does it while
+ * the NCA step runs on the first. */
+typedef struct gather_job {
+    const uint64_t *object_size;
+    const uint32_t *vert;
+    uint32_t N;
+    uint64_t *rsize;
+} gather_job;
+
+static int gather_sizes(void *arg)
 {
+    const gather_job *j = arg;
+    const uint64_t *object_size = j->object_size;
+    const uint32_t *vert = j->vert, N = j->N;
+    uint64_t *rsize = j->rsize;
     rsize[0] = 0;
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
             __builtin_prefetch(&object_size[vert[i + AHEAD]]);
         rsize[i] = object_size[vert[i]];
     }
+    return 0;
+}
+
+/* Turns the sizes in preorder into retained sizes (every vertex is numbered
+ * after its immediate dominator); returns the live bytes. */
+static uint64_t retained_by_preorder(const uint32_t *idom, uint32_t N, uint64_t *rsize)
+{
     for (uint32_t i = N; i >= 1; i--)
         rsize[idom[i]] += rsize[i];
     return rsize[0];
@@ -347,6 +367,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
      * before it knows out_start[] of that object (see prefetch_targets). */
     uint32_t *coarse = gch_reallocarray(NULL, (size_t)n / COARSE + 2, sizeof *coarse);
     uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
+    uint64_t *rsize = NULL;
     if (!pre || !vert || !parent || !f || !seen || !coarse)
         goto nomem;
     for (uint32_t g = 0; g <= n / COARSE; g++)
@@ -583,6 +604,15 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     gch_free(pre);
     pstart = preds = pre = NULL;
 
+    /* Sizes in preorder, for step 5, into f's memory (8 bytes per vertex;
+     * the forest is not needed any more). */
+    rsize = (uint64_t *)(void *)f;
+    f = NULL;
+    gather_job gather = { heap->object_size, vert, N, rsize };
+    thrd_t gatherer;
+    int gathering = (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
+                    thrd_create(&gatherer, gather_sizes, &gather) == thrd_success;
+
     /* 4. NCA step: idom(w) is the nearest dominator-tree ancestor of parent(w)
      * numbered at most semi(w). In place: parent[] becomes idom[]. */
     for (uint32_t w = 1; w <= N; w++) {
@@ -593,6 +623,10 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     }
     gch_free(semi);
     semi = NULL;
+    if (gathering)
+        thrd_join(gatherer, NULL);
+    else
+        gather_sizes(&gather);
 
     out->object_count = n;
     out->live_count = N;
@@ -600,14 +634,13 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         /* Retained sizes by preorder number (step 5 without the scatter),
          * handed over with vert[] both moved down one slot (slot 0 is the
          * virtual root). */
-        uint64_t *rsize = (uint64_t *)(void *)f;
-        out->live_bytes = retained_by_preorder(heap->object_size, vert, parent, N, rsize);
+        out->live_bytes = retained_by_preorder(parent, N, rsize);
         memmove(vert, vert + 1, (size_t)N * sizeof *vert);
         memmove(rsize, rsize + 1, (size_t)N * sizeof *rsize);
         out->preorder = vert;
         out->preorder_retained = rsize;
         vert = NULL;
-        f = NULL;
+        rsize = NULL;
         gch_free(parent);
         return GCH_OK;
     }
@@ -631,11 +664,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         if (N >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
             thrd_create(&th, idom_thread, &job) == thrd_success)
             threaded = 1;
-        /* 5. Retained sizes by preorder number in f's memory (8 bytes per
-         * vertex), accumulated in reverse preorder (every vertex is numbered
-         * after its immediate dominator); then the results by object. */
-        uint64_t *rsize = (uint64_t *)(void *)f;
-        out->live_bytes = retained_by_preorder(heap->object_size, vert, parent, N, rsize);
+        /* 5. Retained sizes by preorder number, accumulated in reverse
+         * preorder; then the results by object. */
+        out->live_bytes = retained_by_preorder(parent, N, rsize);
         for (uint32_t i = 1; i <= N; i++) {
             if (i + AHEAD <= N)
                 __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
@@ -648,8 +679,8 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         else
             idom_scatter(&job);
     }
-    gch_free(f);
-    f = NULL;
+    gch_free(rsize);
+    rsize = NULL;
     gch_free(parent);
     parent = NULL;
     if (!want_children) { /* no step 7: child_start and children stay NULL */
@@ -681,6 +712,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     return GCH_OK;
 
 nomem:
+    gch_free(rsize);
     gch_free(seen);
     gch_free(coarse);
     gch_free(pre);
