@@ -1,9 +1,11 @@
 /* gcheap/load.h - reading dumps: format detection and the readers.
  *
  * The library reads through a callback, so the program decides where bytes come
- * from (a file, a pipe, memory). Text dumps (.gclog) are streamed in large
- * blocks and never held whole in memory; binary dumps (.gcdump, Dart) are read
- * into one buffer and decoded with every offset, count and varint checked.
+ * from (a pipe, a file), or from a buffer the caller holds (a mapped file).
+ * Text dumps (.gclog) from a callback are streamed in large blocks and never
+ * held whole in memory; from a buffer they are parsed in place. Binary dumps
+ * (.gcdump, Dart) are decoded from one buffer with every offset, count and
+ * varint checked.
  */
 #ifndef GCHEAP_LOAD_H
 #define GCHEAP_LOAD_H
