@@ -39,6 +39,13 @@ typedef struct block {
     int state;      /* BLOCK_*, under the reader's mutex */
 } block;
 
+/* Block buffers: the block being merged, the one being parsed, and up to
+ * four read ahead. A pipe's writer (cat) and the parse share two cores, so
+ * the reading runs in bursts; with fewer buffers the parse waited for it
+ * (`cat | gcheap stat -` at 10M: 3 buffers 0.51 s, 6 0.46 s, 10 and 16 no
+ * better; 4 MB and 2 MB blocks were slower). */
+#define BLOCKS 6
+
 struct chunk;
 typedef struct reader {
     const gch_source *src;
@@ -46,7 +53,7 @@ typedef struct reader {
     gch_builder *b;
     gch_error *err;
     size_t cap; /* block size (grows for long lines) */
-    block blk[6]; /* being merged, being parsed, read ahead (BLOCKS) */
+    block blk[BLOCKS];
     /* the reader thread */
     int threaded;
     thrd_t thread;
@@ -1156,13 +1163,6 @@ static void produce(reader *r, block *bl, const block *prev)
     }
 }
 
-/* Block buffers: the block being merged, the one being parsed, and up to
- * four read ahead. A pipe's writer (cat) and the parse share two cores, so
- * the reading runs in bursts; with fewer buffers the parse waited for it
- * (`cat | gcheap stat -` at 10M: 3 buffers 0.51 s, 6 0.46 s, 10 and 16 no
- * better; 4 MB and 2 MB blocks were slower). */
-#define BLOCKS 6
-
 static int reader_thread(void *arg)
 {
     reader *r = arg;
@@ -1211,12 +1211,18 @@ static void stop_reader(reader *r)
     r->threaded = 0;
 }
 
+/* n more bytes of input are parsed and merged. */
+static void count_consumed(reader *r, uint64_t n)
+{
+    r->consumed += n;
+    if (r->opts->progress)
+        r->opts->progress(r->opts->progress_ctx, r->consumed);
+}
+
 /* Block bl's region is parsed and merged: count it, hand the buffer back. */
 static void block_done(reader *r, block *bl)
 {
-    r->consumed += bl->k;
-    if (r->opts->progress)
-        r->opts->progress(r->opts->progress_ctx, r->consumed);
+    count_consumed(r, bl->k);
     if (r->threaded) {
         mtx_lock(&r->mtx);
         bl->state = BLOCK_FREE;
@@ -1230,9 +1236,9 @@ static gch_status parse_blocks(reader *r)
     block *cur = &r->blk[0];
     produce(r, cur, NULL);
     if (cur->st == GCH_OK && !cur->eof) {
-        /* More to come: two more buffers, for the block before (merged while
-         * this one is parsed) and the block after (read ahead by a thread if
-         * one starts). */
+        /* More to come: the other buffers, for the block before (merged
+         * while this one is parsed) and the blocks after (read ahead by a
+         * thread if one starts). */
         for (unsigned k = 1; k < BLOCKS; k++) {
             block *other = &r->blk[k];
             other->buf = gch_malloc(r->cap + 1 + PAD);
@@ -1300,11 +1306,9 @@ static void in_place_done(reader *r, const char *p, const char *end)
 {
     if (p == end)
         return;
-    r->consumed += (uint64_t)(end - p);
     if (r->opts->release)
         r->opts->release(r->opts->release_ctx, p, (size_t)(end - p));
-    if (r->opts->progress)
-        r->opts->progress(r->opts->progress_ctx, r->consumed);
+    count_consumed(r, (uint64_t)(end - p));
 }
 
 /* Buffer mode: regions of about a block's size are parsed where they lie in
