@@ -621,11 +621,9 @@ static inline const unsigned char *fast_hex(const unsigned char *q, uint64_t *ou
 }
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* Skipped references, eight bytes at a time (SWAR). q is just past the size
- * field. Accepts what the byte loop in chunk_object accepts: hex digits and
- * blanks, no digit run longer than 16, then LF or CRLF. Returns the start of
- * the next line, or NULL. Reads up to 7 bytes past the line's '\n' (blocks
- * have PAD readable bytes after their data). */
+/* Eight bytes at a time (SWAR), where the compiler has bit scans and bytes
+ * are little-endian: skipped references and hex numbers. Otherwise the byte
+ * loops do all. */
 #define SWAR_ONES 0x0101010101010101ULL
 #define SWAR_HIGH 0x8080808080808080ULL
 #define SWAR_SKIP 1
@@ -636,17 +634,28 @@ static inline uint64_t swar_zero(uint64_t v)
     return ~(((v & ~SWAR_HIGH) + ~SWAR_HIGH) | v) & SWAR_HIGH;
 }
 
+/* High bit of each byte of x that is a hex digit ('0'-'9', 'a'-'f', 'A'-'F'). */
+static inline uint64_t swar_hex_digits(uint64_t x)
+{
+    uint64_t low = x & ~SWAR_HIGH;
+    uint64_t digit = (low + SWAR_ONES * (0x80 - '0')) & ~(low + SWAR_ONES * (0x7f - '9'));
+    uint64_t f = low | SWAR_ONES * 0x20;
+    uint64_t alpha = (f + SWAR_ONES * (0x80 - 'a')) & ~(f + SWAR_ONES * (0x7f - 'f'));
+    return (digit | alpha) & ~x & SWAR_HIGH;
+}
+
+/* Skipped references. q is just past the size field. Accepts what the byte
+ * loop in chunk_object accepts: hex digits and blanks, no digit run longer
+ * than 16, then LF or CRLF. Returns the start of the next line, or NULL. Reads
+ * up to 7 bytes past the line's '\n' (a line's '\n' is followed by PAD readable
+ * bytes). */
 static const unsigned char *skip_refs_swar(const unsigned char *q)
 {
     unsigned run = 0; /* hex digits just before q (q itself is not one) */
     for (;;) {
         uint64_t x;
         memcpy(&x, q, sizeof x);
-        uint64_t low = x & ~SWAR_HIGH;
-        uint64_t digit = (low + SWAR_ONES * (0x80 - '0')) & ~(low + SWAR_ONES * (0x7f - '9'));
-        uint64_t f = low | SWAR_ONES * 0x20;
-        uint64_t alpha = (f + SWAR_ONES * (0x80 - 'a')) & ~(f + SWAR_ONES * (0x7f - 'f'));
-        uint64_t hex = (digit | alpha) & ~x & SWAR_HIGH;
+        uint64_t hex = swar_hex_digits(x);
         uint64_t blank = swar_zero(x ^ SWAR_ONES * ' ') | swar_zero(x ^ SWAR_ONES * '\t');
         uint64_t other = ~(hex | blank) & SWAR_HIGH;
         unsigned len = other ? (unsigned)__builtin_ctzll(other) / 8 : 8; /* bytes to check */
@@ -675,9 +684,7 @@ static const unsigned char *skip_refs_swar(const unsigned char *q)
         q += 8;
     }
 }
-#endif
 
-#ifdef SWAR_SKIP
 /* A number of 1-8 hex digits at q, converted eight bytes at a time: no branch
  * on each digit. Longer numbers (and no number) take fast_hex's byte loop.
  * Reads 9 bytes from q (a line's '\n' is followed by PAD readable bytes). */
@@ -685,11 +692,7 @@ static inline const unsigned char *swar_hex(const unsigned char *q, uint64_t *ou
 {
     uint64_t x;
     memcpy(&x, q, sizeof x);
-    uint64_t low = x & ~SWAR_HIGH;
-    uint64_t digit = (low + SWAR_ONES * (0x80 - '0')) & ~(low + SWAR_ONES * (0x7f - '9'));
-    uint64_t f = low | SWAR_ONES * 0x20;
-    uint64_t alpha = (f + SWAR_ONES * (0x80 - 'a')) & ~(f + SWAR_ONES * (0x7f - 'f'));
-    uint64_t nothex = ~((digit | alpha) & ~x) & SWAR_HIGH;
+    uint64_t nothex = ~swar_hex_digits(x) & SWAR_HIGH;
     unsigned len = nothex ? (unsigned)__builtin_ctzll(nothex) / 8 : 8;
     if (len == 0 || (len == 8 && hex_plus_one[q[8]]))
         return fast_hex(q, out);
