@@ -71,14 +71,17 @@ static inline void prefetch_targets(const uint32_t *out_start, const uint32_t *o
  * only those; `done` says how far it has finished. The DFS writes freely below
  * its own limit; at the limit it takes the slots the helper has finished, or,
  * if the helper has not got there, everything from `claimed` up with one
- * exchange, after waiting for the stretch in hand. */
+ * exchange, after waiting for the stretch in hand. The helper stays within a
+ * window ahead of where the DFS last said it was (`at`, told every half
+ * window), so it does not fault in the slots of objects the DFS never
+ * reaches (the unreachable ones: 30 MB at 10M objects). */
 #define TOUCH_STOP UINT32_MAX
 
 typedef struct touch_job {
     uint32_t *vert, *parent, *pre;
     fnode *f;
-    uint32_t n1, stretch;
-    atomic_uint_least32_t claimed, done;
+    uint32_t n1, stretch, window;
+    atomic_uint_least32_t claimed, done, at;
 } touch_job;
 
 static void touch_slots(uint32_t *a, uint32_t from, uint32_t to)
@@ -94,6 +97,11 @@ static int touch_thread(void *arg)
         uint_least32_t c = atomic_load(&j->claimed);
         if (c >= j->n1)
             break; /* everything touched, or the DFS took the rest */
+        uint_least32_t at = atomic_load_explicit(&j->at, memory_order_relaxed);
+        if (c > at && c - at >= j->window) {
+            thrd_sleep(&(struct timespec){ .tv_nsec = 100000 }, NULL); /* far enough ahead */
+            continue;
+        }
         uint32_t next = j->n1 - c > j->stretch ? (uint32_t)c + j->stretch : j->n1;
         if (!atomic_compare_exchange_strong(&j->claimed, &c, next))
             break;
@@ -111,9 +119,10 @@ static int touch_thread(void *arg)
  * limit (TOUCH_STOP: every slot is the DFS's). */
 static uint32_t touch_reach(touch_job *j, uint32_t n)
 {
+    atomic_store_explicit(&j->at, n, memory_order_relaxed);
     uint_least32_t d = atomic_load_explicit(&j->done, memory_order_acquire);
     if (n < d)
-        return (uint32_t)d;
+        return d - n > j->window / 2 ? n + j->window / 2 : (uint32_t)d;
     uint_least32_t c = atomic_exchange(&j->claimed, TOUCH_STOP);
     while (atomic_load_explicit(&j->done, memory_order_acquire) < c)
         thrd_yield(); /* one stretch being touched: microseconds */
@@ -382,7 +391,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
      * out_target and the bitset, a chain of dependent loads per vertex. */
     const size_t ahead = gch_tuning_knobs.dfs_touch_ahead;
     touch_job touch = { vert, parent, pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
-                        (uint32_t)ahead, (uint32_t)ahead };
+                        (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
     uint32_t limit = TOUCH_STOP; /* the DFS writes slots below limit freely */
     thrd_t toucher;
     int touching = ahead && n1 > 2 * ahead && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
