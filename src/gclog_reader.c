@@ -54,6 +54,7 @@ typedef struct reader {
     gch_error *err;
     size_t cap; /* block size (grows for long lines) */
     block blk[BLOCKS];
+    unsigned nblocks; /* buffers in use: BLOCKS read ahead, 3 read in line */
     /* the reader thread */
     int threaded;
     thrd_t thread;
@@ -1169,7 +1170,7 @@ static void produce(reader *r, block *bl, const block *prev)
 static int reader_thread(void *arg)
 {
     reader *r = arg;
-    for (unsigned next = 1;; next = (next + 1) % BLOCKS) {
+    for (unsigned next = 1;; next = (next + 1) % r->nblocks) {
         mtx_lock(&r->mtx);
         while (!r->stop && r->blk[next].state != BLOCK_FREE)
             cnd_wait(&r->cnd, &r->mtx);
@@ -1178,7 +1179,7 @@ static int reader_thread(void *arg)
         if (stop)
             return 0;
         block *bl = &r->blk[next];
-        produce(r, bl, &r->blk[(next + BLOCKS - 1) % BLOCKS]);
+        produce(r, bl, &r->blk[(next + r->nblocks - 1) % r->nblocks]);
         mtx_lock(&r->mtx);
         bl->state = BLOCK_READY;
         cnd_broadcast(&r->cnd);
@@ -1241,8 +1242,10 @@ static gch_status parse_blocks(reader *r)
     if (cur->st == GCH_OK && !cur->eof) {
         /* More to come: the other buffers, for the block before (merged
          * while this one is parsed) and the blocks after (read ahead by a
-         * thread if one starts). */
-        for (unsigned k = 1; k < BLOCKS; k++) {
+         * thread if one starts; read in line, one block after is enough). */
+        int ahead = !gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead;
+        r->nblocks = ahead ? BLOCKS : 3;
+        for (unsigned k = 1; k < r->nblocks; k++) {
             block *other = &r->blk[k];
             other->buf = gch_malloc(r->cap + 1 + PAD);
             if (!other->buf)
@@ -1251,8 +1254,7 @@ static gch_status parse_blocks(reader *r)
             other->state = BLOCK_FREE;
         }
         cur->state = BLOCK_BUSY;
-        if (!gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead &&
-            mtx_init(&r->mtx, mtx_plain) == thrd_success) {
+        if (ahead && mtx_init(&r->mtx, mtx_plain) == thrd_success) {
             if (cnd_init(&r->cnd) == thrd_success) {
                 if (thrd_create(&r->thread, reader_thread, r) == thrd_success)
                     r->threaded = 1;
@@ -1289,7 +1291,7 @@ static gch_status parse_blocks(reader *r)
             fill_all_runs(r);
             return GCH_OK;
         }
-        i = (i + 1) % BLOCKS;
+        i = (i + 1) % r->nblocks;
         block *next = &r->blk[i];
         if (r->threaded) {
             mtx_lock(&r->mtx);
