@@ -5,6 +5,7 @@
  * reachable objects. All per-vertex arrays are indexed by preorder number.
  *
  *   seen        one bit per object: reached by the DFS (during the DFS only)
+ *   leaf        one bit per object: it has no references (during the DFS only)
  *   pre[obj]    preorder number of an object, 0 when unreached
  *   vert[i]     object of preorder number i
  *   parent[i]   DFS-tree parent; becomes idom[i] in place
@@ -14,6 +15,8 @@
  *   f[i].best   initial semi value (smallest predecessor numbered below i),
  *               then the smallest semi value on i's compressed forest path
  *               ("label" as a value)
+ *   pairs       the cross and back edges (w, v), v > w, in object order of
+ *               the sources (from edge classification to placement)
  *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
  *               in preorder numbers (without the heap's reverse index)
  *   semi[i]     semidominator
@@ -236,17 +239,24 @@ static int idom_thread(void *arg)
 
 /* Step 1b of the build, for the objects lo..hi-1 (those the DFS reached):
  * each edge i -> w (preorder numbers) with w < i (cross or back edge) is
- * counted in cnt[w]; one with w > i (tree or forward edge: i is an ancestor
- * of w, eval would return i) is folded into the smallest such i, kept in
- * f[w].best, or in f[w].anc for the upper half of a two-thread run (the
- * DFS left anc = GCH_NONE; semi takes the smaller of the two). Self-edges
- * do nothing. */
+ * counted in cnt[w] and recorded as the pair (w, i) for step 2; one with
+ * w > i (tree or forward edge: i is an ancestor of w, eval would return i) is
+ * folded into the smallest such i, kept in f[w].best, or in f[w].anc for the
+ * upper half of a two-thread run (the DFS left anc = GCH_NONE; semi takes the
+ * smaller of the two). Self-edges do nothing.
+ *
+ * The pairs go to pairs[2 * at], [2 * at + 1]: the lower job counts `at` up
+ * from 0, the upper one down from the end of the shared array, which holds
+ * every non-tree edge, so the two never meet. Step 2 then reads them in
+ * sequence instead of looking up pre[] a second time for every edge. */
 typedef struct classify_job {
     uint32_t lo, hi, m;
     int upper;
     const uint32_t *pre, *out_start, *out_target;
     uint32_t *cnt;
     fnode *f;
+    uint32_t *pairs;
+    int64_t at; /* the next pair's slot; moves by +1 (lower job) or -1 (upper) */
 } classify_job;
 
 static void classify_edges(classify_job *j)
@@ -254,7 +264,9 @@ static void classify_edges(classify_job *j)
     const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
                    *out_target = j->out_target;
     const int upper = j->upper;
-    uint32_t *cnt = j->cnt;
+    const int64_t step = upper ? -1 : 1;
+    uint32_t *cnt = j->cnt, *pairs = j->pairs;
+    int64_t at = j->at;
     fnode *f = j->f;
     for (uint32_t o = j->lo; o < j->hi; o++) {
         uint32_t i = pre[o];
@@ -262,14 +274,21 @@ static void classify_edges(classify_job *j)
         if (!i)
             continue;
         for (; e < end; e++) {
-            /* Two levels: the target's number, then its count. */
+            /* Two levels: the target's number, then its count and its
+             * forest entry (which of the two is written depends on it). */
             if (e + 2 * AHEAD < m)
                 __builtin_prefetch(&pre[out_target[e + 2 * AHEAD]]);
-            if (e + AHEAD < m)
-                __builtin_prefetch(&cnt[pre[out_target[e + AHEAD]]], 1);
+            if (e + AHEAD < m) {
+                uint32_t x = pre[out_target[e + AHEAD]];
+                __builtin_prefetch(&cnt[x], 1);
+                __builtin_prefetch(&f[x], 1);
+            }
             uint32_t w = pre[out_target[e]];
             if (w < i) {
                 cnt[w]++;
+                pairs[2 * at] = w;
+                pairs[2 * at + 1] = i;
+                at += step;
             } else if (w > i) {
                 uint32_t *b = upper ? &f[w].anc : &f[w].best;
                 if (i < *b)
@@ -277,6 +296,7 @@ static void classify_edges(classify_job *j)
             }
         }
     }
+    j->at = at;
 }
 
 static int classify_thread(void *arg)
@@ -285,40 +305,27 @@ static int classify_thread(void *arg)
     return 0;
 }
 
-/* Step 2 of the build, for the objects lo..hi-1: each edge v -> w with v > w
- * (preorder numbers) is placed at --cur[w]. */
+/* Step 2 of the build: the pairs (w, v) recorded by one classify job, from
+ * slot `from` on in its direction (`count` of them, in object order of the
+ * sources), are placed at preds[--cur[w]] = v. */
 typedef struct place_job {
-    uint32_t lo, hi, m;
-    const uint32_t *pre, *out_start, *out_target;
+    const uint32_t *pairs;
+    int64_t from, step, count;
     uint32_t *cur, *preds;
 } place_job;
 
-static void place_preds(place_job *j)
+static int place_preds(void *arg)
 {
-    const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
-                   *out_target = j->out_target;
+    const place_job *j = arg;
+    const uint32_t *pairs = j->pairs;
     uint32_t *cur = j->cur, *preds = j->preds;
-    for (uint32_t o = j->lo; o < j->hi; o++) {
-        uint32_t i = pre[o];
-        uint32_t e = out_start[o], end = out_start[o + 1];
-        if (!i)
-            continue;
-        for (; e < end; e++) {
-            /* Two levels: the target's number, then its cursor. */
-            if (e + 2 * AHEAD < m)
-                __builtin_prefetch(&pre[out_target[e + 2 * AHEAD]]);
-            if (e + AHEAD < m)
-                __builtin_prefetch(&cur[pre[out_target[e + AHEAD]]], 1);
-            uint32_t w = pre[out_target[e]];
-            if (w < i)
-                preds[--cur[w]] = i;
-        }
+    const int64_t step = j->step, count = j->count;
+    int64_t at = j->from;
+    for (int64_t k = 0; k < count; k++, at += step) {
+        if (k + AHEAD < count)
+            __builtin_prefetch(&cur[pairs[2 * (at + AHEAD * step)]], 1);
+        preds[--cur[pairs[2 * at]]] = pairs[2 * at + 1];
     }
-}
-
-static int place_thread(void *arg)
-{
-    place_preds(arg);
     return 0;
 }
 
@@ -375,20 +382,34 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
      * resident): the DFS guesses from it where an object's references lie
      * before it knows out_start[] of that object (see prefetch_targets). */
     uint32_t *coarse = gch_reallocarray(NULL, (size_t)n / COARSE + 2, sizeof *coarse);
-    uint32_t *semi = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL;
+    /* Objects without references, one bit each: the DFS numbers such a
+     * target without reading its out_start[] (a miss per leaf otherwise). */
+    uint64_t *leaf = gch_calloc((size_t)n / 64 + 1, sizeof *leaf);
+    uint32_t *semi = NULL, *semi_mem = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL,
+             *pairs = NULL;
     uint64_t *rsize = NULL;
-    if (!pre || !vert || !parent || !f || !seen || !coarse)
+    if (!pre || !vert || !parent || !f || !seen || !coarse || !leaf)
         goto nomem;
     for (uint32_t g = 0; g <= n / COARSE; g++)
         coarse[g] = n ? out_start[g * COARSE] : 0;
     coarse[n / COARSE + 1] = m;
+    for (uint32_t w = 0; w < n / 64 + 1; w++) {
+        uint64_t bits = 0;
+        uint32_t o = w * 64, end = n - o < 64 ? n - o : 64;
+        for (uint32_t k = 0; k < end; k++)
+            bits |= (uint64_t)(out_start[o + k] == out_start[o + k + 1]) << k;
+        leaf[w] = bits;
+    }
 
     /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
      * pre[] is filled afterwards). The current vertex is i; when its edges
      * are exhausted the walk returns to parent[i] and sets f[i].anc =
      * GCH_NONE (see step 1b). f[i].best starts at the DFS parent (0 for a
      * DFS start). Nothing is classified here: the DFS only reads out_start,
-     * out_target and the bitset, a chain of dependent loads per vertex. */
+     * out_target and the bitsets, a chain of dependent loads per vertex. A
+     * target without references (a leaf: a third of the objects of a typical
+     * heap) is numbered and finished where it is found, without reading its
+     * out_start[]. */
     const size_t ahead = gch_tuning_knobs.dfs_touch_ahead;
     touch_job touch = { vert, parent, pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
                         (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
@@ -398,7 +419,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                    thrd_create(&toucher, touch_thread, &touch) == thrd_success;
     if (touching)
         limit = (uint32_t)ahead;
-    uint32_t N = 0;
+    uint32_t N = 0, starts = 0; /* vertices, and DFS trees (their roots have no tree edge) */
     vert[0] = GCH_NONE;
     parent[0] = 0;
     f[0].anc = f[0].best = 0;
@@ -409,6 +430,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         if (seen[o / 64] >> (o % 64) & 1)
             continue;
         seen[o / 64] |= (uint64_t)1 << (o % 64);
+        starts++;
         if (++N >= limit)
             limit = touch_reach(&touch, N);
         vert[N] = o;
@@ -421,10 +443,20 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             uint32_t e = f[i].anc, end = out_start[vi + 1], t = GCH_NONE;
             for (; e < end; e++) {
                 uint32_t x = out_target[e];
-                if (!(seen[x / 64] >> (x % 64) & 1)) {
+                if (seen[x / 64] >> (x % 64) & 1)
+                    continue;
+                seen[x / 64] |= (uint64_t)1 << (x % 64);
+                if (!(leaf[x / 64] >> (x % 64) & 1)) {
                     t = x;
                     break;
                 }
+                /* A leaf: numbered here, finished at once. */
+                if (++N >= limit)
+                    limit = touch_reach(&touch, N);
+                vert[N] = x;
+                parent[N] = i;
+                f[N].best = i;
+                f[N].anc = GCH_NONE;
             }
             if (t == GCH_NONE) {
                 f[i].anc = GCH_NONE;
@@ -432,7 +464,6 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                 continue;
             }
             f[i].anc = e + 1;
-            seen[t / 64] |= (uint64_t)1 << (t % 64);
             if (++N >= limit)
                 limit = touch_reach(&touch, N);
             vert[N] = t;
@@ -453,8 +484,10 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     }
     gch_free(seen);
     gch_free(coarse);
+    gch_free(leaf);
     seen = NULL;
     coarse = NULL;
+    leaf = NULL;
     /* pre[] from vert[] (a random store per vertex, cheaper here than inside
      * the DFS's chain of dependent loads). */
     for (uint32_t i = 1; i <= N; i++) {
@@ -469,11 +502,16 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
      * objects below `half` (about half of the references) and the others,
      * counting in pstart[] and phigh[] apart: each half then has its own part
      * of every predecessor list, placed by its own thread in step 2, in the
-     * order one thread would give. */
+     * order one thread would give. The pairs array has room for every edge
+     * but the N - starts tree edges (8 bytes each; only the cross and back
+     * edges recorded are ever written, and a tree has none). */
     uint32_t half = n;
+    classify_job jlo = { 0 }, jhi = { 0 };
+    const int64_t room = (int64_t)m - (N - starts); /* pairs, at most */
     if (!use_reverse) {
         pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
-        if (!pstart)
+        pairs = gch_reallocarray(NULL, room ? 2 * (size_t)room : 1, sizeof *pairs);
+        if (!pstart || !pairs)
             goto nomem;
         if (n >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs) {
             phigh = gch_calloc((size_t)n + 2, sizeof *phigh);
@@ -490,8 +528,8 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             }
             half = a;
         }
-        classify_job jlo = { 0, half, m, 0, pre, out_start, out_target, pstart, f };
-        classify_job jhi = { half, n, m, 1, pre, out_start, out_target, phigh, f };
+        jlo = (classify_job){ 0, half, m, 0, pre, out_start, out_target, pstart, f, pairs, 0 };
+        jhi = (classify_job){ half, n, m, 1, pre, out_start, out_target, phigh, f, pairs, room - 1 };
         thrd_t th;
         if (phigh && thrd_create(&th, classify_thread, &jhi) == thrd_success) {
             classify_edges(&jlo);
@@ -508,53 +546,57 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             f[pre[heap->root_object[r]]].best = 0;
 
     /* 2. Predecessors (without the heap's reverse index): the edges v -> w
-     * with v > w in a CSR by w, placed by one pass over the references of the
-     * reached objects in object order (prefetching pre[]); then pre[] is
-     * dropped. */
-    if (!use_reverse && !phigh) {
-        /* pstart[w] = end of w's range; placing decrements it to the start. */
-        for (uint32_t w = 1; w <= N + 1; w++)
-            pstart[w] += pstart[w - 1];
-        preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *preds);
-        if (!preds)
-            goto nomem;
-        place_job job = { 0, n, m, pre, out_start, out_target, pstart, preds };
-        place_preds(&job);
-    } else if (!use_reverse) {
-        /* w's range is [start, end): the high half's edges fill
-         * [start, mid) downwards from mid (phigh[w] = mid, ends at start),
-         * the low half's fill [mid, end) downwards from end (pstart[w]). */
-        uint32_t sum = 0;
-        for (uint32_t w = 0; w <= N + 1; w++) {
-            uint32_t lo = pstart[w], hi = phigh[w];
-            phigh[w] = sum + hi;
-            sum += lo + hi;
-            pstart[w] = sum;
-        }
-        preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *preds);
-        if (!preds)
-            goto nomem;
-        place_job jlo = { 0, half, m, pre, out_start, out_target, pstart, preds };
-        place_job jhi = { half, n, m, pre, out_start, out_target, phigh, preds };
-        thrd_t th;
-        if (thrd_create(&th, place_thread, &jhi) == thrd_success) {
-            place_preds(&jlo);
-            thrd_join(th, NULL);
-        } else {
-            place_preds(&jlo);
-            place_preds(&jhi);
-        }
-        /* phigh[] now holds the starts (phigh[N + 1] = the total). */
-        gch_free(pstart);
-        pstart = phigh;
-        phigh = NULL;
-    }
+     * with v > w in a CSR by w, placed from the recorded pairs. */
     if (!use_reverse) {
-        /* pre[] is not needed any more: its memory (n + 1 entries) holds semi. */
-        semi = pre;
+        gch_free(pre);
         pre = NULL;
+        place_job plo = { pairs, 0, 1, jlo.at, pstart, NULL };
+        place_job phi = { pairs, room - 1, -1, room - 1 - jhi.at, phigh, NULL };
+        if (!phigh) {
+            /* pstart[w] = end of w's range; placing decrements it to the start. */
+            for (uint32_t w = 1; w <= N + 1; w++)
+                pstart[w] += pstart[w - 1];
+            preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *preds);
+            if (!preds)
+                goto nomem;
+            plo.preds = preds;
+            place_preds(&plo);
+        } else {
+            /* w's range is [start, end): the high half's edges fill
+             * [start, mid) downwards from mid (phigh[w] = mid, ends at start),
+             * the low half's fill [mid, end) downwards from end (pstart[w]). */
+            uint32_t sum = 0;
+            for (uint32_t w = 0; w <= N + 1; w++) {
+                uint32_t lo = pstart[w], hi = phigh[w];
+                phigh[w] = sum + hi;
+                sum += lo + hi;
+                pstart[w] = sum;
+            }
+            preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *preds);
+            if (!preds)
+                goto nomem;
+            plo.preds = phi.preds = preds;
+            thrd_t th;
+            if (thrd_create(&th, place_preds, &phi) == thrd_success) {
+                place_preds(&plo);
+                thrd_join(th, NULL);
+            } else {
+                place_preds(&plo);
+                place_preds(&phi);
+            }
+            /* phigh[] now holds the starts (phigh[N + 1] = the total). */
+            gch_free(pstart);
+            pstart = phigh;
+            phigh = NULL;
+        }
+        gch_free(pairs);
+        pairs = NULL;
+        /* semi[w] goes to pstart[w + 1], which step 3 has read for the last
+         * time when it is done with w: the lines are in the cache then, where
+         * a separate array's would be fetched only to be overwritten. */
+        semi = pstart + 1;
     } else {
-        semi = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
+        semi = semi_mem = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
         if (!semi)
             goto nomem;
     }
@@ -608,10 +650,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         f[w].best = s;
         f[w].anc = parent[w];
     }
-    gch_free(pstart);
     gch_free(preds);
     gch_free(pre);
-    pstart = preds = pre = NULL;
+    preds = pre = NULL;
 
     /* Sizes in preorder, for step 5, into f's memory (8 bytes per vertex;
      * the forest is not needed any more). */
@@ -630,8 +671,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             d = parent[d];
         parent[w] = d;
     }
-    gch_free(semi);
-    semi = NULL;
+    gch_free(semi_mem);
+    gch_free(pstart);
+    semi = semi_mem = pstart = NULL;
     if (gathering)
         thrd_join(gatherer, NULL);
     else
@@ -724,13 +766,15 @@ nomem:
     gch_free(rsize);
     gch_free(seen);
     gch_free(coarse);
+    gch_free(leaf);
     gch_free(pre);
     gch_free(vert);
     gch_free(parent);
     gch_free(f);
-    gch_free(semi);
+    gch_free(semi_mem);
     gch_free(pstart);
     gch_free(phigh);
+    gch_free(pairs);
     gch_free(preds);
     gch_domtree_free(out);
     return gch_error_set(err, GCH_ENOMEM, "out of memory computing the dominator tree");

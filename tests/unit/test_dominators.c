@@ -305,6 +305,57 @@ static void test_random_dense(void **state)
     }
 }
 
+/* Tree and back edges only: a chain 0 -> 1 -> ... -> n-1 (the DFS tree) and
+ * k -> j for every j < k. Every edge but the n - 1 tree edges is then a back
+ * edge from a reached object, so the recorded pairs fill the room reserved for
+ * them exactly, the lower half's from the front and the upper half's from the
+ * back (a slot too many would overrun under AddressSanitizer). idom(k) is
+ * k - 1 and every object retains the ones after it. */
+static void test_back_edges_fill_pairs(void **state)
+{
+    (void)state;
+    for (uint32_t n = 1; n <= 48; n++) {
+        size_t m = (size_t)n * (n - 1) / 2 + (n - 1), k = 0;
+        gch_dump *d = th_dump_new(n, 1, 1, 0);
+        gch_heap *h = d->heaps[0];
+        uint32_t *src = malloc((m ? m : 1) * sizeof *src), *dst = malloc((m ? m : 1) * sizeof *dst);
+        for (uint32_t v = 0; v < n; v++) {
+            if (v + 1 < n) {
+                src[k] = v;
+                dst[k++] = v + 1;
+            }
+            for (uint32_t j = 0; j < v; j++) {
+                src[k] = v;
+                dst[k++] = j;
+            }
+        }
+        assert_int_equal(k, m);
+        th_set_edges(h, src, dst, m);
+        free(src);
+        free(dst);
+        uint64_t total = 0;
+        for (uint32_t v = 0; v < n; v++)
+            total += h->object_size[v] = 1 + v % 7;
+        h->root_object[0] = 0;
+        for (int parallel = 0; parallel <= 1; parallel++) {
+            set_parallel(parallel);
+            gch_domtree t;
+            assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
+            gch_internal_set_tuning(NULL);
+            assert_int_equal(t.live_count, n);
+            assert_int_equal(t.live_bytes, total);
+            uint64_t after = total;
+            for (uint32_t v = 0; v < n; v++) {
+                assert_int_equal(t.idom[v], v ? v - 1 : GCH_DOM_VROOT);
+                assert_int_equal(t.retained[v], after);
+                after -= h->object_size[v];
+            }
+            gch_domtree_free(&t);
+        }
+        gch_dump_free(d);
+    }
+}
+
 /* ------------------------------------------------------------ by hand */
 
 /* Builds a heap through the real builder. objs: {id, type id, size, refs...,0}
@@ -1024,6 +1075,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_invalid),
         cmocka_unit_test(test_random_oracle),
         cmocka_unit_test(test_random_dense),
+        cmocka_unit_test(test_back_edges_fill_pairs),
         cmocka_unit_test(test_parallel_matches_serial),
         cmocka_unit_test(test_lite_matches_full),
         cmocka_unit_test(test_preorder_matches_full),
