@@ -132,6 +132,30 @@ static uint32_t touch_reach(touch_job *j, uint32_t n)
     return TOUCH_STOP;
 }
 
+/* pre[vert[i]] = i for the preorder numbers from..to-1. */
+typedef struct number_job {
+    const uint32_t *vert;
+    uint32_t *pre;
+    uint32_t from, to;
+} number_job;
+
+static void number_objects(const number_job *j)
+{
+    const uint32_t *vert = j->vert, to = j->to;
+    uint32_t *pre = j->pre;
+    for (uint32_t i = j->from; i < to; i++) {
+        if (i + AHEAD < to)
+            __builtin_prefetch(&pre[vert[i + AHEAD]], 1);
+        pre[vert[i]] = i;
+    }
+}
+
+static int number_thread(void *arg)
+{
+    number_objects(arg);
+    return 0;
+}
+
 /* Semi-NCA "eval": v is a predecessor of w. Returns the semidominator
  * candidate v contributes: v itself when v is not processed yet (v <= w), else
  * the smallest semi value on v's forest path, after compressing that path. */
@@ -489,11 +513,19 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     coarse = NULL;
     leaf = NULL;
     /* pre[] from vert[] (a random store per vertex, cheaper here than inside
-     * the DFS's chain of dependent loads). */
-    for (uint32_t i = 1; i <= N; i++) {
-        if (i + AHEAD <= N)
-            __builtin_prefetch(&pre[vert[i + AHEAD]], 1);
-        pre[vert[i]] = i;
+     * the DFS's chain of dependent loads); on big heaps two threads take
+     * half of the vertices each. */
+    {
+        number_job lo = { vert, pre, 1, N / 2 + 1 }, hi = { vert, pre, N / 2 + 1, N + 1 };
+        thrd_t th;
+        if ((uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
+            thrd_create(&th, number_thread, &hi) == thrd_success) {
+            number_objects(&lo);
+            thrd_join(th, NULL);
+        } else {
+            lo.to = N + 1;
+            number_objects(&lo);
+        }
     }
 
     /* 1b. Without the heap's reverse index: every edge of a reached object is
