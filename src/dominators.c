@@ -12,9 +12,11 @@
  *   f[i].anc    DFS edge cursor, then GCH_NONE or (upper half of a two-thread
  *               edge classification) a second initial semi value, then:
  *               forest ancestor (path-compressed)
- *   f[i].best   initial semi value (smallest predecessor numbered below i),
- *               then the smallest semi value on i's compressed forest path
- *               ("label" as a value)
+ *   f[i].best   during the DFS the end of i's references, so that the walk
+ *               back to i reads one line; then the initial semi value (the
+ *               DFS parent, lowered to the smallest predecessor numbered
+ *               below i), then the smallest semi value on i's compressed
+ *               forest path ("label" as a value)
  *   pairs       the cross and back edges (w, v), v > w, in object order of
  *               the sources (from edge classification to placement)
  *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
@@ -132,21 +134,25 @@ static uint32_t touch_reach(touch_job *j, uint32_t n)
     return TOUCH_STOP;
 }
 
-/* pre[vert[i]] = i for the preorder numbers from..to-1. */
+/* pre[vert[i]] = i and f[i].best = parent[i] for the preorder numbers
+ * from..to-1. */
 typedef struct number_job {
-    const uint32_t *vert;
+    const uint32_t *vert, *parent;
     uint32_t *pre;
+    fnode *f;
     uint32_t from, to;
 } number_job;
 
 static void number_objects(const number_job *j)
 {
-    const uint32_t *vert = j->vert, to = j->to;
+    const uint32_t *vert = j->vert, *parent = j->parent, to = j->to;
     uint32_t *pre = j->pre;
+    fnode *f = j->f;
     for (uint32_t i = j->from; i < to; i++) {
         if (i + AHEAD < to)
             __builtin_prefetch(&pre[vert[i + AHEAD]], 1);
         pre[vert[i]] = i;
+        f[i].best = parent[i];
     }
 }
 
@@ -428,8 +434,10 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
      * pre[] is filled afterwards). The current vertex is i; when its edges
      * are exhausted the walk returns to parent[i] and sets f[i].anc =
-     * GCH_NONE (see step 1b). f[i].best starts at the DFS parent (0 for a
-     * DFS start). Nothing is classified here: the DFS only reads out_start,
+     * GCH_NONE (see step 1b). f[i].best holds the end of i's references (the
+     * cursor's limit beside the cursor: returning to i after a big subtree
+     * costs one miss, not vert[i] and then out_start[]); it becomes the DFS
+     * parent when pre[] is filled. Nothing is classified here: the DFS only reads out_start,
      * out_target and the bitsets, a chain of dependent loads per vertex. A
      * target without references (a leaf: a third of the objects of a typical
      * heap) is numbered and finished where it is found, without reading its
@@ -460,11 +468,10 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         vert[N] = o;
         parent[N] = 0;
         f[N].anc = out_start[o];
-        f[N].best = 0;
+        f[N].best = out_start[o + 1];
         uint32_t i = N;
         while (i) {
-            uint32_t vi = vert[i];
-            uint32_t e = f[i].anc, end = out_start[vi + 1], t = GCH_NONE;
+            uint32_t e = f[i].anc, end = f[i].best, t = GCH_NONE;
             for (; e < end; e++) {
                 uint32_t x = out_target[e];
                 if (seen[x / 64] >> (x % 64) & 1)
@@ -479,7 +486,6 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                     limit = touch_reach(&touch, N);
                 vert[N] = x;
                 parent[N] = i;
-                f[N].best = i;
                 f[N].anc = GCH_NONE;
             }
             if (t == GCH_NONE) {
@@ -492,9 +498,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                 limit = touch_reach(&touch, N);
             vert[N] = t;
             parent[N] = i;
-            f[N].best = i;
             uint32_t b = out_start[t], te = out_start[t + 1];
             f[N].anc = b;
+            f[N].best = te;
             /* The targets are visited next: start fetching their edge
              * ranges, and their references where coarse[] says they lie. */
             for (uint32_t k = b; k < te && k < b + 8; k++)
@@ -513,10 +519,11 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     coarse = NULL;
     leaf = NULL;
     /* pre[] from vert[] (a random store per vertex, cheaper here than inside
-     * the DFS's chain of dependent loads); on big heaps two threads take
-     * half of the vertices each. */
+     * the DFS's chain of dependent loads), and f[i].best = parent[i]; on big
+     * heaps two threads take half of the vertices each. */
     {
-        number_job lo = { vert, pre, 1, N / 2 + 1 }, hi = { vert, pre, N / 2 + 1, N + 1 };
+        number_job lo = { vert, parent, pre, f, 1, N / 2 + 1 };
+        number_job hi = { vert, parent, pre, f, N / 2 + 1, N + 1 };
         thrd_t th;
         if ((uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
             thrd_create(&th, number_thread, &hi) == thrd_success) {
