@@ -143,8 +143,9 @@ typedef struct number_job {
     uint32_t from, to;
 } number_job;
 
-static void number_objects(const number_job *j)
+static int number_objects(void *arg)
 {
+    const number_job *j = arg;
     const uint32_t *vert = j->vert, *parent = j->parent, to = j->to;
     uint32_t *pre = j->pre;
     fnode *f = j->f;
@@ -154,12 +155,22 @@ static void number_objects(const number_job *j)
         pre[vert[i]] = i;
         f[i].best = parent[i];
     }
+    return 0;
 }
 
-static int number_thread(void *arg)
+/* Runs fn(a) on this thread and fn(b) (when b is not NULL) on a second one,
+ * or after fn(a) here when threaded is 0 or no thread can be created. */
+static void run_two(thrd_start_t fn, void *a, void *b, int threaded)
 {
-    number_objects(arg);
-    return 0;
+    thrd_t th;
+    if (b && threaded && thrd_create(&th, fn, b) == thrd_success) {
+        fn(a);
+        thrd_join(th, NULL);
+        return;
+    }
+    fn(a);
+    if (b)
+        fn(b);
 }
 
 /* Semi-NCA "eval": v is a predecessor of w. Returns the semidominator
@@ -289,8 +300,9 @@ typedef struct classify_job {
     int64_t at; /* the next pair's slot; moves by +1 (lower job) or -1 (upper) */
 } classify_job;
 
-static void classify_edges(classify_job *j)
+static int classify_edges(void *arg)
 {
+    classify_job *j = arg;
     const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
                    *out_target = j->out_target;
     const int upper = j->upper;
@@ -327,11 +339,6 @@ static void classify_edges(classify_job *j)
         }
     }
     j->at = at;
-}
-
-static int classify_thread(void *arg)
-{
-    classify_edges(arg);
     return 0;
 }
 
@@ -524,15 +531,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     {
         number_job lo = { vert, parent, pre, f, 1, N / 2 + 1 };
         number_job hi = { vert, parent, pre, f, N / 2 + 1, N + 1 };
-        thrd_t th;
-        if ((uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
-            thrd_create(&th, number_thread, &hi) == thrd_success) {
-            number_objects(&lo);
-            thrd_join(th, NULL);
-        } else {
-            lo.to = N + 1;
-            number_objects(&lo);
-        }
+        run_two(number_objects, &lo, &hi, (uint64_t)m >= gch_tuning_knobs.parallel_min_refs);
     }
 
     /* 1b. Without the heap's reverse index: every edge of a reached object is
@@ -569,15 +568,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         }
         jlo = (classify_job){ 0, half, m, 0, pre, out_start, out_target, pstart, f, pairs, 0 };
         jhi = (classify_job){ half, n, m, 1, pre, out_start, out_target, phigh, f, pairs, room - 1 };
-        thrd_t th;
-        if (phigh && thrd_create(&th, classify_thread, &jhi) == thrd_success) {
-            classify_edges(&jlo);
-            thrd_join(th, NULL);
-        } else {
-            classify_edges(&jlo);
-            if (phigh)
-                classify_edges(&jhi);
-        }
+        run_two(classify_edges, &jlo, phigh ? &jhi : NULL, 1);
     }
     /* Objects named by a counted root have the virtual root as predecessor. */
     for (uint32_t r = 0; r < heap->root_count; r++)
@@ -615,14 +606,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             if (!preds)
                 goto nomem;
             plo.preds = phi.preds = preds;
-            thrd_t th;
-            if (thrd_create(&th, place_preds, &phi) == thrd_success) {
-                place_preds(&plo);
-                thrd_join(th, NULL);
-            } else {
-                place_preds(&plo);
-                place_preds(&phi);
-            }
+            run_two(place_preds, &plo, &phi, 1);
             /* phigh[] now holds the starts (phigh[N + 1] = the total). */
             gch_free(pstart);
             pstart = phigh;
