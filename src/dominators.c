@@ -444,11 +444,11 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
      * GCH_NONE (see step 1b). f[i].best holds the end of i's references (the
      * cursor's limit beside the cursor: returning to i after a big subtree
      * costs one miss, not vert[i] and then out_start[]); it becomes the DFS
-     * parent when pre[] is filled. Nothing is classified here: the DFS only reads out_start,
-     * out_target and the bitsets, a chain of dependent loads per vertex. A
-     * target without references (a leaf: a third of the objects of a typical
-     * heap) is numbered and finished where it is found, without reading its
-     * out_start[]. */
+     * parent when pre[] is filled. Nothing is classified here: the DFS only
+     * reads out_start, out_target and the bitsets, a chain of dependent loads
+     * per vertex. A target without references (a leaf: a third of the
+     * objects of a typical heap) is numbered and finished where it is found,
+     * without reading its out_start[]. */
     const size_t ahead = gch_tuning_knobs.dfs_touch_ahead;
     touch_job touch = { vert, parent, pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
                         (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
@@ -548,7 +548,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     const int64_t room = (int64_t)m - (N - starts); /* pairs, at most */
     if (!use_reverse) {
         pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
-        pairs = gch_reallocarray(NULL, room ? 2 * (size_t)room : 1, sizeof *pairs);
+        pairs = gch_reallocarray(NULL, room ? (size_t)room : 1, 2 * sizeof *pairs);
         if (!pstart || !pairs)
             goto nomem;
         if (n >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs) {
@@ -567,7 +567,8 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
             half = a;
         }
         jlo = (classify_job){ 0, half, m, 0, pre, out_start, out_target, pstart, f, pairs, 0 };
-        jhi = (classify_job){ half, n, m, 1, pre, out_start, out_target, phigh, f, pairs, room - 1 };
+        jhi = (classify_job){ half, n, m, 1, pre, out_start, out_target, phigh, f, pairs,
+                              room - 1 };
         run_two(classify_edges, &jlo, phigh ? &jhi : NULL, 1);
     }
     /* Objects named by a counted root have the virtual root as predecessor. */
