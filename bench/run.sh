@@ -14,6 +14,8 @@
 # nothing (not implemented yet) is shown as n/a and not run again. The two
 # ratios with targets (top's growth, pipe against file) are measured again
 # with the two commands run alternately, and those figures are checked.
+# `wc -l FILE` and `cat FILE | wc -l` are the floors: reading the bytes, and
+# moving them through a pipe to the lightest reader.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -214,10 +216,11 @@ if [ "$HAVE_NS" = 1 ]; then
     log "harness overhead ${OVERHEAD}s (subtracted from wall times)"
 fi
 
-KEYS="wc stat pipe info top"
+KEYS="wc catwc stat pipe info top"
 label() {
     case $1 in
     wc) echo "wc -l FILE" ;;
+    catwc) echo "cat | wc -l" ;;
     stat) echo "gcheap stat FILE" ;;
     pipe) echo "cat | gcheap stat -" ;;
     info) echo "gcheap info FILE" ;;
@@ -235,6 +238,9 @@ for n in $SIZES; do
     log "measuring $n objects ($RUNS runs each)"
     cat "$f" >/dev/null # warm the page cache
     measure wc "$n" wc -l "$f"
+    # The floor of any reader of a pipe: the same bytes through cat and a pipe.
+    # shellcheck disable=SC2016 # expanded by the inner sh
+    measure catwc "$n" sh -c 'cat "$1" | wc -l' sh "$f"
     measure stat "$n" "$GCHEAP" stat "$f"
     # shellcheck disable=SC2016 # expanded by the inner sh
     measure pipe "$n" sh -c 'cat "$1" | "$2" stat -' sh "$f" "$GCHEAP"
@@ -321,7 +327,9 @@ echo "Ratios"
 for n in $done_sizes; do
     r1=$(ratio "$(get_res stat_wall "$n")" "$(get_res wc_wall "$n")")
     r2=$(ratio "$(get_res pipe_wall "$n")" "$(get_res stat_wall "$n")")
-    printf '  %-6s stat / wc -l time: %-8s pipe / file time (stat): %s\n' "$(human "$n")" "${r1:-n/a}" "${r2:-n/a}"
+    r3=$(ratio "$(get_res pipe_wall "$n")" "$(get_res catwc_wall "$n")")
+    printf '  %-6s stat / wc -l time: %-8s pipe / file time (stat): %-8s cat | stat - / cat | wc -l time: %s\n' \
+        "$(human "$n")" "${r1:-n/a}" "${r2:-n/a}" "${r3:-n/a}"
 done
 size_ratio=$(ratio "$big" "$small")
 if [ "$small" != "$big" ]; then
