@@ -30,7 +30,7 @@ fi
 
 jobs=$(nproc 2> /dev/null || echo 2)
 # shellcheck disable=SC2086
-cmake -S . -B "$build" $flags -DGCHEAP_TESTS=ON > /dev/null
+cmake -S . -B "$build" $flags -DGCHEAP_TESTS=ON -DGCHEAP_WERROR=ON > /dev/null
 cmake --build "$build" -j "$jobs" > /dev/null
 if [ -n "${ASAN_OPTIONS:-}" ]; then :; else
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

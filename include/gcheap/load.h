@@ -15,6 +15,28 @@
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
 
+/* Options given to every reader. */
+typedef struct gch_load_options {
+    int skip_refs;      /* do not store references (type histograms need none) */
+    int size_buckets;   /* .gcdump: keep "(Bytes > 10K)" types apart */
+    int keep_modules;   /* .gcdump: record module names */
+    /* Called now and then while reading, with the number of input bytes consumed
+     * so far (NULL for none). */
+    void (*progress)(void *ctx, uint64_t bytes_read);
+    void *progress_ctx;
+    /* .gclog: read the input on the calling thread between blocks instead of
+     * on a reader thread ahead of the parser. Faster for regular files (their
+     * read is a quick page-cache copy, and a third thread slows the two that
+     * parse); slower for pipes, where reading ahead overlaps the writer. */
+    int no_read_ahead;
+    /* .gclog from memory (gch_load_buffer): called, in order, with each part of
+     * the buffer that the reader has parsed and will not read again, so that a
+     * caller who mapped a file can drop those pages from memory (NULL for
+     * none). The bytes must stay readable until the load returns all the same. */
+    void (*release)(void *ctx, const void *data, size_t size);
+    void *release_ctx;
+} gch_load_options;
+
 /* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
  * or -1 on error (the reader then fails with GCH_EIO). Calls never overlap,
  * but the .gclog reader may make them from a thread of its own (reading

@@ -18,7 +18,7 @@ build=${GCHEAP_FUZZ_BUILD:-$top/build-fuzz}
 jobs=${GCHEAP_FUZZ_JOBS:-2}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-    CC=${CC:-clang} cmake -S "$top" -B "$build" -DGCHEAP_FUZZ=ON -DGCHEAP_TESTS=OFF \
+    CC=${CC:-clang} cmake -S "$top" -B "$build" -DGCHEAP_FUZZ=ON -DGCHEAP_TESTS=OFF -DGCHEAP_WERROR=ON \
         -DGCHEAP_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 1
 fi
 cmake --build "$build" -j "$jobs" >/dev/null || { echo "fuzz: build failed" >&2; exit 1; }

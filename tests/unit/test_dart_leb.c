@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/dart_cursor.h"
+#include "dart_cursor.h"
 #include "dart_writer.h"
 
 static gch_status uleb_of(const unsigned char *bytes, size_t n, uint64_t *v, size_t *end,

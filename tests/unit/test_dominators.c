@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "graph_heap.h"

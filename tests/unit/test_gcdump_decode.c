@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "../../src/gcdump_decode.h" /* library-private: tested directly */
-#include "../../src/gcdump_graph.h"
+#include "gcdump_decode.h" /* library-private: tested directly */
+#include "gcdump_graph.h"
 #include "gcdump_writer.h"
 #include "gcheap/alloc.h"
 

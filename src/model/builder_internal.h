@@ -4,7 +4,7 @@
 #define GCHEAP_BUILDER_INTERNAL_H
 
 #include <stdint.h>
-#include "gcheap/heap.h"
+#include "gcheap/builder.h"
 
 /* The type index of raw type id raw, creating an undeclared type on first
  * use (what adding an object of that type does). */

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "gcheap/error.h"
-#include "gcheap/heap.h"
+#include "gcheap/builder.h"
+#include "gcheap/load.h"
 
 /* The MemoryGraph. The node offsets, blob and addresses point into the input
  * buffer (already checked to fit); *_at are their file offsets, for messages. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <threads.h>
 
+#include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "grow.h"
 #include "gcheap/heap.h"

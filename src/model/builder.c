@@ -1,4 +1,4 @@
-/* The heap builder every reader feeds: see include/gcheap/heap.h.
+/* The heap builder every reader feeds: see include/gcheap/builder.h.
  *
  * While a heap is open, objects are appended to growing arrays and their
  * references are kept as raw 64-bit ids in one flat array (no per-object
@@ -6,6 +6,7 @@
  * 32-bit indices in place (the u32 result never overtakes the u64 input), and
  * prefix-sums the per-object counts into the CSR start array.
  */
+#include "gcheap/builder.h"
 #include "gcheap/heap.h"
 
 #include <stdio.h>

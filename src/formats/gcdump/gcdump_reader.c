@@ -12,6 +12,7 @@
 
 #include "gcdump_decode.h"
 #include "gcdump_graph.h"
+#include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 

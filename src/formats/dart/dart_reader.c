@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dart_snapshot.h"
+#include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
