@@ -1,7 +1,7 @@
 /* Escaping of names in tsv, csv, json and table output.
  *
- * The report writer belongs to the program (src/cli/output.c), not the
- * library, so it is compiled into this test directly. Names with newlines
+ * The output layer belongs to the program (src/cli/output.c, text.c, json.c),
+ * not the library, so it is compiled into this test directly. Names with newlines
  * cannot come from a .gclog (a newline ends the record) but can from binary
  * formats, so they are tested here rather than through a dump. */
 #include <setjmp.h>
@@ -13,7 +13,10 @@
 
 #include <cmocka.h>
 
+#include "../../src/cli/json.c"
 #include "../../src/cli/output.c"
+#include "../../src/cli/text.c"
+#include "../../src/cli/xalloc.c"
 
 typedef void (*writer)(FILE *, const char *);
 
@@ -90,8 +93,8 @@ static char *run_report(out_format fmt, const char *name)
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     static const col_spec cols[] = { { "count", COL_COUNT }, { "type", COL_TEXT } };
-    report *r = report_new(&c, "stat", 0, f);
-    report_columns(r, cols, 2);
+    cli_out *o = out_new(&c, "stat", f);
+    report *r = report_new(o, REPORT_COLUMNS(cols), 0);
     report_begin_section(r, "dom\"ain");
     report_cell_u64(r, 1);
     report_cell_text(r, name);
@@ -99,7 +102,7 @@ static char *run_report(out_format fmt, const char *name)
     report_cell_u64(r, 1);
     report_cell_text(r, "total \"1\"\n");
     report_end_section(r);
-    assert_int_equal(report_finish(r), 0);
+    assert_int_equal(out_finish(o), 0);
     fclose(f);
     return buf;
 }
