@@ -134,13 +134,6 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
 void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *heap,
                         const cli_common *common);
 
-/* Prints "gcheap: message" for an error that is not about a file position. */
-void cli_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
 /* A type's display name, honouring --short-names (Dart) and --module (.gcdump).
  * Returns a pointer into buf or into the heap. */
 const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,

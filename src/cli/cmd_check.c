@@ -85,19 +85,14 @@ static int gate_sections(const cli_run *run, gate_section *secs, named_type **ty
     return 0;
 }
 
-static void print_verdicts(cli_run *run, gate *g, const gate_section *secs, size_t n, int multi,
-                           size_t exceeded)
+static void print_verdicts(cli_run *run, gate *g, const gate_section *secs, size_t n, int multi)
 {
     static const col_spec cols[] = {
         { "objects", COL_COUNT }, { "bytes", COL_BYTES }, { "types", COL_COUNT },
         { "checks", COL_COUNT },  { "exceeded", COL_COUNT }, { "status", COL_TEXT },
         { "domain", COL_TEXT },
     };
-    json_writer *jw = out_json(run->out);
-    if (jw) {
-        json_bool(jw, "pass", !exceeded);
-        gate_write_json(g, jw, "limits", 0);
-    }
+    gate_write_json(g, out_json(run->out), 0);
     report *rep = report_new(run->out, REPORT_COLUMNS(cols), 0);
     report_begin_section(rep, "");
     for (size_t i = 0; i < n; i++) {
@@ -136,7 +131,7 @@ static int check_report(cli_run *run)
     if (rc == 0) {
         int multi = n > 1;
         size_t exceeded = gate_evaluate(&s->gate, secs, n, multi);
-        print_verdicts(run, &s->gate, secs, n, multi, exceeded);
+        print_verdicts(run, &s->gate, secs, n, multi);
         rc = exceeded ? EXIT_LIMIT : 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -151,15 +146,8 @@ static int check_report(cli_run *run)
 static void check_release(void *state) { gate_free(&((check_state *)state)->gate); }
 
 const cli_spec check_command = {
-    .name = "check",
-    .summary = "CI gate: fail when a dump exceeds size/count/type limits",
-    .usage = "usage: gcheap check [OPTIONS] DUMP",
-    .description = description,
-    .options = check_options,
-    .state_size = sizeof(check_state),
-    .min_args = 1,
-    .max_args = 1,
-    .needs_refs = check_needs_refs,
-    .report = check_report,
-    .release = check_release,
+    .name = "check", .summary = "CI gate: fail when a dump exceeds size/count/type limits",
+    .usage = "usage: gcheap check [OPTIONS] DUMP", .description = description,
+    .options = check_options, .state_size = sizeof(check_state), .min_args = 1, .max_args = 1,
+    .needs_refs = check_needs_refs, .report = check_report, .release = check_release,
 };

@@ -253,7 +253,7 @@ static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
     return 0;
 }
 
-static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs, size_t exceeded)
+static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
 {
     const diff_state *s = run->state;
     const cli_common *c = run->c;
@@ -277,11 +277,7 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs, siz
     cols[nc++] = (col_spec){ "status", COL_TEXT };
     if (!type_first)
         cols[nc++] = (col_spec){ "type", COL_TEXT };
-    json_writer *jw = out_json(run->out);
-    if (jw) {
-        json_bool(jw, "pass", !exceeded);
-        gate_write_json(&s->gate, jw, "limits", 1);
-    }
+    gate_write_json(&s->gate, out_json(run->out), 1);
     report *rep = report_new(run->out, cols, nc, nsecs > 1);
     for (size_t i = 0; i < nsecs; i++) {
         const gate_section *sec = &secs[i];
@@ -295,8 +291,7 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs, siz
             emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
                      r->new_bytes, s->retained ? ret : NULL);
         }
-        if (shown < sec->ntypes)
-            report_note(rep, "(%zu more types not shown)", sec->ntypes - shown);
+        report_note_more(rep, shown, sec->ntypes, "types");
         report_begin_total(rep);
         char label[64];
         snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
@@ -320,7 +315,7 @@ static int diff_report(cli_run *run)
         rc = build_section(run, &pairs[i], &secs[i]);
     if (rc == 0) {
         size_t exceeded = gate_evaluate(&s->gate, secs, npairs, npairs > 1);
-        print_rows(run, secs, npairs, exceeded);
+        print_rows(run, secs, npairs);
         rc = exceeded ? EXIT_LIMIT : 0;
     }
     for (size_t i = 0; i < npairs; i++) {
@@ -337,18 +332,9 @@ static int diff_report(cli_run *run)
 static void diff_release(void *state) { gate_free(&((diff_state *)state)->gate); }
 
 const cli_spec diff_command = {
-    .name = "diff",
-    .summary = "per-type growth between two dumps; CI gate on growth",
-    .usage = "usage: gcheap diff [OPTIONS] BASE NEW",
-    .description = description,
-    .options = diff_options,
-    .state_size = sizeof(diff_state),
-    .sort_keys = sort_keys,
-    .min_args = 2,
-    .max_args = 2,
-    .flags = CLI_TWO_DUMPS,
-    .needs_refs = diff_needs_refs,
-    .check = diff_check,
-    .report = diff_report,
-    .release = diff_release,
+    .name = "diff", .summary = "per-type growth between two dumps; CI gate on growth",
+    .usage = "usage: gcheap diff [OPTIONS] BASE NEW", .description = description,
+    .options = diff_options, .state_size = sizeof(diff_state), .sort_keys = sort_keys,
+    .min_args = 2, .max_args = 2, .flags = CLI_TWO_DUMPS, .needs_refs = diff_needs_refs,
+    .check = diff_check, .report = diff_report, .release = diff_release,
 };

@@ -448,19 +448,9 @@ static int dom_report(cli_run *run)
 static void dom_release(void *state) { free(((dom_state *)state)->found); }
 
 const cli_spec dom_command = {
-    .name = "dom",
-    .summary = "the dominator tree, from the roots or from one object",
-    .usage = "usage: gcheap dom [OPTIONS] DUMP [ID]",
-    .description = description,
-    .options = dom_options,
-    .state_size = sizeof(dom_state),
-    .sort_keys = sort_keys,
-    .min_args = 1,
-    .max_args = 2,
-    .too_many = "DUMP and at most one ID",
-    .flags = CLI_NEEDS_REFS | CLI_FOLDED_OK,
-    .check = dom_check,
-    .prepare = dom_prepare,
-    .report = dom_report,
-    .release = dom_release,
+    .name = "dom", .summary = "the dominator tree, from the roots or from one object",
+    .usage = "usage: gcheap dom [OPTIONS] DUMP [ID]", .description = description,
+    .options = dom_options, .state_size = sizeof(dom_state), .sort_keys = sort_keys, .min_args = 1,
+    .max_args = 2, .too_many = "DUMP and at most one ID", .flags = CLI_NEEDS_REFS | CLI_FOLDED_OK,
+    .check = dom_check, .prepare = dom_prepare, .report = dom_report, .release = dom_release,
 };

@@ -105,12 +105,7 @@ static int info_report(cli_run *run)
 }
 
 const cli_spec info_command = {
-    .name = "info",
-    .summary = "what is in the dump: sections, counts, metadata, anomalies",
-    .usage = "usage: gcheap info [OPTIONS] DUMP",
-    .description = description,
-    .min_args = 1,
-    .max_args = 1,
-    .flags = CLI_NEEDS_REFS | CLI_NO_WARNINGS,
-    .report = info_report,
+    .name = "info", .summary = "what is in the dump: sections, counts, metadata, anomalies",
+    .usage = "usage: gcheap info [OPTIONS] DUMP", .description = description, .min_args = 1,
+    .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_NO_WARNINGS, .report = info_report,
 };

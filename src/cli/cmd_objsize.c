@@ -85,8 +85,7 @@ static int breakdown(report *rep, const gch_heap *h, const cli_common *c, const 
             report_cell_u64(rep, rows[i].bytes);
             report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
         }
-        if (shown < nrows)
-            report_note(rep, "(%" PRIu64 " more types not shown)", (uint64_t)nrows - shown);
+        report_note_more(rep, shown, nrows, "types");
         report_begin_total(rep);
         report_cell_u64(rep, tc);
         report_cell_u64(rep, tb);
@@ -227,8 +226,7 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
         report_cell_u64(rep, rows[i].retained);
         report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
     }
-    if (shown < ntypes)
-        report_note(rep, "(%" PRIu64 " more types not shown)", (uint64_t)ntypes - shown);
+    report_note_more(rep, shown, ntypes, "types");
     free(rows);
     return 0;
 }
@@ -347,19 +345,11 @@ static int objsize_report(cli_run *run)
 static void objsize_release(void *state) { why_targets_free(&((objsize_state *)state)->targets); }
 
 const cli_spec objsize_command = {
-    .name = "objsize",
-    .summary = "what an object (or a type) keeps reachable, and retains",
+    .name = "objsize", .summary = "what an object (or a type) keeps reachable, and retains",
     .usage = "usage: gcheap objsize [OPTIONS] DUMP ID...\n"
              "       gcheap objsize [OPTIONS] DUMP --type NAME",
-    .description = description,
-    .options = objsize_options,
-    .state_size = sizeof(objsize_state),
-    .sort_keys = sort_keys,
-    .min_args = 1,
-    .max_args = -1,
-    .flags = CLI_NEEDS_REFS,
-    .check = objsize_check,
-    .prepare = objsize_prepare,
-    .report = objsize_report,
+    .description = description, .options = objsize_options, .state_size = sizeof(objsize_state),
+    .sort_keys = sort_keys, .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS,
+    .check = objsize_check, .prepare = objsize_prepare, .report = objsize_report,
     .release = objsize_release,
 };

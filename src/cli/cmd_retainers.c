@@ -524,19 +524,11 @@ static int retainers_report(cli_run *run)
 static void retainers_release(void *state) { why_targets_free(&((retainers_state *)state)->targets); }
 
 const cli_spec retainers_command = {
-    .name = "retainers",
-    .summary = "why an object is alive: shortest paths from the GC roots",
+    .name = "retainers", .summary = "why an object is alive: shortest paths from the GC roots",
     .usage = "usage: gcheap retainers [OPTIONS] DUMP ID...\n"
              "       gcheap retainers [OPTIONS] DUMP --type NAME",
-    .description = description,
-    .options = retainers_options,
-    .state_size = sizeof(retainers_state),
-    .defaults = &defaults,
-    .min_args = 1,
-    .max_args = -1,
-    .flags = CLI_NEEDS_REFS,
-    .check = retainers_check,
-    .prepare = retainers_prepare,
-    .report = retainers_report,
-    .release = retainers_release,
+    .description = description, .options = retainers_options,
+    .state_size = sizeof(retainers_state), .defaults = &defaults, .min_args = 1, .max_args = -1,
+    .flags = CLI_NEEDS_REFS, .check = retainers_check, .prepare = retainers_prepare,
+    .report = retainers_report, .release = retainers_release,
 };

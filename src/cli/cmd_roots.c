@@ -99,8 +99,7 @@ static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint3
             report_cell_text(rep, label);
         }
     }
-    if (shown < h->root_count)
-        report_note(rep, "(%" PRIu64 " more roots not shown)", (uint64_t)h->root_count - shown);
+    report_note_more(rep, shown, h->root_count, "roots");
     report_end_section(rep);
 }
 
@@ -241,15 +240,8 @@ static int roots_report(cli_run *run)
 }
 
 const cli_spec roots_command = {
-    .name = "roots",
-    .summary = "GC roots by kind and flags, and the list of roots",
-    .usage = "usage: gcheap roots [OPTIONS] DUMP",
-    .description = description,
-    .options = roots_options,
-    .state_size = sizeof(roots_state),
-    .sort_keys = sort_keys,
-    .min_args = 1,
-    .max_args = 1,
-    .check = roots_check,
-    .report = roots_report,
+    .name = "roots", .summary = "GC roots by kind and flags, and the list of roots",
+    .usage = "usage: gcheap roots [OPTIONS] DUMP", .description = description,
+    .options = roots_options, .state_size = sizeof(roots_state), .sort_keys = sort_keys,
+    .min_args = 1, .max_args = 1, .check = roots_check, .report = roots_report,
 };

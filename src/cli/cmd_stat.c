@@ -100,8 +100,7 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
             report_cell_u64(rep, retained[rows[i].type]);
         report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
     }
-    if (shown < n)
-        report_note(rep, "(%u more types not shown)", (unsigned)(n - shown));
+    report_note_more(rep, shown, n, "types");
     report_begin_total(rep);
     report_cell_u64(rep, total_count);
     report_cell_u64(rep, total_bytes);
@@ -146,16 +145,9 @@ static int stat_report(cli_run *run)
 }
 
 const cli_spec stat_command = {
-    .name = "stat",
-    .summary = "per-type histogram: count and bytes, biggest first",
-    .usage = "usage: gcheap stat [OPTIONS] DUMP",
-    .description = description,
-    .options = stat_options,
-    .state_size = sizeof(stat_state),
-    .sort_keys = sort_keys,
-    .min_args = 1,
-    .max_args = 1,
-    .needs_refs = stat_needs_refs,
-    .check = stat_check,
+    .name = "stat", .summary = "per-type histogram: count and bytes, biggest first",
+    .usage = "usage: gcheap stat [OPTIONS] DUMP", .description = description,
+    .options = stat_options, .state_size = sizeof(stat_state), .sort_keys = sort_keys,
+    .min_args = 1, .max_args = 1, .needs_refs = stat_needs_refs, .check = stat_check,
     .report = stat_report,
 };

@@ -29,6 +29,28 @@ static int ranks_before(const gch_domtree *t, uint32_t a, uint32_t b)
     return ra != rb ? ra > rb : t->preorder[a] < t->preorder[b];
 }
 
+/* Places v at the root of heap[0..n) (whose root slot is free) and sifts it
+ * down: a parent ranks after its children, so the root is the worst kept. */
+static void sift_down(const gch_domtree *t, uint32_t *heap, size_t n, uint32_t v)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        uint32_t wv = v;
+        if (l < n && ranks_before(t, wv, heap[l])) {
+            w = l;
+            wv = heap[l];
+        }
+        if (r < n && ranks_before(t, wv, heap[r]))
+            w = r;
+        if (w == i)
+            break;
+        heap[i] = heap[w];
+        i = w;
+    }
+    heap[i] = v;
+}
+
 /* The k best live objects, best first, as positions in t->preorder, selected
  * with a bounded min-heap whose top is the worst kept (O(n log k), k entries
  * of memory). *count <= k. */
@@ -39,56 +61,22 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
     uint32_t *heap = xmalloc_array((size_t)k, sizeof *heap);
     size_t n = 0;
     for (uint32_t o = 0; o < t->live_count && k; o++) {
-        size_t i;
         if (n < k) {
-            i = n++;
+            size_t i = n++;
             /* Sift up: the parent must be worse than (rank after) the child. */
             while (i > 0 && ranks_before(t, heap[(i - 1) / 2], o)) {
                 heap[i] = heap[(i - 1) / 2];
                 i = (i - 1) / 2;
             }
             heap[i] = o;
-            continue;
+        } else if (ranks_before(t, o, heap[0])) {
+            sift_down(t, heap, n, o); /* replaces the worst */
         }
-        if (!ranks_before(t, o, heap[0]))
-            continue;
-        /* Replace the worst and sift down. */
-        i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, r = l + 1, w = i;
-            uint32_t wv = o;
-            if (l < n && ranks_before(t, wv, heap[l])) {
-                w = l;
-                wv = heap[l];
-            }
-            if (r < n && ranks_before(t, wv, heap[r]))
-                w = r;
-            if (w == i)
-                break;
-            heap[i] = heap[w];
-            i = w;
-        }
-        heap[i] = o;
     }
     /* Pop worst-first into the back of the array: best ends up first. */
     for (size_t end = n; end > 1; end--) {
-        uint32_t worst = heap[0], last = heap[end - 1];
-        size_t m = end - 1, i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, r = l + 1, w = i;
-            uint32_t wv = last;
-            if (l < m && ranks_before(t, wv, heap[l])) {
-                w = l;
-                wv = heap[l];
-            }
-            if (r < m && ranks_before(t, wv, heap[r]))
-                w = r;
-            if (w == i)
-                break;
-            heap[i] = heap[w];
-            i = w;
-        }
-        heap[i] = last;
+        uint32_t worst = heap[0];
+        sift_down(t, heap, end - 1, heap[end - 1]);
         heap[end - 1] = worst;
     }
     *count = n;
@@ -140,13 +128,8 @@ static int top_report(cli_run *run)
 }
 
 const cli_spec top_command = {
-    .name = "top",
-    .summary = "the live objects that retain the most (dominator tree)",
-    .usage = "usage: gcheap top [OPTIONS] DUMP",
-    .description = description,
-    .sort_keys = sort_keys,
-    .min_args = 1,
-    .max_args = 1,
-    .flags = CLI_NEEDS_REFS,
+    .name = "top", .summary = "the live objects that retain the most (dominator tree)",
+    .usage = "usage: gcheap top [OPTIONS] DUMP", .description = description,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS,
     .report = top_report,
 };

@@ -10,6 +10,14 @@ void cli_print_help(const cli_spec *spec)
     printf("%s\n%s\n", spec->usage, spec->description);
     cli_print_options(spec->options);
     cli_print_common_help();
+    if (!spec->sort_keys) {
+        printf("--sort does not apply to %s.\n", spec->name);
+        return;
+    }
+    printf("--sort keys:");
+    for (size_t i = 0; spec->sort_keys[i]; i++)
+        printf("%s %s%s", i ? "," : "", spec->sort_keys[i], i ? "" : " (default)");
+    printf("\n");
 }
 
 /* The number of positional arguments and --format folded. */

@@ -343,9 +343,12 @@ static void percent_text(uint64_t threshold, char *buf, size_t cap)
     }
 }
 
-void gate_write_json(const gate *g, json_writer *w, const char *key, int diff)
+void gate_write_json(const gate *g, json_writer *w, int diff)
 {
-    json_begin_array(w, key);
+    if (!w)
+        return;
+    json_bool(w, "pass", g->exceeded == 0);
+    json_begin_array(w, "limits");
     for (size_t i = 0; i < g->nresults; i++) {
         const gate_result *r = &g->results[i];
         const gate_limit *l = r->limit;

@@ -1,6 +1,5 @@
 /* Loading dumps for the commands: messages, progress line, section choice. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +11,6 @@
 const char *cli_display_path(const char *path)
 {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("gcheap: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
 }
 
 typedef struct progress {

@@ -64,7 +64,7 @@ static int help(int argc, char **argv)
         return EXIT_FINE;
     }
     if (argc > 3)
-        return cli_usage_error("help", "too many arguments (expected one COMMAND)");
+        return cli_usage_error(NULL, "help: too many arguments (expected one COMMAND)");
     const cli_spec *spec = find_command(argv[2]);
     if (!spec)
         return unknown_command(argv[2]);

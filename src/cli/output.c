@@ -391,6 +391,12 @@ void report_note(report *r, const char *fmt, ...)
     r->notes[r->nnotes++] = text;
 }
 
+void report_note_more(report *r, uint64_t shown, uint64_t total, const char *what)
+{
+    if (shown < total)
+        report_note(r, "(%" PRIu64 " more %s not shown)", total - shown, what);
+}
+
 void report_begin_total(report *r)
 {
     r->in_total = 1;

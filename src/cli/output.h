@@ -95,6 +95,8 @@ void report_note(report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The note "(N more WHAT not shown)" when shown < total rows were shown. */
+void report_note_more(report *r, uint64_t shown, uint64_t total, const char *what);
 /* Starts the totals row: cells follow like a normal row. Tables print it
  * under the rows; json as "total":{...}; tsv/csv leave it out (pure data). */
 void report_begin_total(report *r);

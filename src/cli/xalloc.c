@@ -7,14 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void vmessage(const char *fmt, va_list ap)
+{
+    fputs("gcheap: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmessage(fmt, ap);
+    va_end(ap);
+}
+
 void die(const char *fmt, ...)
 {
     va_list ap;
-    fputs("gcheap: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vmessage(fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     exit(2);
 }
 

@@ -7,7 +7,15 @@
 
 #include <stddef.h>
 
-/* Prints "gcheap: MESSAGE" on stderr and exits with status 2. */
+/* Prints "gcheap: MESSAGE" on stderr (an error that is not about a file
+ * position; the caller returns EXIT_INPUT). */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* cli_error, then exit with status 2. */
 #if defined(__GNUC__)
 __attribute__((noreturn, format(printf, 1, 2)))
 #endif

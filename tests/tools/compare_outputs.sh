@@ -23,7 +23,7 @@ old=$(abs "$1") new=$(abs "$2")
 shift 2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 show=${SHOW:-5}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcheap-compare.XXXXXX") || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare-outputs.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 runs=0 same=0 differ=0
 
@@ -65,9 +65,19 @@ for d in "$@"; do dumps="$dumps
 $(abs "$d")"; done
 
 prev=
+ndumps=$(printf '%s\n' "$dumps" | wc -l)
+k=0
 for d in $dumps; do
+    k=$((k + 1))
+    [ -n "${VERBOSE:-}" ] && echo "# dump $k/$ndumps: $d ($runs runs, $differ differing)" >&2
     each_format info "$d"
     each_format stat "$d"
+    if ! (cd "$root/testdata" && "$old" stat "$d" > /dev/null 2>&1); then
+        # Not loadable: every command stops at the same error; a few suffice.
+        each_format roots "$d"
+        each_format diff "$d" basic.gclog
+        continue
+    fi
     each_format stat --live --sort count "$d"
     each_format stat --retained --sort retained --top 5 "$d"
     each_format stat --sort name --top 3 --short-names --module "$d"
