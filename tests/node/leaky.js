@@ -1,5 +1,6 @@
-// Builds a known heap and writes a V8 heap snapshot: node leaky.js OUT.heapsnapshot
-// 1000 instances of class Leaky, each holding a 1 KiB-ish array of numbers,
+// Builds a known heap and writes a V8 heap snapshot:
+//   node leaky.js OUT.heapsnapshot [COUNT]
+// COUNT (1000) instances of class Leaky, each holding a 1 KiB-ish array of numbers,
 // retained through a Map held by a global cache object.
 'use strict';
 const v8 = require('v8');
@@ -19,7 +20,8 @@ class Holder {
 }
 
 globalThis.leakHolder = new Holder();
-for (let i = 0; i < 1000; i++)
+const count = Number(process.argv[3] || 1000);
+for (let i = 0; i < count; i++)
   globalThis.leakHolder.cache.set(i, new Leaky(i));
 // A weakly held object: only a WeakRef points at it.
 globalThis.weakOnly = new WeakRef({ weakTarget: new Array(50).fill(7) });
