@@ -4,10 +4,12 @@
  * docs/v8-format.md. The file is one JSON object: "snapshot" (with "meta",
  * which declares the node and edge fields and their type enumerations),
  * then flat integer arrays "nodes" and "edges", other sections, and the
- * "strings" table last. Names are only known at the end, so the reader keeps
- * the arrays compactly (struct of arrays, string indices unresolved) while it
- * streams the input through v8_json.c, and feeds the builder once the whole
- * file has been checked.
+ * "strings" table last. The input is streamed through v8_json.c. The nodes
+ * are kept compactly (id, size, edge count, class); each node goes to the
+ * builder as soon as its edges have been read, with its references' labels
+ * given as keys of (edge type, name) pairs, since names are only known at the
+ * end. Only the strings that name a class or a label are kept; once they are
+ * read, the classes are declared and the label keys mapped to the names.
  *
  * Semantics follow DevTools (front_end/entrypoints/heap_snapshot_worker/
  * HeapSnapshot.ts): node 0 (snapshot.root_index) is the synthetic root and is
@@ -15,12 +17,14 @@
  * it leaves the root; types are DevTools' class names (JSHeapSnapshotNode.className).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "builder_internal.h"
 #include "grow.h"
 #include "v8_json.h"
 
@@ -44,11 +48,23 @@ typedef struct name_list {
     int present;
 } name_list;
 
+/* Distinct 64-bit keys numbered densely in order of arrival: the classes of
+ * nodes and the (edge type, name) pairs of labels. */
+typedef struct key_set {
+    uint64_t *slot_key;   /* open addressing; UINT64_MAX: empty */
+    uint32_t *slot_id;
+    size_t cap;
+    size_t hashed;        /* keys in the slots */
+    uint64_t *keys;       /* by dense id */
+    size_t len, keys_cap;
+} key_set;
+
 typedef struct v8_reader {
     v8_in in;
     const gch_load_options *opts;
     gch_error *err;
     v8_text key;                /* scratch: the current object key */
+    gch_builder *b;
 
     /* snapshot */
     int have_snapshot, have_meta;
@@ -63,28 +79,36 @@ typedef struct v8_reader {
     int have_node_count, have_edge_count, has_detachedness;
     v8_text title;
 
-    /* nodes, struct of arrays */
-    size_t node_n, node_cap;
-    uint8_t *n_type, *n_det;
-    uint32_t *n_name, *n_edges;
+    /* nodes, struct of arrays: class is a dense id of `classes` */
+    size_t node_n, node_cap, root;
+    uint32_t *n_class, *n_edges;
     uint64_t *n_id, *n_size;
     uint64_t edge_sum;
     int nodes_done;
+    key_set classes;            /* type index (< 256) or TYPE_RAW_NAMED + name index */
 
-    /* edges */
-    size_t edge_n, edge_cap;
-    uint8_t *e_type;
-    uint32_t *e_name, *e_to;
+    /* edges: streamed to the builder node by node */
+    uint64_t edge_n;
+    uint8_t *held;              /* per node: an essential edge points at it */
+    key_set labels;             /* role << 32 | name_or_index */
+    uint32_t *element_key;      /* label key of element [i], GCH_NONE when none yet */
+    size_t element_cap;
+    uint64_t *refs;
+    uint32_t *label_keys;
+    size_t refs_cap;
     int edges_done;
 
     /* the largest string index used, and where, checked once strings are known */
     uint64_t max_string, max_string_at;
     int any_string;
 
-    /* strings */
+    /* strings: only those in `wanted` (sorted) are kept, when it is set */
     v8_text pool;
-    uint64_t *str_off;
+    uint64_t *str_off;          /* pool offsets: by string index, or by position
+                                   in wanted when it is set; UINT64_MAX: not read */
     size_t str_n, str_cap;
+    uint32_t *wanted;
+    size_t wanted_n;
     int strings_done;
 
     /* counts for info */
@@ -314,6 +338,68 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
 /* ------------------------------------------------------------------------ */
 /* nodes, edges, strings */
 
+static uint64_t hash_key(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* The dense id of key (added when new). Returns 0 when out of memory. */
+static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
+{
+    if ((s->hashed + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *sk = gch_reallocarray(NULL, cap, sizeof *sk);
+        uint32_t *si = gch_reallocarray(NULL, cap, sizeof *si);
+        if (!sk || !si) {
+            gch_free(sk);
+            gch_free(si);
+            return 0;
+        }
+        memset(sk, 0xff, cap * sizeof *sk);
+        for (size_t i = 0; i < s->cap; i++) {
+            if (s->slot_key[i] == UINT64_MAX)
+                continue;
+            size_t j = (size_t)hash_key(s->slot_key[i]) & (cap - 1);
+            while (sk[j] != UINT64_MAX)
+                j = (j + 1) & (cap - 1);
+            sk[j] = s->slot_key[i];
+            si[j] = s->slot_id[i];
+        }
+        gch_free(s->slot_key);
+        gch_free(s->slot_id);
+        s->slot_key = sk;
+        s->slot_id = si;
+        s->cap = cap;
+    }
+    size_t j = (size_t)hash_key(key) & (s->cap - 1);
+    while (s->slot_key[j] != UINT64_MAX) {
+        if (s->slot_key[j] == key) {
+            *id = s->slot_id[j];
+            return 1;
+        }
+        j = (j + 1) & (s->cap - 1);
+    }
+    if (!gch_grow((void **)&s->keys, &s->keys_cap, s->len + 1, sizeof *s->keys, 256))
+        return 0;
+    s->slot_key[j] = key;
+    s->slot_id[j] = (uint32_t)s->len;
+    s->keys[s->len] = key;
+    s->hashed++;
+    *id = (uint32_t)s->len++;
+    return 1;
+}
+
+static void key_set_free(key_set *s)
+{
+    gch_free(s->slot_key);
+    gch_free(s->slot_id);
+    gch_free(s->keys);
+    memset(s, 0, sizeof *s);
+}
+
 static void note_string_index(v8_reader *r, uint64_t index, uint64_t at)
 {
     if (!r->any_string || index > r->max_string) {
@@ -327,26 +413,12 @@ static int grow_nodes(v8_reader *r, size_t need)
 {
     if (need <= r->node_cap)
         return 1;
-    size_t cap = r->node_cap;
-    size_t c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
-    if (!gch_grow((void **)&r->n_type, &c1, need, 1, 1024) || !gch_grow((void **)&r->n_det, &c2, need, 1, 1024) ||
-        !gch_grow((void **)&r->n_name, &c3, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c4, need, 4, 1024) ||
-        !gch_grow((void **)&r->n_id, &c5, need, 8, 1024) || !gch_grow((void **)&r->n_size, &c6, need, 8, 1024))
+    size_t c1 = r->node_cap, c2 = c1, c3 = c1, c4 = c1;
+    if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
+        !gch_grow((void **)&r->n_id, &c3, need, 8, 1024) || !gch_grow((void **)&r->n_size, &c4, need, 8, 1024))
         return 0;
     /* All grew from the same capacity by the same rule. */
     r->node_cap = c1;
-    return 1;
-}
-
-static int grow_edges(v8_reader *r, size_t need)
-{
-    if (need <= r->edge_cap)
-        return 1;
-    size_t c1 = r->edge_cap, c2 = r->edge_cap, c3 = r->edge_cap;
-    if (!gch_grow((void **)&r->e_type, &c1, need, 1, 4096) || !gch_grow((void **)&r->e_name, &c2, need, 4, 4096) ||
-        !gch_grow((void **)&r->e_to, &c3, need, 4, 4096))
-        return 0;
-    r->edge_cap = c1;
     return 1;
 }
 
@@ -362,6 +434,66 @@ static size_t backed_count(const v8_reader *r, uint64_t declared, unsigned field
     return n > SIZE_MAX / 8 ? 0 : (size_t)n;
 }
 
+/* The class key of a node: DevTools' classIndex (the name for objects and
+ * natives, the node type otherwise). */
+static uint64_t class_key(const v8_reader *r, uint64_t type, uint64_t name)
+{
+    uint8_t role = r->node_role[type];
+    return role == NT_OBJECT || role == NT_NATIVE ? TYPE_RAW_NAMED + name : type;
+}
+
+/* One node row (values in declared field order) into the arrays. */
+static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
+{
+    size_t i = r->node_n;
+    uint64_t type = 0, name = 0, det = 0;
+    if (i >= (size_t)UINT32_MAX - 2)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-3 nodes");
+    if (!grow_nodes(r, i + 1))
+        return oom(r);
+    for (unsigned k = 0; k < r->nfields; k++) {
+        uint64_t v = row[k];
+        switch (r->node_field[k]) {
+        case NF_TYPE:
+            if (v >= r->ntypes)
+                return v8_fail_at(&r->in, at, "node %zu: type %llu is not in snapshot.meta.node_types", i,
+                                  (unsigned long long)v);
+            type = v;
+            break;
+        case NF_NAME:
+            if (v > UINT32_MAX)
+                return v8_fail_at(&r->in, at, "node %zu: name index %llu is too large", i, (unsigned long long)v);
+            name = v;
+            break;
+        case NF_ID:
+            if (v == 0)
+                return v8_fail_at(&r->in, at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
+            r->n_id[i] = v;
+            break;
+        case NF_SELF_SIZE:
+            r->n_size[i] = v;
+            break;
+        case NF_EDGE_COUNT:
+            if (v > UINT32_MAX)
+                return v8_fail_at(&r->in, at, "node %zu: edge_count %llu is too large", i, (unsigned long long)v);
+            r->n_edges[i] = (uint32_t)v;
+            r->edge_sum += v;
+            break;
+        case NF_DETACHEDNESS:
+            det = v > 2 ? 0 : v;
+            break;
+        default:
+            break;
+        }
+    }
+    note_string_index(r, name, at);
+    r->det_count[det]++;
+    if (!key_set_id(&r->classes, class_key(r, type, name), &r->n_class[i]))
+        return oom(r);
+    r->node_n++;
+    return GCH_OK;
+}
+
 static gch_status read_nodes(v8_reader *r)
 {
     uint64_t at = v8_offset(&r->in);
@@ -375,7 +507,7 @@ static gch_status read_nodes(v8_reader *r)
     size_t reserve = backed_count(r, r->node_count_decl, r->nfields);
     if (reserve && !grow_nodes(r, reserve))
         return oom(r);
-    uint64_t vals[BATCH];
+    uint64_t vals[BATCH], row[MAX_FIELDS];
     int state = 0, closed = 0;
     unsigned col = 0;
     while (!closed) {
@@ -384,53 +516,11 @@ static gch_status read_nodes(v8_reader *r)
         if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "nodes")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
-            size_t i = r->node_n;
-            if (col == 0) {
-                if (i >= (size_t)UINT32_MAX - 2)
-                    return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-3 nodes");
-                if (!grow_nodes(r, i + 1))
-                    return oom(r);
-                r->n_det[i] = 0;
-            }
-            uint64_t v = vals[k];
-            switch (r->node_field[col]) {
-            case NF_TYPE:
-                if (v >= r->ntypes)
-                    return v8_fail_at(&r->in, batch_at, "node %zu: type %llu is not in snapshot.meta.node_types",
-                                      i, (unsigned long long)v);
-                r->n_type[i] = (uint8_t)v;
-                break;
-            case NF_NAME:
-                if (v > UINT32_MAX)
-                    return v8_fail_at(&r->in, batch_at, "node %zu: name index %llu is too large", i,
-                                      (unsigned long long)v);
-                note_string_index(r, v, batch_at);
-                r->n_name[i] = (uint32_t)v;
-                break;
-            case NF_ID:
-                if (v == 0)
-                    return v8_fail_at(&r->in, batch_at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
-                r->n_id[i] = v;
-                break;
-            case NF_SELF_SIZE:
-                r->n_size[i] = v;
-                break;
-            case NF_EDGE_COUNT:
-                if (v > UINT32_MAX)
-                    return v8_fail_at(&r->in, batch_at, "node %zu: edge_count %llu is too large", i,
-                                      (unsigned long long)v);
-                r->n_edges[i] = (uint32_t)v;
-                r->edge_sum += v;
-                break;
-            case NF_DETACHEDNESS:
-                r->n_det[i] = (uint8_t)(v > 2 ? 0 : v);
-                break;
-            default:
-                break;
-            }
-            if (++col == r->nfields) {
+            row[col++] = vals[k];
+            if (col == r->nfields) {
                 col = 0;
-                r->node_n++;
+                if ((st = add_node(r, row, batch_at)) != GCH_OK)
+                    return st;
             }
         }
     }
@@ -440,10 +530,119 @@ static gch_status read_nodes(v8_reader *r)
     if (r->have_node_count && r->node_count_decl != r->node_n)
         return v8_fail(&r->in, "nodes: %zu nodes, but snapshot.node_count says %llu", r->node_n,
                        (unsigned long long)r->node_count_decl);
+    if (r->node_n == 0)
+        return v8_fail(&r->in, "the snapshot has no nodes (not even the synthetic root)");
+    if (r->root_index % r->nfields != 0 || r->root_index / r->nfields >= r->node_n)
+        return v8_fail(&r->in, "snapshot.root_index %llu is not the start of a node",
+                       (unsigned long long)r->root_index);
+    r->root = (size_t)(r->root_index / r->nfields);
     r->nodes_done = 1;
     return GCH_OK;
 }
 
+/* Whether an edge of node `from` holds its target (DevTools' isEssentialEdge). */
+static int essential(const v8_reader *r, size_t from, uint8_t etype)
+{
+    uint8_t role = r->edge_role[etype];
+    return role != ET_WEAK && (role != ET_SHORTCUT || from == r->root);
+}
+
+/* Opens the heap the nodes go to as their edges are read. */
+static gch_status begin_heap(v8_reader *r)
+{
+    gch_status st = gch_builder_new(&r->b, "v8", r->err);
+    if (st == GCH_OK)
+        st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
+    if (st != GCH_OK)
+        return st;
+    gch_builder_set_id_radix(r->b, 10);
+    int skip = r->opts->skip_refs;
+    if (skip)
+        gch_builder_set_refs_skipped(r->b);
+    else if (!(r->held = gch_calloc(r->node_n, 1)))
+        return oom(r);
+    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : r->edge_sum, !skip, r->err);
+}
+
+static gch_status emit_node(v8_reader *r, size_t i, size_t nrefs)
+{
+    if (r->opts->skip_refs)
+        return gch_builder_object_begin(r->b, r->n_id[i], r->n_class[i], r->n_size[i], r->err);
+    return gch_builder_add_object_label_offsets(r->b, r->n_id[i], r->n_class[i], r->n_size[i], r->refs,
+                                                r->label_keys, nrefs, r->err);
+}
+
+/* The label key of an edge. Element indices (arrays have many) are looked
+ * up in a direct table while they stay below the edges read so far (so the
+ * table never outgrows the input); others in the key set. */
+static gch_status label_key(v8_reader *r, uint8_t role, uint32_t name, uint32_t *out)
+{
+    uint64_t key = (uint64_t)role << 32 | name;
+    if (role == ET_ELEMENT && name <= r->edge_n) {
+        if (name >= r->element_cap) {
+            size_t old = r->element_cap;
+            if (!gch_grow((void **)&r->element_key, &r->element_cap, (size_t)name + 1, sizeof *r->element_key,
+                          1024))
+                return oom(r);
+            memset(r->element_key + old, 0xff, (r->element_cap - old) * sizeof *r->element_key);
+        }
+        if (r->element_key[name] != GCH_NONE) {
+            *out = r->element_key[name];
+            return GCH_OK;
+        }
+        key_set *ks = &r->labels;
+        if (!gch_grow((void **)&ks->keys, &ks->keys_cap, ks->len + 1, sizeof *ks->keys, 256))
+            return oom(r);
+        ks->keys[ks->len] = key; /* numbered, not hashed: the table finds it */
+        *out = (uint32_t)ks->len++;
+        r->element_key[name] = *out;
+        return GCH_OK;
+    }
+    return key_set_id(&r->labels, key, out) ? GCH_OK : oom(r);
+}
+
+/* Where the edge stream is: the node whose edges come next, how many of
+ * them are left, and how many references of it were kept. */
+typedef struct edge_cursor {
+    size_t node;
+    uint64_t left;
+    size_t nrefs;
+} edge_cursor;
+
+/* Makes c->node the node whose edges come next, handing the nodes without
+ * edges on the way to the builder. */
+static gch_status enter_node(v8_reader *r, edge_cursor *c)
+{
+    for (; c->node < r->node_n; c->node++) {
+        c->left = r->n_edges[c->node];
+        c->nrefs = 0;
+        if (c->left == 0) {
+            gch_status st = emit_node(r, c->node, 0);
+            if (st != GCH_OK)
+                return st;
+            continue;
+        }
+        if (!r->opts->skip_refs && c->left > r->refs_cap) {
+            size_t c1 = r->refs_cap, c2 = r->refs_cap;
+            if (!gch_grow((void **)&r->refs, &c1, (size_t)c->left, sizeof *r->refs, 64) ||
+                !gch_grow((void **)&r->label_keys, &c2, (size_t)c->left, sizeof *r->label_keys, 64))
+                return oom(r);
+            r->refs_cap = c1 < c2 ? c1 : c2;
+        }
+        return GCH_OK;
+    }
+    return GCH_OK;
+}
+
+/* All edges of c->node are read: it goes to the builder. */
+static gch_status leave_node(v8_reader *r, edge_cursor *c)
+{
+    gch_status st = emit_node(r, c->node, c->nrefs);
+    c->node++;
+    return st == GCH_OK ? enter_node(r, c) : st;
+}
+
+/* Streams the edges: the edges of node i are the next n_edges[i] rows. */
 static gch_status read_edges(v8_reader *r)
 {
     gch_status st;
@@ -455,70 +654,118 @@ static gch_status read_edges(v8_reader *r)
         return st;
     if (r->edge_sum >= UINT32_MAX)
         return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-2 edges");
-    size_t reserve = backed_count(r, r->edge_sum, r->efields);
-    if (reserve && !grow_edges(r, reserve))
-        return oom(r);
+    if ((st = begin_heap(r)) != GCH_OK)
+        return st;
+    int skip = r->opts->skip_refs;
     uint64_t node_len = (uint64_t)r->node_n * r->nfields;
-    uint64_t vals[BATCH];
+    uint64_t vals[BATCH], row[MAX_FIELDS];
     int state = 0, closed = 0;
     unsigned col = 0;
+    edge_cursor c = { 0 };
+    if ((st = enter_node(r, &c)) != GCH_OK)
+        return st;
     while (!closed) {
         size_t n;
         uint64_t batch_at = v8_offset(&r->in);
         if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "edges")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
-            size_t e = r->edge_n;
-            if (col == 0) {
-                if (e >= r->edge_sum)
-                    return v8_fail_at(&r->in, batch_at, "edges: more than the %llu edges the nodes' edge_count add up to",
-                                      (unsigned long long)r->edge_sum);
-                if (!grow_edges(r, e + 1))
-                    return oom(r);
+            row[col++] = vals[k];
+            if (col < r->efields)
+                continue;
+            col = 0;
+            if (c.node >= r->node_n)
+                return v8_fail_at(&r->in, batch_at, "edges: more than the %llu edges the nodes' edge_count add up to",
+                                  (unsigned long long)r->edge_sum);
+            uint64_t type = 0, name = 0, to = 0;
+            for (unsigned f = 0; f < r->efields; f++) {
+                uint8_t role = r->edge_field[f];
+                if (role == EF_TYPE)
+                    type = row[f];
+                else if (role == EF_NAME)
+                    name = row[f];
+                else if (role == EF_TO)
+                    to = row[f];
             }
-            uint64_t v = vals[k];
-            switch (r->edge_field[col]) {
-            case EF_TYPE:
-                if (v >= r->etypes)
-                    return v8_fail_at(&r->in, batch_at, "edge %zu: type %llu is not in snapshot.meta.edge_types", e,
-                                      (unsigned long long)v);
-                r->e_type[e] = (uint8_t)v;
-                break;
-            case EF_NAME:
-                if (v > UINT32_MAX)
-                    return v8_fail_at(&r->in, batch_at, "edge %zu: name_or_index %llu is too large", e,
-                                      (unsigned long long)v);
-                r->e_name[e] = (uint32_t)v;
-                break;
-            case EF_TO:
-                if (v >= node_len || v % r->nfields != 0)
-                    return v8_fail_at(&r->in, batch_at,
-                                      "edge %zu: to_node %llu is not the start of a node (%zu nodes of %u fields)",
-                                      e, (unsigned long long)v, r->node_n, r->nfields);
-                r->e_to[e] = (uint32_t)(v / r->nfields);
-                break;
-            default:
-                break;
+            uint64_t e = r->edge_n;
+            if (type >= r->etypes)
+                return v8_fail_at(&r->in, batch_at, "edge %llu: type %llu is not in snapshot.meta.edge_types",
+                                  (unsigned long long)e, (unsigned long long)type);
+            if (name > UINT32_MAX)
+                return v8_fail_at(&r->in, batch_at, "edge %llu: name_or_index %llu is too large",
+                                  (unsigned long long)e, (unsigned long long)name);
+            if (to >= node_len || to % r->nfields != 0)
+                return v8_fail_at(&r->in, batch_at,
+                                  "edge %llu: to_node %llu is not the start of a node (%zu nodes of %u fields)",
+                                  (unsigned long long)e, (unsigned long long)to, r->node_n, r->nfields);
+            uint8_t erole = r->edge_role[type];
+            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+                note_string_index(r, name, batch_at);
+            r->weak_edges += erole == ET_WEAK;
+            r->dropped_shortcuts += erole == ET_SHORTCUT && c.node != r->root;
+            size_t target = (size_t)(to / r->nfields);
+            if (!skip && essential(r, c.node, (uint8_t)type)) {
+                r->held[target] = 1;
+                r->refs[c.nrefs] = r->n_id[target];
+                if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
+                    return st;
+                c.nrefs++;
             }
-            if (++col == r->efields) {
-                col = 0;
-                uint8_t role = r->edge_role[r->e_type[e]];
-                if (role != ET_ELEMENT && role != ET_HIDDEN)
-                    note_string_index(r, r->e_name[e], batch_at);
-                r->edge_n++;
-            }
+            r->edge_n++;
+            c.left--;
+            if (c.left == 0 && (st = leave_node(r, &c)) != GCH_OK)
+                return st;
         }
     }
     if (col != 0)
         return v8_fail(&r->in, "edges: %llu numbers, not a multiple of the %u edge fields",
                        (unsigned long long)r->edge_n * r->efields + col, r->efields);
     if (r->edge_n != r->edge_sum)
-        return v8_fail(&r->in, "edges: %zu edges, but the nodes' edge_count add up to %llu", r->edge_n,
-                       (unsigned long long)r->edge_sum);
+        return v8_fail(&r->in, "edges: %llu edges, but the nodes' edge_count add up to %llu",
+                       (unsigned long long)r->edge_n, (unsigned long long)r->edge_sum);
     if (r->have_edge_count && r->edge_count_decl != r->edge_n)
-        return v8_fail(&r->in, "edges: %zu edges, but snapshot.edge_count says %llu", r->edge_n,
-                       (unsigned long long)r->edge_count_decl);
+        return v8_fail(&r->in, "edges: %llu edges, but snapshot.edge_count says %llu",
+                       (unsigned long long)r->edge_n, (unsigned long long)r->edge_count_decl);
     r->edges_done = 1;
+    return GCH_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The string indices that name a class or a label, sorted and unique: the
+ * only strings worth keeping (the others are the contents of string nodes). */
+static gch_status collect_wanted(v8_reader *r)
+{
+    size_t n = 0, cap = r->classes.len + r->labels.len;
+    uint32_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
+    if (!w)
+        return oom(r);
+    for (size_t i = 0; i < r->classes.len; i++)
+        if (r->classes.keys[i] >= TYPE_RAW_NAMED)
+            w[n++] = (uint32_t)(r->classes.keys[i] - TYPE_RAW_NAMED);
+    for (size_t i = 0; i < r->labels.len; i++) {
+        uint8_t role = (uint8_t)(r->labels.keys[i] >> 32);
+        if (role != ET_ELEMENT && role != ET_HIDDEN)
+            w[n++] = (uint32_t)r->labels.keys[i];
+    }
+    qsort(w, n, sizeof *w, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || w[u - 1] != w[i])
+            w[u++] = w[i];
+    r->wanted = w;
+    r->wanted_n = u;
+    /* Offsets of the kept strings, by position in wanted; a string never
+     * read (index beyond the table) stays "" until the range check fails. */
+    r->str_off = gch_reallocarray(NULL, u ? u : 1, sizeof *r->str_off);
+    if (!r->str_off)
+        return oom(r);
+    for (size_t i = 0; i < u; i++)
+        r->str_off[i] = UINT64_MAX;
     return GCH_OK;
 }
 
@@ -527,6 +774,9 @@ static gch_status read_strings(v8_reader *r)
     gch_status st;
     if (r->strings_done)
         return v8_fail(&r->in, "a second \"strings\" array");
+    /* After the arrays (V8's order), only the strings they name are kept. */
+    if (r->nodes_done && r->edges_done && !r->opts->skip_refs && (st = collect_wanted(r)) != GCH_OK)
+        return st;
     if ((st = v8_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
         return st;
     r->strings_done = 1;
@@ -534,18 +784,31 @@ static gch_status read_strings(v8_reader *r)
         r->in.p++;
         return GCH_OK;
     }
+    size_t next_wanted = 0;
     for (;;) {
         if (r->str_n >= UINT32_MAX)
             return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-1 strings");
-        if (!gch_grow((void **)&r->str_off, &r->str_cap, r->str_n + 1, sizeof *r->str_off, 1024))
+        if (!r->wanted && !gch_grow((void **)&r->str_off, &r->str_cap, r->str_n + 1, sizeof *r->str_off, 1024))
             return oom(r);
-        r->str_off[r->str_n++] = r->pool.len;
-        if ((st = v8_string(&r->in, &r->pool)) != GCH_OK)
+        int keep = 1;
+        if (r->wanted) {
+            while (next_wanted < r->wanted_n && r->wanted[next_wanted] < r->str_n)
+                next_wanted++;
+            keep = next_wanted < r->wanted_n && r->wanted[next_wanted] == r->str_n;
+        }
+        if (r->wanted && keep)
+            r->str_off[next_wanted] = r->pool.len;
+        else if (!r->wanted)
+            r->str_off[r->str_n] = r->pool.len;
+        r->str_n++;
+        if ((st = v8_string(&r->in, keep ? &r->pool : NULL)) != GCH_OK)
             return st;
-        /* Strings are kept NUL-terminated in the pool. */
-        if (!gch_grow((void **)&r->pool.s, &r->pool.cap, r->pool.len + 2, 1, 64))
-            return oom(r);
-        r->pool.s[r->pool.len++] = '\0';
+        if (keep) {
+            /* Strings are kept NUL-terminated in the pool. */
+            if (!gch_grow((void **)&r->pool.s, &r->pool.cap, r->pool.len + 2, 1, 64))
+                return oom(r);
+            r->pool.s[r->pool.len++] = '\0';
+        }
         int c = v8_peek(&r->in);
         r->in.p += c == ',' || c == ']';
         if (c == ']')
@@ -588,57 +851,52 @@ static gch_status parse(v8_reader *r)
     if (r->any_string && r->max_string >= r->str_n)
         return v8_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
                           (unsigned long long)r->max_string, r->str_n);
-    if (r->node_n == 0)
-        return v8_fail(&r->in, "the snapshot has no nodes (not even the synthetic root)");
-    if (r->root_index % r->nfields != 0 || r->root_index / r->nfields >= r->node_n)
-        return v8_fail(&r->in, "snapshot.root_index %llu is not the start of a node",
-                       (unsigned long long)r->root_index);
     return GCH_OK;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Building the heap */
+/* Names, roots, metadata */
 
+/* A kept string (every string the classes and labels name is kept). */
 static const char *str_at(const v8_reader *r, uint32_t index)
 {
-    return r->pool.s + r->str_off[index];
-}
-
-static uint64_t class_raw_id(const v8_reader *r, size_t i)
-{
-    uint8_t role = r->node_role[r->n_type[i]];
-    if (role == NT_OBJECT || role == NT_NATIVE)
-        return TYPE_RAW_NAMED + (uint64_t)r->n_name[i];
-    return r->n_type[i];
+    uint64_t off = UINT64_MAX;
+    if (!r->wanted) {
+        off = index < r->str_n ? r->str_off[index] : UINT64_MAX;
+    } else {
+        size_t lo = 0, hi = r->wanted_n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->wanted[mid] < index)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < r->wanted_n && r->wanted[lo] == index)
+            off = r->str_off[lo];
+    }
+    return off == UINT64_MAX ? "" : r->pool.s + off;
 }
 
 /* DevTools' JSHeapSnapshotNode.className: the name for objects and natives,
  * "(system)" for hidden, "(compiled code)" for code, "(TYPE)" otherwise. */
-static gch_status declare_types(v8_reader *r, gch_builder *b)
+static gch_status declare_types(v8_reader *r)
 {
-    size_t slots = TYPE_RAW_NAMED + r->str_n;
-    uint8_t *declared = gch_calloc(slots, 1);
     v8_text name = { 0 };
     gch_status st = GCH_OK;
-    if (!declared)
-        return oom(r);
-    for (size_t i = 0; i < r->node_n && st == GCH_OK; i++) {
-        uint64_t raw = class_raw_id(r, i);
-        if (declared[raw])
-            continue;
-        declared[raw] = 1;
+    for (size_t c = 0; c < r->classes.len && st == GCH_OK; c++) {
+        uint64_t key = r->classes.keys[c];
         const char *text;
-        uint8_t role = r->node_role[r->n_type[i]];
-        if (role == NT_OBJECT || role == NT_NATIVE) {
-            text = str_at(r, r->n_name[i]);
+        if (key >= TYPE_RAW_NAMED) {
+            text = str_at(r, (uint32_t)(key - TYPE_RAW_NAMED));
             if (!text[0])
                 text = "(no name)";
-        } else if (role == NT_HIDDEN) {
+        } else if (r->node_role[key] == NT_HIDDEN) {
             text = "(system)";
-        } else if (role == NT_CODE) {
+        } else if (r->node_role[key] == NT_CODE) {
             text = "(compiled code)";
         } else {
-            const char *t = list_name(r->node_types, r->n_type[i]);
+            const char *t = list_name(r->node_types, (unsigned)key);
             size_t n = strlen(t);
             if (!gch_grow((void **)&name.s, &name.cap, n + 3, 1, 64)) {
                 st = oom(r);
@@ -650,94 +908,37 @@ static gch_status declare_types(v8_reader *r, gch_builder *b)
             name.s[n + 2] = '\0';
             text = name.s;
         }
-        st = gch_builder_add_type(b, raw, text, strlen(text), NULL, r->err);
+        st = gch_builder_add_type(r->b, c, text, strlen(text), NULL, r->err);
     }
     gch_free(name.s);
-    gch_free(declared);
     return st;
 }
 
-/* Whether an edge of node `from` holds its target (DevTools' isEssentialEdge). */
-static int essential(const v8_reader *r, size_t from, uint8_t etype, size_t root)
+/* Writes the label of an edge (DevTools' JSHeapSnapshotEdge.toString, with
+ * "context NAME" for context variables) into t. */
+static int format_label(const v8_reader *r, uint8_t role, uint32_t name, v8_text *t)
 {
-    uint8_t role = r->edge_role[etype];
-    return role != ET_WEAK && (role != ET_SHORTCUT || from == root);
-}
-
-/* Marks the nodes DevTools visits in its second pass: not reachable from the
- * root through essential edges, and retained by no essential edge at all
- * (only weak or shortcut ones, or none). They become weak roots. */
-static gch_status find_weak_only(v8_reader *r, size_t root, uint8_t **out)
-{
-    size_t n = r->node_n;
-    uint8_t *mark = gch_calloc(n, 1); /* 1 reached, 2 has an essential retainer */
-    uint32_t *first = gch_reallocarray(NULL, n + 1, sizeof *first);
-    uint32_t *queue = gch_reallocarray(NULL, n, sizeof *queue);
-    if (!mark || !first || !queue) {
-        gch_free(mark);
-        gch_free(first);
-        gch_free(queue);
-        return oom(r);
-    }
-    uint64_t e = 0;
-    for (size_t i = 0; i < n; i++) {
-        first[i] = (uint32_t)e;
-        e += r->n_edges[i];
-    }
-    first[n] = (uint32_t)e;
-    size_t head = 0, tail = 0;
-    queue[tail++] = (uint32_t)root;
-    mark[root] = 1;
-    while (head < tail) {
-        size_t from = queue[head++];
-        for (uint32_t k = first[from]; k < first[from + 1]; k++) {
-            uint32_t to = r->e_to[k];
-            if (!mark[to] && essential(r, from, r->e_type[k], root)) {
-                mark[to] = 1;
-                queue[tail++] = to;
-            }
-        }
-    }
-    for (size_t from = 0; from < n; from++)
-        for (uint32_t k = first[from]; k < first[from + 1]; k++)
-            if (essential(r, from, r->e_type[k], root))
-                mark[r->e_to[k]] |= 2;
-    gch_free(first);
-    gch_free(queue);
-    for (size_t i = 0; i < n; i++) {
-        mark[i] = mark[i] == 0 && i != root;
-        r->weak_only_nodes += mark[i];
-    }
-    *out = mark;
-    return GCH_OK;
-}
-
-typedef struct emit_scratch {
-    uint64_t *refs;
-    size_t *label_at;
-    const char **labels;
-    size_t cap;
-    v8_text text;
-} emit_scratch;
-
-/* Appends the label of edge k (DevTools' JSHeapSnapshotEdge.toString, with
- * "context NAME" for context variables) to s->text. */
-static int put_label(const v8_reader *r, emit_scratch *s, size_t k)
-{
-    char num[32];
-    const char *name = NULL;
-    size_t len = 0;
-    uint8_t role = r->edge_role[r->e_type[k]];
+    char num[16];
+    const char *open = "{", *close = "}", *text;
+    size_t len;
     if (role == ET_ELEMENT || role == ET_HIDDEN) {
-        snprintf(num, sizeof num, role == ET_ELEMENT ? "[%lu]" : "{%lu}", (unsigned long)r->e_name[k]);
-        name = num;
-        len = strlen(num);
+        char *q = num + sizeof num;
+        uint32_t v = name;
+        do {
+            *--q = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        text = q;
+        len = (size_t)(num + sizeof num - q);
+        if (role == ET_ELEMENT) {
+            open = "[";
+            close = "]";
+        }
     } else {
-        const char *text = str_at(r, r->e_name[k]);
+        text = str_at(r, name);
         len = strlen(text);
         if (len > MAX_LABEL_NAME)
             len = MAX_LABEL_NAME;
-        const char *open = "{", *close = "}";
         int numeric = len > 0 && strspn(text, "0123456789") == len;
         if (role == ET_SHORTCUT && numeric) {
             open = "[";
@@ -750,72 +951,36 @@ static int put_label(const v8_reader *r, emit_scratch *s, size_t k)
             open = "context ";
             close = "";
         }
-        size_t need = s->text.len + strlen(open) + len + strlen(close) + 1;
-        if (!gch_grow((void **)&s->text.s, &s->text.cap, need, 1, 256))
-            return 0;
-        char *o = s->text.s + s->text.len;
-        o += sprintf(o, "%s", open);
-        memcpy(o, text, len);
-        o += len;
-        o += sprintf(o, "%s", close);
-        *o++ = '\0';
-        s->text.len = (size_t)(o - s->text.s);
-        return 1;
     }
-    if (!gch_grow((void **)&s->text.s, &s->text.cap, s->text.len + len + 1, 1, 256))
+    size_t lo = strlen(open), lc = strlen(close);
+    if (!gch_grow((void **)&t->s, &t->cap, lo + len + lc + 1, 1, 256))
         return 0;
-    memcpy(s->text.s + s->text.len, name, len + 1);
-    s->text.len += len + 1;
+    memcpy(t->s, open, lo);
+    memcpy(t->s + lo, text, len);
+    memcpy(t->s + lo + len, close, lc);
+    t->len = lo + len + lc;
+    t->s[t->len] = '\0';
     return 1;
 }
 
-static gch_status emit_objects(v8_reader *r, gch_builder *b, size_t root)
+/* Replaces the label keys given with the references by the labels' names. */
+static gch_status name_labels(v8_reader *r)
 {
-    emit_scratch s = { 0 };
-    gch_status st = GCH_OK;
-    uint64_t e = 0;
-    for (size_t i = 0; i < r->node_n && st == GCH_OK; i++) {
-        uint64_t end = e + r->n_edges[i];
-        if (r->opts->skip_refs) {
-            st = gch_builder_object_begin(b, r->n_id[i], class_raw_id(r, i), r->n_size[i], r->err);
-            e = end;
-            continue;
-        }
-        size_t need = r->n_edges[i];
-        if (need > s.cap) {
-            size_t c1 = s.cap, c2 = s.cap, c3 = s.cap;
-            if (!gch_grow((void **)&s.refs, &c1, need, sizeof *s.refs, 64) ||
-                !gch_grow((void **)&s.label_at, &c2, need, sizeof *s.label_at, 64) ||
-                !gch_grow((void **)&s.labels, &c3, need, sizeof *s.labels, 64)) {
-                st = oom(r);
-                break;
-            }
-            s.cap = c1;
-        }
-        size_t nrefs = 0;
-        s.text.len = 0;
-        for (; e < end; e++) {
-            if (!essential(r, i, r->e_type[e], root))
-                continue;
-            s.refs[nrefs] = r->n_id[r->e_to[e]];
-            s.label_at[nrefs] = s.text.len;
-            if (!put_label(r, &s, e)) {
-                st = oom(r);
-                break;
-            }
-            nrefs++;
-        }
-        if (st != GCH_OK)
-            break;
-        for (size_t k = 0; k < nrefs; k++)
-            s.labels[k] = s.text.s + s.label_at[k];
-        st = gch_builder_add_object_labeled(b, r->n_id[i], class_raw_id(r, i), r->n_size[i], s.refs,
-                                            s.labels, nrefs, r->err);
+    size_t n = r->labels.len;
+    uint32_t *map = gch_reallocarray(NULL, n ? n : 1, sizeof *map);
+    v8_text t = { 0 };
+    gch_status st = map ? GCH_OK : oom(r);
+    for (size_t k = 0; k < n && st == GCH_OK; k++) {
+        uint64_t key = r->labels.keys[k];
+        if (!format_label(r, (uint8_t)(key >> 32), (uint32_t)key, &t))
+            st = oom(r);
+        else
+            st = gch_builder_intern_label(r->b, t.s, t.len, &map[k], r->err);
     }
-    gch_free(s.refs);
-    gch_free(s.label_at);
-    gch_free(s.labels);
-    gch_free(s.text.s);
+    if (st == GCH_OK)
+        st = gch_builder_map_labels(r->b, map, n, r->err);
+    gch_free(map);
+    gch_free(t.s);
     return st;
 }
 
@@ -868,81 +1033,63 @@ static gch_status emit_meta(v8_reader *r, gch_builder *b)
     return st;
 }
 
-static void count_edges_and_states(v8_reader *r, size_t root)
-{
-    uint64_t e = 0;
-    for (size_t i = 0; i < r->node_n; i++) {
-        r->det_count[r->n_det[i]]++;
-        for (uint64_t end = e + r->n_edges[i]; e < end; e++) {
-            uint8_t role = r->edge_role[r->e_type[e]];
-            r->weak_edges += role == ET_WEAK;
-            r->dropped_shortcuts += role == ET_SHORTCUT && i != root;
-        }
-    }
-}
-
 static void free_arrays(v8_reader *r)
 {
-    gch_free(r->n_type);
-    gch_free(r->n_det);
-    gch_free(r->n_name);
+    gch_free(r->n_class);
     gch_free(r->n_edges);
     gch_free(r->n_id);
     gch_free(r->n_size);
-    gch_free(r->e_type);
-    gch_free(r->e_name);
-    gch_free(r->e_to);
-    r->n_type = r->n_det = r->e_type = NULL;
-    r->n_name = r->n_edges = r->e_name = r->e_to = NULL;
-    r->n_id = r->n_size = NULL;
+    gch_free(r->held);
+    gch_free(r->refs);
+    gch_free(r->label_keys);
+    gch_free(r->pool.s);
+    gch_free(r->str_off);
+    gch_free(r->wanted);
+    r->n_class = r->n_edges = r->label_keys = r->wanted = NULL;
+    r->n_id = r->n_size = r->refs = r->str_off = NULL;
+    r->held = NULL;
+    r->pool.s = NULL;
+    gch_free(r->element_key);
+    r->element_key = NULL;
+    key_set_free(&r->classes);
+    key_set_free(&r->labels);
 }
 
+/* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
-    size_t root = (size_t)(r->root_index / r->nfields);
-    gch_builder *b = NULL;
-    uint8_t *weak_only = NULL;
-    count_edges_and_states(r, root);
-    gch_status st = gch_builder_new(&b, "v8", r->err);
+    gch_status st = declare_types(r);
     if (st == GCH_OK && !r->opts->skip_refs)
-        st = find_weak_only(r, root, &weak_only);
+        st = name_labels(r);
     if (st == GCH_OK)
-        st = gch_builder_begin_heap(b, "v8", 2, r->err);
-    if (st == GCH_OK) {
-        gch_builder_set_id_radix(b, 10);
-        if (r->opts->skip_refs)
-            gch_builder_set_refs_skipped(b);
-        st = declare_types(r, b);
+        st = gch_builder_add_root(r->b, r->n_id[r->root], GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
+    /* DevTools' second pass starts from the nodes no essential edge holds:
+     * they become weak roots (not live unless --include-weak). */
+    for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
+        if (r->held[i] || i == r->root)
+            continue;
+        r->weak_only_nodes++;
+        st = gch_builder_add_root(r->b, r->n_id[i], GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
+                                  "only weak retainers", r->err);
     }
     if (st == GCH_OK)
-        st = emit_objects(r, b, root);
-    if (st == GCH_OK)
-        st = gch_builder_add_root(b, r->n_id[root], GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
-    for (size_t i = 0; weak_only && st == GCH_OK && i < r->node_n; i++)
-        if (weak_only[i])
-            st = gch_builder_add_root(b, r->n_id[i], GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
-                                      "only weak retainers", r->err);
-    gch_free(weak_only);
-    if (st == GCH_OK)
-        st = emit_meta(r, b);
+        st = emit_meta(r, r->b);
     /* The builder has its own copies now: free ours before it resolves ids. */
     free_arrays(r);
     if (st == GCH_OK)
-        st = gch_builder_end_heap(b, r->err);
+        st = gch_builder_end_heap(r->b, r->err);
     if (st == GCH_OK)
-        st = gch_builder_finish(b, out, r->err);
-    gch_builder_free(b);
+        st = gch_builder_finish(r->b, out, r->err);
     return st;
 }
 
 static void reader_free(v8_reader *r)
 {
     free_arrays(r);
+    gch_builder_free(r->b);
     v8_in_free(&r->in);
     gch_free(r->key.s);
     gch_free(r->title.s);
-    gch_free(r->pool.s);
-    gch_free(r->str_off);
     gch_free(r->node_fields.pool.s);
     gch_free(r->edge_fields.pool.s);
     for (unsigned k = 0; k < MAX_FIELDS; k++) {
