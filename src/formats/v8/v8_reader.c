@@ -1114,6 +1114,7 @@ static const gch_load_options no_options;
 gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts, gch_dump **out,
                               gch_error *err)
 {
+    gch_error_clear(err);
     *out = NULL;
     v8_reader *r = gch_calloc(1, sizeof *r);
     if (!r)
@@ -1128,6 +1129,7 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
 
 gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
+    gch_error_clear(err);
     *out = NULL;
     v8_reader *r = gch_calloc(1, sizeof *r);
     if (!r)
