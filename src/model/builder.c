@@ -483,6 +483,28 @@ gch_status gch_builder_intern_label(gch_builder *b, const char *s, size_t len, u
     return intern(b, s, len, out, err);
 }
 
+gch_status gch_builder_append_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    const char *nul = memchr(s, '\0', len);
+    if (nul)
+        len = (size_t)(nul - s);
+    if (h->strings_size + len + 1 > UINT32_MAX - 1)
+        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
+    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
+        return oom(err);
+    uint32_t off = (uint32_t)h->strings_size;
+    if (len)
+        memcpy(h->strings + off, s, len);
+    h->strings[off + len] = '\0';
+    h->strings_size += len + 1;
+    *out = off;
+    return GCH_OK;
+}
+
 gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uint64_t raw_type_id,
                                                 uint64_t size, const uint64_t *refs,
                                                 const uint32_t *label_offsets, size_t nrefs,

@@ -49,6 +49,11 @@ void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uin
  * gives its offset for gch_builder_add_object_label_offsets. */
 gch_status gch_builder_intern_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
                                     gch_error *err);
+/* Like gch_builder_intern_label for a label the reader knows to be new: it
+ * is appended without looking for an equal one (a repeat only costs its
+ * bytes). */
+gch_status gch_builder_append_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err);
 /* gch_builder_add_object_labeled with labels given as offsets from
  * gch_builder_intern_label (GCH_NONE: no label). */
 gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uint64_t raw_type_id,

@@ -49,12 +49,12 @@ typedef struct name_list {
 } name_list;
 
 /* Distinct 64-bit keys numbered densely in order of arrival: the classes of
- * nodes and the (edge type, name) pairs of labels. */
+ * nodes and the (edge type, name) pairs of labels. The lookup table holds
+ * ids only (the key is keys[id]). */
 typedef struct key_set {
-    uint64_t *slot_key;   /* open addressing; UINT64_MAX: empty */
-    uint32_t *slot_id;
+    uint32_t *slot;       /* open addressing: dense id, or UINT32_MAX when empty */
     size_t cap;
-    size_t hashed;        /* keys in the slots */
+    size_t hashed;        /* ids in the slots */
     uint64_t *keys;       /* by dense id */
     size_t len, keys_cap;
 } key_set;
@@ -351,51 +351,50 @@ static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
 {
     if ((s->hashed + 1) * 2 > s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 1024;
-        uint64_t *sk = gch_reallocarray(NULL, cap, sizeof *sk);
-        uint32_t *si = gch_reallocarray(NULL, cap, sizeof *si);
-        if (!sk || !si) {
-            gch_free(sk);
-            gch_free(si);
+        uint32_t *slot = gch_reallocarray(NULL, cap, sizeof *slot);
+        if (!slot)
             return 0;
-        }
-        memset(sk, 0xff, cap * sizeof *sk);
+        memset(slot, 0xff, cap * sizeof *slot);
         for (size_t i = 0; i < s->cap; i++) {
-            if (s->slot_key[i] == UINT64_MAX)
+            if (s->slot[i] == UINT32_MAX)
                 continue;
-            size_t j = (size_t)hash_key(s->slot_key[i]) & (cap - 1);
-            while (sk[j] != UINT64_MAX)
+            size_t j = (size_t)hash_key(s->keys[s->slot[i]]) & (cap - 1);
+            while (slot[j] != UINT32_MAX)
                 j = (j + 1) & (cap - 1);
-            sk[j] = s->slot_key[i];
-            si[j] = s->slot_id[i];
+            slot[j] = s->slot[i];
         }
-        gch_free(s->slot_key);
-        gch_free(s->slot_id);
-        s->slot_key = sk;
-        s->slot_id = si;
+        gch_free(s->slot);
+        s->slot = slot;
         s->cap = cap;
     }
     size_t j = (size_t)hash_key(key) & (s->cap - 1);
-    while (s->slot_key[j] != UINT64_MAX) {
-        if (s->slot_key[j] == key) {
-            *id = s->slot_id[j];
+    while (s->slot[j] != UINT32_MAX) {
+        if (s->keys[s->slot[j]] == key) {
+            *id = s->slot[j];
             return 1;
         }
         j = (j + 1) & (s->cap - 1);
     }
     if (!gch_grow((void **)&s->keys, &s->keys_cap, s->len + 1, sizeof *s->keys, 256))
         return 0;
-    s->slot_key[j] = key;
-    s->slot_id[j] = (uint32_t)s->len;
     s->keys[s->len] = key;
+    s->slot[j] = (uint32_t)s->len;
     s->hashed++;
     *id = (uint32_t)s->len++;
     return 1;
 }
 
+/* Keeps the keys by id, drops the lookup (no more keys will come). */
+static void key_set_drop_slots(key_set *s)
+{
+    gch_free(s->slot);
+    s->slot = NULL;
+    s->cap = s->hashed = 0;
+}
+
 static void key_set_free(key_set *s)
 {
-    gch_free(s->slot_key);
-    gch_free(s->slot_id);
+    gch_free(s->slot);
     gch_free(s->keys);
     memset(s, 0, sizeof *s);
 }
@@ -559,7 +558,7 @@ static gch_status begin_heap(v8_reader *r)
     int skip = r->opts->skip_refs;
     if (skip)
         gch_builder_set_refs_skipped(r->b);
-    else if (!(r->held = gch_calloc(r->node_n, 1)))
+    if (!(r->held = gch_calloc(r->node_n, 1)))
         return oom(r);
     return gch_builder_reserve(r->b, r->node_n, skip ? 0 : r->edge_sum, !skip, r->err);
 }
@@ -704,8 +703,9 @@ static gch_status read_edges(v8_reader *r)
             r->weak_edges += erole == ET_WEAK;
             r->dropped_shortcuts += erole == ET_SHORTCUT && c.node != r->root;
             size_t target = (size_t)(to / r->nfields);
-            if (!skip && essential(r, c.node, (uint8_t)type)) {
+            if (essential(r, c.node, (uint8_t)type))
                 r->held[target] = 1;
+            if (!skip && essential(r, c.node, (uint8_t)type)) {
                 r->refs[c.nrefs] = r->n_id[target];
                 if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
                     return st;
@@ -963,7 +963,10 @@ static int format_label(const v8_reader *r, uint8_t role, uint32_t name, v8_text
     return 1;
 }
 
-/* Replaces the label keys given with the references by the labels' names. */
+/* Replaces the label keys given with the references by the labels' names.
+ * Keys are distinct (edge type, name) pairs, so their names are appended
+ * without a lookup; the few that coincide ("{3}" as a hidden index and as an
+ * internal name) only cost their bytes. */
 static gch_status name_labels(v8_reader *r)
 {
     size_t n = r->labels.len;
@@ -975,7 +978,7 @@ static gch_status name_labels(v8_reader *r)
         if (!format_label(r, (uint8_t)(key >> 32), (uint32_t)key, &t))
             st = oom(r);
         else
-            st = gch_builder_intern_label(r->b, t.s, t.len, &map[k], r->err);
+            st = gch_builder_append_label(r->b, t.s, t.len, &map[k], r->err);
     }
     if (st == GCH_OK)
         st = gch_builder_map_labels(r->b, map, n, r->err);
@@ -1020,7 +1023,7 @@ static gch_status emit_meta(v8_reader *r, gch_builder *b)
         st = add_meta_u64(b, "weak_edges", r->weak_edges, r->err);
     if (st == GCH_OK)
         st = add_meta_u64(b, "shortcut_edges_ignored", r->dropped_shortcuts, r->err);
-    if (st == GCH_OK && !r->opts->skip_refs)
+    if (st == GCH_OK)
         st = add_meta_u64(b, "weak_only_nodes", r->weak_only_nodes, r->err);
     if (st == GCH_OK && r->has_detachedness) {
         if (st == GCH_OK)
@@ -1058,6 +1061,17 @@ static void free_arrays(v8_reader *r)
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
+    /* Only ids (for the roots) and the key lists are needed from here on. */
+    gch_free(r->n_class);
+    gch_free(r->n_edges);
+    gch_free(r->n_size);
+    gch_free(r->refs);
+    gch_free(r->label_keys);
+    gch_free(r->element_key);
+    r->n_class = r->n_edges = r->label_keys = r->element_key = NULL;
+    r->n_size = r->refs = NULL;
+    key_set_drop_slots(&r->classes);
+    key_set_drop_slots(&r->labels);
     gch_status st = declare_types(r);
     if (st == GCH_OK && !r->opts->skip_refs)
         st = name_labels(r);
