@@ -512,7 +512,7 @@ static gch_status read_nodes(v8_reader *r)
     while (!closed) {
         size_t n;
         uint64_t batch_at = v8_offset(&r->in);
-        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "nodes")) != GCH_OK)
+        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in nodes")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
             row[col++] = vals[k];
@@ -666,7 +666,7 @@ static gch_status read_edges(v8_reader *r)
     while (!closed) {
         size_t n;
         uint64_t batch_at = v8_offset(&r->in);
-        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "edges")) != GCH_OK)
+        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in edges")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
             row[col++] = vals[k];
