@@ -533,6 +533,13 @@ gch_status gch_builder_map_labels(gch_builder *b, const uint32_t *map, size_t n,
     return GCH_OK;
 }
 
+gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t *refs,
+                                                 const uint32_t *label_offsets, size_t nrefs,
+                                                 gch_error *err)
+{
+    return append_refs(b, refs, NULL, label_offsets, nrefs, err);
+}
+
 /* Resizes *p to exactly cap elements of elem bytes, if that is larger. */
 static int reserve_exact(void **p, size_t *cap, size_t want, size_t elem)
 {

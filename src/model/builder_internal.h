@@ -60,6 +60,11 @@ gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uin
                                                 uint64_t size, const uint64_t *refs,
                                                 const uint32_t *label_offsets, size_t nrefs,
                                                 gch_error *err);
+/* gch_builder_object_refs with label offsets: more references of the open
+ * object, in chunks. */
+gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t *refs,
+                                                 const uint32_t *label_offsets, size_t nrefs,
+                                                 gch_error *err);
 /* For readers whose names come after the references (V8 snapshots): the
  * label offsets given so far were keys 0..n-1 of the reader's own; replaces
  * each by map[key], an offset from gch_builder_intern_label. */

@@ -139,6 +139,45 @@ static void test_fixture_matches_writer(void **state)
     free(text);
 }
 
+/* A node with more references than the reader hands over at a time: every
+ * reference and label arrives, in order; a weak edge among them is dropped. */
+static void test_node_with_many_edges(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    static const v8w_node nodes[] = {
+        { "synthetic", "", 1, 0, 0 }, { "array", "", 3, 80000, 0 },
+        { "object", "A", 5, 16, 0 },  { "object", "B", 7, 24, 0 },
+    };
+    v8w_edge *edges = calloc(N + 1, sizeof *edges);
+    edges[0] = (v8w_edge){ 0, 1, "element", NULL, 0 };
+    for (unsigned i = 0; i < N; i++)
+        edges[i + 1] = (v8w_edge){ 1, 2 + i % 2, i == 5000 ? "weak" : "element", i == 5000 ? "w" : NULL, i };
+    v8w_spec sp = { nodes, 4, edges, N + 1, 1, 0, 0, 0, 0 };
+    size_t len;
+    char *text = v8w_write(&sp, &len);
+    assert_non_null(text);
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_load_buffer(text, len, GCH_FORMAT_AUTO, NULL, &d, &err), GCH_OK);
+    gch_heap *h = d->heaps[0];
+    assert_int_equal(h->ref_count, N); /* 1 + N - 1 weak */
+    assert_int_equal(h->out_start[2] - h->out_start[1], N - 1);
+    uint32_t e = h->out_start[1];
+    for (unsigned i = 0; i < N; i++) {
+        if (i == 5000)
+            continue;
+        char want[16];
+        snprintf(want, sizeof want, "[%u]", i);
+        assert_string_equal(gch_heap_string(h, h->out_label[e]), want);
+        assert_int_equal(h->out_target[e], 2 + i % 2);
+        e++;
+    }
+    gch_dump_free(d);
+    free(text);
+    free(edges);
+}
+
 /* Without references (skip_refs): the same objects, types and sizes. */
 static void test_skip_refs(void **state)
 {
@@ -363,6 +402,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_model_every_variant),
         cmocka_unit_test(test_fixture_matches_writer),
+        cmocka_unit_test(test_node_with_many_edges),
         cmocka_unit_test(test_skip_refs),
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_corruption_everywhere),

@@ -451,6 +451,7 @@ gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_
     size_t k = 0;
     gch_status st;
     *closed = 0;
+    tick(in); /* a mapped file is parsed without refills: report here */
     if (*state == 0) {
         int c = v8_peek(in);
         if (c == ']') {

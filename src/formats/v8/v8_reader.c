@@ -33,6 +33,7 @@
 #define BATCH 4096           /* integers parsed at a time */
 #define TYPE_RAW_NAMED 256   /* raw type id of an object/native class: this + name index */
 #define MAX_LABEL_NAME 1024  /* longer property names are cut in reference labels */
+#define REF_CHUNK 4096       /* references handed to the builder at a time */
 
 enum node_field { NF_TYPE, NF_NAME, NF_ID, NF_SELF_SIZE, NF_EDGE_COUNT, NF_DETACHEDNESS, NF_OTHER };
 enum edge_field { EF_TYPE, EF_NAME, EF_TO, EF_OTHER };
@@ -59,6 +60,53 @@ typedef struct key_set {
     size_t len, keys_cap;
 } key_set;
 
+/* A per-node 64-bit value (id, size) held in 32 bits until one needs more:
+ * V8's ids and sizes fit, and this halves their memory. */
+typedef struct wide32 {
+    uint32_t *narrow;
+    uint64_t *wide;       /* used instead of narrow once set */
+} wide32;
+
+static inline uint64_t w_get(const wide32 *a, size_t i)
+{
+    return a->wide ? a->wide[i] : a->narrow[i];
+}
+
+static int w_grow(wide32 *a, size_t old_cap, size_t need)
+{
+    size_t cap = old_cap;
+    return a->wide ? gch_grow((void **)&a->wide, &cap, need, 8, 1024)
+                   : gch_grow((void **)&a->narrow, &cap, need, 4, 1024);
+}
+
+/* Sets a[i] (count values are set, cap allocated); 0 when out of memory. */
+static int w_set(wide32 *a, size_t i, uint64_t v, size_t count, size_t cap)
+{
+    if (!a->wide && v > UINT32_MAX) {
+        uint64_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
+        if (!w)
+            return 0;
+        for (size_t k = 0; k < count; k++)
+            w[k] = a->narrow[k];
+        gch_free(a->narrow);
+        a->narrow = NULL;
+        a->wide = w;
+    }
+    if (a->wide)
+        a->wide[i] = v;
+    else
+        a->narrow[i] = (uint32_t)v;
+    return 1;
+}
+
+static void w_free(wide32 *a)
+{
+    gch_free(a->narrow);
+    gch_free(a->wide);
+    a->narrow = NULL;
+    a->wide = NULL;
+}
+
 typedef struct v8_reader {
     v8_in in;
     const gch_load_options *opts;
@@ -82,7 +130,7 @@ typedef struct v8_reader {
     /* nodes, struct of arrays: class is a dense id of `classes` */
     size_t node_n, node_cap, root;
     uint32_t *n_class, *n_edges;
-    uint64_t *n_id, *n_size;
+    wide32 n_id, n_size;
     uint64_t edge_sum;
     int nodes_done;
     key_set classes;            /* type index (< 256) or TYPE_RAW_NAMED + name index */
@@ -93,9 +141,8 @@ typedef struct v8_reader {
     key_set labels;             /* role << 32 | name_or_index */
     uint32_t *element_key;      /* label key of element [i], GCH_NONE when none yet */
     size_t element_cap;
-    uint64_t *refs;
+    uint64_t *refs;             /* REF_CHUNK references of the node being read */
     uint32_t *label_keys;
-    size_t refs_cap;
     int edges_done;
 
     /* the largest string index used, and where, checked once strings are known */
@@ -412,9 +459,9 @@ static int grow_nodes(v8_reader *r, size_t need)
 {
     if (need <= r->node_cap)
         return 1;
-    size_t c1 = r->node_cap, c2 = c1, c3 = c1, c4 = c1;
+    size_t c1 = r->node_cap, c2 = c1;
     if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
-        !gch_grow((void **)&r->n_id, &c3, need, 8, 1024) || !gch_grow((void **)&r->n_size, &c4, need, 8, 1024))
+        !w_grow(&r->n_id, r->node_cap, need) || !w_grow(&r->n_size, r->node_cap, need))
         return 0;
     /* All grew from the same capacity by the same rule. */
     r->node_cap = c1;
@@ -467,10 +514,12 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
         case NF_ID:
             if (v == 0)
                 return v8_fail_at(&r->in, at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
-            r->n_id[i] = v;
+            if (!w_set(&r->n_id, i, v, i, r->node_cap))
+                return oom(r);
             break;
         case NF_SELF_SIZE:
-            r->n_size[i] = v;
+            if (!w_set(&r->n_size, i, v, i, r->node_cap))
+                return oom(r);
             break;
         case NF_EDGE_COUNT:
             if (v > UINT32_MAX)
@@ -558,17 +607,44 @@ static gch_status begin_heap(v8_reader *r)
     int skip = r->opts->skip_refs;
     if (skip)
         gch_builder_set_refs_skipped(r->b);
-    if (!(r->held = gch_calloc(r->node_n, 1)))
+    if (!(r->held = gch_calloc(r->node_n, 1)) ||
+        !(r->refs = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->refs)) ||
+        !(r->label_keys = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->label_keys)))
         return oom(r);
     return gch_builder_reserve(r->b, r->node_n, skip ? 0 : r->edge_sum, !skip, r->err);
 }
 
-static gch_status emit_node(v8_reader *r, size_t i, size_t nrefs)
+/* Where the edge stream is: the node whose edges come next, how many of
+ * them are left, how many references of it wait in r->refs, and whether the
+ * node was begun in the builder (its first chunk went out). */
+typedef struct edge_cursor {
+    size_t node;
+    uint64_t left;
+    size_t nrefs;
+    int begun;
+} edge_cursor;
+
+/* Hands the waiting references of c->node to the builder (beginning the
+ * node first when needed); with last, the node is complete. */
+static gch_status emit_node(v8_reader *r, edge_cursor *c, int last)
 {
+    size_t i = c->node;
+    gch_status st = GCH_OK;
     if (r->opts->skip_refs)
-        return gch_builder_object_begin(r->b, r->n_id[i], r->n_class[i], r->n_size[i], r->err);
-    return gch_builder_add_object_label_offsets(r->b, r->n_id[i], r->n_class[i], r->n_size[i], r->refs,
-                                                r->label_keys, nrefs, r->err);
+        return last ? gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err)
+                    : GCH_OK;
+    if (!c->begun && last) {
+        st = gch_builder_add_object_label_offsets(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i),
+                                                  r->refs, r->label_keys, c->nrefs, r->err);
+    } else {
+        if (!c->begun)
+            st = gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err);
+        c->begun = 1;
+        if (st == GCH_OK && c->nrefs)
+            st = gch_builder_object_refs_label_offsets(r->b, r->refs, r->label_keys, c->nrefs, r->err);
+    }
+    c->nrefs = 0;
+    return st;
 }
 
 /* The label key of an edge. Element indices (arrays have many) are looked
@@ -600,14 +676,6 @@ static gch_status label_key(v8_reader *r, uint8_t role, uint32_t name, uint32_t 
     return key_set_id(&r->labels, key, out) ? GCH_OK : oom(r);
 }
 
-/* Where the edge stream is: the node whose edges come next, how many of
- * them are left, and how many references of it were kept. */
-typedef struct edge_cursor {
-    size_t node;
-    uint64_t left;
-    size_t nrefs;
-} edge_cursor;
-
 /* Makes c->node the node whose edges come next, handing the nodes without
  * edges on the way to the builder. */
 static gch_status enter_node(v8_reader *r, edge_cursor *c)
@@ -615,20 +683,12 @@ static gch_status enter_node(v8_reader *r, edge_cursor *c)
     for (; c->node < r->node_n; c->node++) {
         c->left = r->n_edges[c->node];
         c->nrefs = 0;
-        if (c->left == 0) {
-            gch_status st = emit_node(r, c->node, 0);
-            if (st != GCH_OK)
-                return st;
-            continue;
-        }
-        if (!r->opts->skip_refs && c->left > r->refs_cap) {
-            size_t c1 = r->refs_cap, c2 = r->refs_cap;
-            if (!gch_grow((void **)&r->refs, &c1, (size_t)c->left, sizeof *r->refs, 64) ||
-                !gch_grow((void **)&r->label_keys, &c2, (size_t)c->left, sizeof *r->label_keys, 64))
-                return oom(r);
-            r->refs_cap = c1 < c2 ? c1 : c2;
-        }
-        return GCH_OK;
+        c->begun = 0;
+        if (c->left)
+            return GCH_OK;
+        gch_status st = emit_node(r, c, 1);
+        if (st != GCH_OK)
+            return st;
     }
     return GCH_OK;
 }
@@ -636,7 +696,7 @@ static gch_status enter_node(v8_reader *r, edge_cursor *c)
 /* All edges of c->node are read: it goes to the builder. */
 static gch_status leave_node(v8_reader *r, edge_cursor *c)
 {
-    gch_status st = emit_node(r, c->node, c->nrefs);
+    gch_status st = emit_node(r, c, 1);
     c->node++;
     return st == GCH_OK ? enter_node(r, c) : st;
 }
@@ -706,10 +766,11 @@ static gch_status read_edges(v8_reader *r)
             if (essential(r, c.node, (uint8_t)type))
                 r->held[target] = 1;
             if (!skip && essential(r, c.node, (uint8_t)type)) {
-                r->refs[c.nrefs] = r->n_id[target];
+                r->refs[c.nrefs] = w_get(&r->n_id, target);
                 if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
                     return st;
-                c.nrefs++;
+                if (++c.nrefs == REF_CHUNK && c.left > 1 && (st = emit_node(r, &c, 0)) != GCH_OK)
+                    return st;
             }
             r->edge_n++;
             c.left--;
@@ -775,7 +836,7 @@ static gch_status read_strings(v8_reader *r)
     if (r->strings_done)
         return v8_fail(&r->in, "a second \"strings\" array");
     /* After the arrays (V8's order), only the strings they name are kept. */
-    if (r->nodes_done && r->edges_done && !r->opts->skip_refs && (st = collect_wanted(r)) != GCH_OK)
+    if (r->nodes_done && r->edges_done && (st = collect_wanted(r)) != GCH_OK)
         return st;
     if ((st = v8_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
         return st;
@@ -1040,8 +1101,8 @@ static void free_arrays(v8_reader *r)
 {
     gch_free(r->n_class);
     gch_free(r->n_edges);
-    gch_free(r->n_id);
-    gch_free(r->n_size);
+    w_free(&r->n_id);
+    w_free(&r->n_size);
     gch_free(r->held);
     gch_free(r->refs);
     gch_free(r->label_keys);
@@ -1049,7 +1110,7 @@ static void free_arrays(v8_reader *r)
     gch_free(r->str_off);
     gch_free(r->wanted);
     r->n_class = r->n_edges = r->label_keys = r->wanted = NULL;
-    r->n_id = r->n_size = r->refs = r->str_off = NULL;
+    r->refs = r->str_off = NULL;
     r->held = NULL;
     r->pool.s = NULL;
     gch_free(r->element_key);
@@ -1064,26 +1125,26 @@ static gch_status build(v8_reader *r, gch_dump **out)
     /* Only ids (for the roots) and the key lists are needed from here on. */
     gch_free(r->n_class);
     gch_free(r->n_edges);
-    gch_free(r->n_size);
+    w_free(&r->n_size);
     gch_free(r->refs);
     gch_free(r->label_keys);
     gch_free(r->element_key);
     r->n_class = r->n_edges = r->label_keys = r->element_key = NULL;
-    r->n_size = r->refs = NULL;
+    r->refs = NULL;
     key_set_drop_slots(&r->classes);
     key_set_drop_slots(&r->labels);
     gch_status st = declare_types(r);
     if (st == GCH_OK && !r->opts->skip_refs)
         st = name_labels(r);
     if (st == GCH_OK)
-        st = gch_builder_add_root(r->b, r->n_id[r->root], GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
+        st = gch_builder_add_root(r->b, w_get(&r->n_id, r->root), GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
     /* DevTools' second pass starts from the nodes no essential edge holds:
      * they become weak roots (not live unless --include-weak). */
     for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
         if (r->held[i] || i == r->root)
             continue;
         r->weak_only_nodes++;
-        st = gch_builder_add_root(r->b, r->n_id[i], GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
+        st = gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
                                   "only weak retainers", r->err);
     }
     if (st == GCH_OK)
