@@ -140,6 +140,10 @@ typedef struct v8_reader {
     uint8_t *held;              /* per node: an essential edge points at it */
     key_set labels;             /* role << 32 | name_or_index */
     uint32_t *element_key;      /* label key of element [i], GCH_NONE when none yet */
+    struct label_memo {         /* direct-mapped, in front of `labels` (names repeat) */
+        uint64_t key;
+        uint32_t id;
+    } memo[1024];
     size_t element_cap;
     uint64_t *refs;             /* REF_CHUNK references of the node being read */
     uint32_t *label_keys;
@@ -604,6 +608,8 @@ static gch_status begin_heap(v8_reader *r)
     if (st != GCH_OK)
         return st;
     gch_builder_set_id_radix(r->b, 10);
+    for (size_t k = 0; k < sizeof r->memo / sizeof *r->memo; k++)
+        r->memo[k].key = UINT64_MAX; /* no key: roles are below 256 */
     int skip = r->opts->skip_refs;
     if (skip)
         gch_builder_set_refs_skipped(r->b);
@@ -673,7 +679,16 @@ static gch_status label_key(v8_reader *r, uint8_t role, uint32_t name, uint32_t 
         r->element_key[name] = *out;
         return GCH_OK;
     }
-    return key_set_id(&r->labels, key, out) ? GCH_OK : oom(r);
+    struct label_memo *m = &r->memo[(key * 0x9e3779b97f4a7c15ULL) >> 54];
+    if (m->key == key) {
+        *out = m->id;
+        return GCH_OK;
+    }
+    if (!key_set_id(&r->labels, key, out))
+        return oom(r);
+    m->key = key;
+    m->id = *out;
+    return GCH_OK;
 }
 
 /* Makes c->node the node whose edges come next, handing the nodes without
