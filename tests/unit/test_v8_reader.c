@@ -327,6 +327,12 @@ static void test_counts_and_ranges(void **state)
     expect_error("\"node_count\":2},\"nodes\":[9,0,1,0,1,0,3,1,3,8,0,0],"
                  "\"edges\":[1,0,6]}", "no \"strings\" array");
     expect_error("\"node_count\":0},\"nodes\":[],\"edges\":[],\"strings\":[]}", "no nodes");
+    /* Counts the input cannot back are never allocated for: 4e9 announced
+     * edges in a few bytes are a count error, not an allocation. */
+    expect_error("\"node_count\":2},\"nodes\":[9,0,1,0,4000000000,0,3,1,3,8,0,0],"
+                 "\"edges\":[1,0,6],\"strings\":[\"\",\"A\"]}", "edge_count add up to 4000000000");
+    expect_error("\"node_count\":2},\"nodes\":[9,0,1,0,4294967295,0,3,1,3,8,1,0],"
+                 "\"edges\":[1,0,6],\"strings\":[\"\",\"A\"]}", "more than 2^32-2 edges");
     expect_error("\"root_index\":3},\"nodes\":[9,0,1,0,0,0,3,1,3,8,0,0],"
                  "\"edges\":[],\"strings\":[\"\",\"A\"]}", "root_index 3");
 }

@@ -617,7 +617,10 @@ static gch_status begin_heap(v8_reader *r)
         !(r->refs = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->refs)) ||
         !(r->label_keys = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->label_keys)))
         return oom(r);
-    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : r->edge_sum, !skip, r->err);
+    /* The nodes are read; the edges they announce are only reserved when the
+     * bytes left can hold them (a pipe's arrays grow instead). */
+    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields), !skip,
+                               r->err);
 }
 
 /* Where the edge stream is: the node whose edges come next, how many of
