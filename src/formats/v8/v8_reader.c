@@ -139,12 +139,13 @@ typedef struct v8_reader {
     uint64_t edge_n;
     uint8_t *held;              /* per node: an essential edge points at it */
     key_set labels;             /* role << 32 | name_or_index */
-    uint32_t *element_key;      /* label key of element [i], GCH_NONE when none yet */
+    uint32_t *direct[3];        /* label key of element [i], hidden {i}, internal name i;
+                                   GCH_NONE when none yet */
+    size_t direct_cap[3];
     struct label_memo {         /* direct-mapped, in front of `labels` (names repeat) */
         uint64_t key;
         uint32_t id;
-    } memo[1024];
-    size_t element_cap;
+    } memo[1024], class_memo[256]; /* and in front of `classes` */
     uint64_t *refs;             /* REF_CHUNK references of the node being read */
     uint32_t *label_keys;
     int edges_done;
@@ -540,8 +541,16 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     }
     note_string_index(r, name, at);
     r->det_count[det]++;
-    if (!key_set_id(&r->classes, class_key(r, type, name), &r->n_class[i]))
-        return oom(r);
+    uint64_t ck = class_key(r, type, name);
+    struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
+    if (m->key == ck) {
+        r->n_class[i] = m->id;
+    } else {
+        if (!key_set_id(&r->classes, ck, &r->n_class[i]))
+            return oom(r);
+        m->key = ck;
+        m->id = r->n_class[i];
+    }
     r->node_n++;
     return GCH_OK;
 }
@@ -556,6 +565,8 @@ static gch_status read_nodes(v8_reader *r)
         return v8_fail(&r->in, "a second \"nodes\" array");
     if ((st = v8_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
         return st;
+    for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
+        r->class_memo[k].key = UINT64_MAX; /* no class key is that large */
     size_t reserve = backed_count(r, r->node_count_decl, r->nfields);
     if (reserve && !grow_nodes(r, reserve))
         return oom(r);
@@ -656,39 +667,40 @@ static gch_status emit_node(v8_reader *r, edge_cursor *c, int last)
     return st;
 }
 
-/* The label key of an edge. Element indices (arrays have many) are looked
- * up in a direct table while they stay below the edges read so far (so the
- * table never outgrows the input); others in the key set. */
+/* The label key of an edge. Element and hidden indices and internal names
+ * (arrays have many: V8 names a FixedArray's slots by index strings) are
+ * looked up in direct tables while they stay below the edges read so far (so
+ * a table never outgrows the input); the others in the key set. A
+ * direct-mapped memo comes first (".map", "{properties}" repeat). */
 static gch_status label_key(v8_reader *r, uint8_t role, uint32_t name, uint32_t *out)
 {
     uint64_t key = (uint64_t)role << 32 | name;
-    if (role == ET_ELEMENT && name <= r->edge_n) {
-        if (name >= r->element_cap) {
-            size_t old = r->element_cap;
-            if (!gch_grow((void **)&r->element_key, &r->element_cap, (size_t)name + 1, sizeof *r->element_key,
-                          1024))
-                return oom(r);
-            memset(r->element_key + old, 0xff, (r->element_cap - old) * sizeof *r->element_key);
-        }
-        if (r->element_key[name] != GCH_NONE) {
-            *out = r->element_key[name];
-            return GCH_OK;
-        }
-        key_set *ks = &r->labels;
-        if (!gch_grow((void **)&ks->keys, &ks->keys_cap, ks->len + 1, sizeof *ks->keys, 256))
-            return oom(r);
-        ks->keys[ks->len] = key; /* numbered, not hashed: the table finds it */
-        *out = (uint32_t)ks->len++;
-        r->element_key[name] = *out;
-        return GCH_OK;
-    }
     struct label_memo *m = &r->memo[(key * 0x9e3779b97f4a7c15ULL) >> 54];
     if (m->key == key) {
         *out = m->id;
         return GCH_OK;
     }
-    if (!key_set_id(&r->labels, key, out))
+    int slot = role == ET_ELEMENT ? 0 : role == ET_HIDDEN ? 1 : role == ET_INTERNAL ? 2 : -1;
+    if (slot >= 0 && name <= r->edge_n) {
+        uint32_t **table = &r->direct[slot];
+        size_t *cap = &r->direct_cap[slot];
+        if (name >= *cap) {
+            size_t old = *cap;
+            if (!gch_grow((void **)table, cap, (size_t)name + 1, sizeof **table, 1024))
+                return oom(r);
+            memset(*table + old, 0xff, (*cap - old) * sizeof **table);
+        }
+        if ((*table)[name] == GCH_NONE) {
+            key_set *ks = &r->labels;
+            if (!gch_grow((void **)&ks->keys, &ks->keys_cap, ks->len + 1, sizeof *ks->keys, 256))
+                return oom(r);
+            ks->keys[ks->len] = key; /* numbered, not hashed: the table finds it */
+            (*table)[name] = (uint32_t)ks->len++;
+        }
+        *out = (*table)[name];
+    } else if (!key_set_id(&r->labels, key, out)) {
         return oom(r);
+    }
     m->key = key;
     m->id = *out;
     return GCH_OK;
@@ -1131,8 +1143,11 @@ static void free_arrays(v8_reader *r)
     r->refs = r->str_off = NULL;
     r->held = NULL;
     r->pool.s = NULL;
-    gch_free(r->element_key);
-    r->element_key = NULL;
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
     key_set_free(&r->classes);
     key_set_free(&r->labels);
 }
@@ -1146,8 +1161,12 @@ static gch_status build(v8_reader *r, gch_dump **out)
     w_free(&r->n_size);
     gch_free(r->refs);
     gch_free(r->label_keys);
-    gch_free(r->element_key);
-    r->n_class = r->n_edges = r->label_keys = r->element_key = NULL;
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
+    r->n_class = r->n_edges = r->label_keys = NULL;
     r->refs = NULL;
     key_set_drop_slots(&r->classes);
     key_set_drop_slots(&r->labels);
