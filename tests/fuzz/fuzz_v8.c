@@ -2,7 +2,7 @@
  * fully and with skip_refs (fuzz_binary_reader_once in fuzz_common.h says
  * what must hold), and through a source in 5-byte reads, which must give the
  * same verdict and, on malformed input, the same offset and message.
- * Seeds: tests/fuzz/seeds/v8/ and the testdata files ending in .v8.
+ * Seeds: tests/fuzz/seeds/v8/ (hand-written, and the test writer's sample).
  */
 #include "fuzz_common.h"
 
