@@ -118,7 +118,9 @@ static void print_step(const ctx *x, uint32_t prev, uint32_t o)
     out_printf(x->out, "  -> ");
     const char *label = prev == GCH_NONE ? "" : why_ref_label(h, prev, o);
     if (label[0]) {
-        if (label[0] != '.' && label[0] != '[')
+        /* A bare field name gets a dot; labels that carry their own form
+         * (".x", "[3]", V8's "{map}" and "context x") are shown as they are. */
+        if (label[0] != '.' && label[0] != '[' && label[0] != '{' && !strchr(label, ' '))
             out_printf(x->out, ".");
         out_text(x->out, ESC_TABLE, label);
         out_printf(x->out, " ");

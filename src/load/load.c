@@ -4,7 +4,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart" };
+static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8" };
 
 const char *gch_format_name(gch_format format)
 {
@@ -22,6 +22,26 @@ int gch_format_parse(const char *name, gch_format *out)
     return -1;
 }
 
+/* Whether the bytes start a JSON object whose first key is "snapshot". */
+static int starts_v8_snapshot(const unsigned char *p, size_t n)
+{
+    static const char key[] = "\"snapshot\"";
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (i >= n || p[i] != '{')
+        return 0;
+    i++;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (n - i < sizeof key - 1 || memcmp(p + i, key, sizeof key - 1) != 0)
+        return 0;
+    i += sizeof key - 1;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    return i < n && p[i] == ':';
+}
+
 gch_format gch_detect_format(const void *head, size_t n)
 {
     static const char fast[] = "!FastSerialization";
@@ -30,6 +50,8 @@ gch_format gch_detect_format(const void *head, size_t n)
         return GCH_FORMAT_DART;
     if (n >= 4 + sizeof fast - 1 && memcmp(p + 4, fast, sizeof fast - 1) == 0)
         return GCH_FORMAT_GCDUMP;
+    if (starts_v8_snapshot(p, n))
+        return GCH_FORMAT_V8;
     return GCH_FORMAT_GCLOG;
 }
 
@@ -107,6 +129,8 @@ gch_status gch_load(const gch_source *src, gch_format format, const gch_load_opt
     gch_source chained = { replay_read, &rp };
     if (format == GCH_FORMAT_GCLOG)
         return gch_read_gclog(&chained, opts, out, err);
+    if (format == GCH_FORMAT_V8)
+        return gch_read_v8(&chained, opts, out, err);
 
     unsigned char *data = NULL;
     size_t size = 0;
@@ -137,6 +161,8 @@ gch_status gch_load_buffer(const void *data, size_t size, gch_format format,
         return gch_read_gcdump_buffer(data, size, opts, out, err);
     case GCH_FORMAT_DART:
         return gch_read_dart_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_V8:
+        return gch_read_v8_buffer(data, size, opts, out, err);
     default:
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
     }
