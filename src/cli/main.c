@@ -18,6 +18,8 @@ static const cli_command commands[] = {
     { "retainers", cmd_retainers, "why an object is alive: shortest paths from the GC roots" },
     { "diff", cmd_diff, "per-type growth between two dumps; CI gate on growth" },
     { "check", cmd_check, "CI gate: fail when a dump exceeds size/count/type limits" },
+    { "suspects", cmd_suspects, "leak suspects: what retains most of the heap, and where it accumulates" },
+    { "leaks", cmd_leaks, "what leaks across a series of dumps: new objects kept, growing paths" },
 };
 
 static void usage(FILE *f)
@@ -29,7 +31,8 @@ static void usage(FILE *f)
                "Commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nExit status: 0 fine, 1 a limit in check/diff was exceeded, 2 usage or input error.\n"
+    fprintf(f, "\nExit status: 0 fine, 1 a limit or gate was exceeded (check, diff, suspects,\n"
+               "leaks), 2 usage or input error.\n"
                "Run 'gcheap COMMAND --help' for a command's options.\n");
 }
 

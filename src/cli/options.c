@@ -47,11 +47,13 @@ static void print_option_list(const cli_option *o)
 {
     for (; o->long_name; o++) {
         char left[64];
+        /* an optional value is shown as --name[=VALUE], without the space */
+        const char *gap = o->value_name && o->takes_value != 2 ? " " : "";
         if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
-                     o->value_name ? " " : "", o->value_name ? o->value_name : "");
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, gap,
+                     o->value_name ? o->value_name : "");
         else
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->value_name ? " " : "",
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, gap,
                      o->value_name ? o->value_name : "");
         printf("  %-24s %s\n", left, o->help);
     }
@@ -208,7 +210,9 @@ int cli_parse(int argc, char **argv, const char *command, const cli_option *opti
             if (!o)
                 return cli_usage_error(command, "unknown option '%s'", a);
             const char *value = NULL;
-            if (o->takes_value) {
+            if (o->takes_value == 2) { /* optional value: only as --name=VALUE */
+                value = eq ? eq + 1 : NULL;
+            } else if (o->takes_value) {
                 if (eq)
                     value = eq + 1;
                 else if (i + 1 < argc)

@@ -25,7 +25,8 @@ typedef struct cli_common {
     int include_weak;
 } cli_common;
 
-/* A command-specific option. takes_value: 0 flag, 1 requires a value. */
+/* A command-specific option. takes_value: 0 flag, 1 requires a value, 2 an
+ * optional value, given only as --name=VALUE (the callback gets NULL without). */
 typedef struct cli_option {
     const char *long_name;  /* without the leading "--" */
     char short_name;        /* 0 for none */
