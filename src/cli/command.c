@@ -14,8 +14,8 @@ int cli_start(const cli_spec *spec, void *state, int argc, char **argv, cli_comm
     } else if (rc == 0 && a->count == 0 && spec->min_args > 0) {
         rc = cli_usage_error(spec->name, "missing DUMP argument");
     } else if (rc == 0 && a->count < spec->min_args) {
-        rc = cli_usage_error(spec->name, "expected %d DUMP arguments, got %d", spec->min_args,
-                             a->count);
+        rc = cli_usage_error(spec->name, "expected %s%d DUMP arguments, got %d",
+                             spec->max_args < 0 ? "at least " : "", spec->min_args, a->count);
     } else if (rc == 0 && spec->max_args >= 0 && a->count > spec->max_args) {
         if (spec->too_many)
             rc = cli_usage_error(spec->name, "too many arguments (expected %s)", spec->too_many);

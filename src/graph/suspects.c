@@ -44,6 +44,8 @@ typedef struct finder {
     uint32_t *walk_pos;   /* per suspect: position of the walk's current node */
     uint64_t *group_count, *group_bytes; /* per type, top-level objects below the threshold */
     uint32_t *group_best; /* per type: position of its biggest such object */
+    uint32_t *top_type;   /* type of each top-level object, in position order */
+    size_t top_count;
     gch_suspect *items;
     size_t count;
 } finder;
@@ -67,10 +69,23 @@ static gch_status top_level(finder *f, gch_error *err)
     f->items = gch_reallocarray(NULL, cap, sizeof *f->items);
     if (!f->group_count || !f->group_bytes || !f->group_best || !f->items)
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    size_t top_cap = 0;
     for (uint32_t p = 0; p < N; p++) {
+        /* The types of top-level objects are random reads: fetched ahead. */
+        if (p + AHEAD < N && pid[p + AHEAD] == GCH_DOM_VROOT)
+            __builtin_prefetch(&h->object_type[pre[p + AHEAD]]);
         if (pid[p] != GCH_DOM_VROOT)
             continue;
         uint32_t o = pre[p], ty = h->object_type[o];
+        if (f->top_count == top_cap) {
+            size_t c = top_cap ? top_cap * 2 : 1024;
+            void *g = gch_reallocarray(f->top_type, c, sizeof *f->top_type);
+            if (!g)
+                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+            f->top_type = g;
+            top_cap = c;
+        }
+        f->top_type[f->top_count++] = ty;
         if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
             if (f->count == cap) {
                 void *g = gch_reallocarray(f->items, cap * 2, sizeof *f->items);
@@ -125,7 +140,7 @@ static gch_status label_and_walk(finder *f, gch_error *err)
 {
     const gch_heap *h = f->h;
     const uint32_t N = (uint32_t)f->t.live_count;
-    const uint32_t *pid = f->t.preorder_idom, *pre = f->t.preorder;
+    const uint32_t *pid = f->t.preorder_idom;
     const uint64_t *r = f->t.preorder_retained;
     const double drop = f->o->big_drop;
     f->label = gch_reallocarray(NULL, N ? N : 1, sizeof *f->label);
@@ -153,16 +168,16 @@ static gch_status label_and_walk(finder *f, gch_error *err)
         walking[p >> 6] |= 1ull << (p & 63);
     }
     /* Single suspects were found in position order, before the groups. */
-    size_t next_single = 0;
+    size_t next_single = 0, top = 0;
     for (uint32_t p = 0; p < N; p++) {
         uint32_t d = pid[p];
         if (d == GCH_DOM_VROOT) {
-            uint32_t lab;
+            uint32_t lab, ty = f->top_type[top++];
             if (next_single < f->count && !f->items[next_single].group &&
                 f->items[next_single].accumulation == p)
                 lab = (uint32_t)++next_single;
             else
-                lab = type_group[h->object_type[pre[p]]];
+                lab = type_group[ty];
             f->label[p] = lab;
             continue;
         }
@@ -289,7 +304,14 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
         if (path_target(want, o))
             remaining--;
     }
+    const uint32_t *out_start = h->out_start;
     while (head < tail && remaining) {
+        /* The queue says which objects come next: their reference lists are
+         * fetched ahead (starts first, then the lists they point to). */
+        if (head + 2 * AHEAD < tail)
+            __builtin_prefetch(&out_start[queue[head + 2 * AHEAD]]);
+        if (head + AHEAD < tail)
+            __builtin_prefetch(&h->out_target[out_start[queue[head + AHEAD]]]);
         uint32_t o = queue[head++];
         for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1]; e++) {
             uint32_t t = h->out_target[e];
@@ -358,6 +380,7 @@ static void finder_free(finder *f)
     gch_free(f->group_count);
     gch_free(f->group_bytes);
     gch_free(f->group_best);
+    gch_free(f->top_type);
     gch_free(f->items);
 }
 
