@@ -183,6 +183,58 @@ static void growth_must_be_every_step(void **state)
     gch_leak_report_free(&r);
 }
 
+/* A chain of n objects (ids i + 1, 1 byte each) from one root. */
+static gch_dump *chain(uint32_t n)
+{
+    gch_dump *d = th_dump_new(n, 1, 1, n - 1);
+    gch_heap *h = d->heaps[0];
+    for (uint32_t i = 0; i < n; i++) {
+        h->object_size[i] = 1;
+        h->out_start[i] = i;
+        if (i + 1 < n)
+            h->out_target[i] = i + 1;
+    }
+    h->out_start[n] = n - 1;
+    h->total_size = n;
+    h->root_object[0] = 0;
+    return d;
+}
+
+/* A chain of 1,000,000 that doubles: the second half is leaked (one head,
+ * its chain of leaked dominators 1,000,000 long), and one path grew (the
+ * first new depth; the deeper ones are explained by it). No recursion. */
+static void long_chain(void **state)
+{
+    (void)state;
+    const uint32_t n = 1000000;
+    gch_leaks_options o = GCH_LEAKS_OPTIONS_INIT;
+    gch_leak_series *s;
+    assert_int_equal(gch_leaks_new(2, &o, &s, NULL), GCH_OK);
+    gch_dump *a = chain(n), *b = chain(2 * n);
+    assert_int_equal(gch_leaks_add(s, a->heaps[0], 1, NULL), GCH_OK);
+    assert_int_equal(gch_leaks_add(s, b->heaps[0], 1, NULL), GCH_OK);
+    gch_leak_report r;
+    assert_int_equal(gch_leaks_finish(s, &r, NULL), GCH_OK);
+    assert_int_equal(r.by_ids, 1);
+    assert_int_equal(r.leaked_objects, n);
+    assert_int_equal(r.leaked_bytes, n);
+    assert_int_equal(r.group_count, 1);
+    assert_int_equal(r.groups[0].heads, 1);
+    assert_int_equal(r.groups[0].example_id, n + 1);
+    assert_int_equal(r.path_count, 1);
+    assert_int_equal(r.paths[0].counts[0], 0);
+    assert_int_equal(r.paths[0].counts[1], 1);
+    assert_int_equal(r.paths[0].retained[1], n);
+    assert_int_equal(r.paths[0].example_id, n + 1);
+    /* "[internal] T0" then n times " -> T0" */
+    assert_int_equal(strlen(r.paths[0].key), strlen("[internal] T0") + (size_t)n * strlen(" -> T0"));
+    assert_int_equal(r.type_count, 1); /* T0: count and retained grew */
+    gch_leak_report_free(&r);
+    gch_leaks_free(s);
+    gch_dump_free(a);
+    gch_dump_free(b);
+}
+
 static void misuse_refused(void **state)
 {
     (void)state;
@@ -242,6 +294,7 @@ int main(void)
         cmocka_unit_test(leak_gclog_without_ids),
         cmocka_unit_test(churn_is_not_a_leak),
         cmocka_unit_test(growth_must_be_every_step),
+        cmocka_unit_test(long_chain),
         cmocka_unit_test(misuse_refused),
         cmocka_unit_test(alloc_failures_clean),
     };

@@ -309,6 +309,41 @@ static void alloc_failures_clean(void **state)
     gch_dump_free(d);
 }
 
+/* A chain of 2,000,000 objects of 1 byte from one root: one suspect (the
+ * head, 100%), whose walk goes down while a node keeps 70% of its parent:
+ * from r bytes to r - 1 while r - 1 >= 0.7 r, i.e. down to r = 3. No
+ * recursion: the walk, the labels and the path are as long as the chain. */
+static void long_chain(void **state)
+{
+    (void)state;
+    const uint32_t n = 2000000;
+    gch_dump *d = th_dump_new(n, 1, 1, n - 1);
+    gch_heap *h = d->heaps[0];
+    for (uint32_t i = 0; i < n; i++) {
+        h->object_size[i] = 1;
+        h->out_start[i] = i;
+        if (i + 1 < n)
+            h->out_target[i] = i + 1;
+    }
+    h->out_start[n] = n - 1;
+    h->total_size = n;
+    h->root_object[0] = 0;
+    gch_suspects s;
+    assert_int_equal(gch_suspects_find(h, NULL, &s, NULL), GCH_OK);
+    assert_int_equal(s.count, 1);
+    assert_int_equal(s.items[0].object, 0);
+    assert_int_equal(s.items[0].retained, n);
+    assert_int_equal(s.items[0].retained_objects, n);
+    assert_int_equal(s.items[0].accumulation, n - 3);
+    assert_int_equal(s.items[0].accumulation_retained, 3);
+    assert_int_equal(s.items[0].accumulation_depth, n - 3);
+    assert_int_equal(s.items[0].path_len, n - 2);
+    for (uint32_t i = 0; i < n - 2; i += 99991)
+        assert_int_equal(s.path[s.items[0].path_start + i], i);
+    gch_suspects_free(&s);
+    gch_dump_free(d);
+}
+
 /* ------------------------------------------------------- the known leak */
 
 typedef void (*writer_fn)(const ls_params *, unsigned char **, size_t *);
@@ -387,6 +422,7 @@ int main(void)
         cmocka_unit_test(random_heaps_match_oracle),
         cmocka_unit_test(bad_options_refused),
         cmocka_unit_test(alloc_failures_clean),
+        cmocka_unit_test(long_chain),
         cmocka_unit_test(known_leak_gclog),
         cmocka_unit_test(known_leak_gcdump),
         cmocka_unit_test(known_leak_dart),
