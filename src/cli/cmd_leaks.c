@@ -8,19 +8,7 @@
 #include "cli.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
-#include "output.h"
 
-enum { OPT_FAIL = 1, OPT_STABLE_IDS };
-
-static const cli_option leaks_options[] = {
-    { "fail-on-leak", 0, 2, OPT_FAIL, "[=SIZE]",
-      "exit 1 if a row shows at least SIZE bytes (default: any row)" },
-    { "stable-ids", 0, 0, OPT_STABLE_IDS, NULL,
-      "object ids name the same objects in every dump: apply the memlab rule" },
-    { NULL, 0, 0, 0, NULL, NULL }
-};
-
-static const char usage_text[] = "usage: gcheap leaks [OPTIONS] DUMP1 DUMP2 [DUMP3 ...]";
 static const char description[] =
     "What leaks across a series of dumps of one process, oldest first (three or\n"
     "more for a reliable answer). Only live objects count. Rows:\n"
@@ -50,22 +38,32 @@ typedef struct leaks_state {
     int fail_set;
     uint64_t fail_min;
     int stable_ids;
+    /* results, one per section (prepare), freed by release */
+    gch_leak_report *reports;
+    char **names;
+    size_t sections;
+    int radix;
+    const char *format;
 } leaks_state;
 
-static int on_option(void *state, int id, const char *value)
+static int on_fail(void *state, const char *command, const char *option, const char *value)
 {
     leaks_state *s = state;
-    if (id == OPT_STABLE_IDS) {
-        s->stable_ids = 1;
-        return 0;
-    }
     s->fail_set = 1;
     s->fail_min = 1;
     gch_error err;
     if (value && gch_parse_size(value, &s->fail_min, &err) != GCH_OK)
-        return cli_usage_error("leaks", "--fail-on-leak needs a size, not '%s'", value);
+        return cli_usage_error(command, "--%s needs a size, not '%s'", option, value);
     return 0;
 }
+
+static const cli_option leaks_options[] = {
+    OPT_CALLBACK_OPTIONAL("fail-on-leak", on_fail, "[=SIZE]",
+                          "exit 1 if a row shows at least SIZE bytes (default: any row)"),
+    OPT_BOOL(0, "stable-ids", leaks_state, stable_ids,
+             "object ids name the same objects in every dump: apply the memlab rule"),
+    OPT_END
+};
 
 /* "+100,-3": the change of v per step. */
 static const char *steps_text(const uint64_t *v, size_t n, char *buf, size_t cap)
@@ -139,130 +137,148 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
         report_note(rep, "(%zu dumps; ids of %s dumps are not stable: growth only; %" PRIu64
                          " of %" PRIu64 " rows shown)",
                     r->dumps, format, shown, total);
-    char num[32];
-    snprintf(num, sizeof num, "%zu", r->dumps);
-    report_section_json_raw(rep, "dumps", num);
-    report_section_json_raw(rep, "by_ids", r->by_ids ? "true" : "false");
-    snprintf(num, sizeof num, "%" PRIu64, r->leaked_objects);
-    report_section_json_raw(rep, "leaked_objects", num);
-    snprintf(num, sizeof num, "%" PRIu64, r->leaked_bytes);
-    report_section_json_raw(rep, "leaked_bytes", num);
+    report_section_u64(rep, "dumps", r->dumps);
+    json_writer *j = report_section_json(rep);
+    if (j)
+        json_bool(j, "by_ids", r->by_ids);
+    report_section_u64(rep, "leaked_objects", r->leaked_objects);
+    report_section_u64(rep, "leaked_bytes", r->leaked_bytes);
     report_end_section(rep);
 }
 
-static const cli_spec leaks_spec = {
-    "leaks", usage_text, description, leaks_options, on_option, 2, -1, NULL, 0
-};
-
-int cmd_leaks(int argc, char **argv)
+/* Adds the sections of one dump to their series. */
+static int add_dump(gch_leak_series **series, size_t sections, gch_heap **heaps,
+                    const gch_dump *dump, const cli_common *c)
 {
-    cli_common c;
-    cli_args a;
-    leaks_state st;
-    memset(&st, 0, sizeof st);
-    int rc = cli_start(&leaks_spec, &st, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    const size_t dumps = (size_t)a.count;
-    gch_leak_series **series = NULL;
-    gch_leak_report *reports = NULL;
-    char **names = NULL;
-    size_t sections = 0;
-    int radix = 16;
-    const char *format = "";
-    gch_leaks_options lo = GCH_LEAKS_OPTIONS_INIT;
-    lo.include_weak = c.include_weak;
-    if (st.stable_ids)
-        lo.by_ids = 1;
-    for (size_t k = 0; k < dumps && rc == 0; k++) {
-        cli_input in;
-        if ((rc = cli_open("leaks", a.positional[k], &c, 1, &in)) != 0)
-            break;
-        cli_warn_input(&in, &c);
-        if (k == 0) {
-            sections = in.count;
-            series = calloc(sections ? sections : 1, sizeof *series);
-            reports = calloc(sections ? sections : 1, sizeof *reports);
-            names = calloc(sections ? sections : 1, sizeof *names);
-            if (!series || !reports || !names) {
-                cli_error("out of memory");
-                rc = EXIT_INPUT;
-            }
-            for (size_t i = 0; i < sections && rc == 0; i++) {
-                gch_error err;
-                if (gch_leaks_new(dumps, &lo, &series[i], &err) != GCH_OK) {
-                    cli_error("%s", err.message);
-                    rc = EXIT_INPUT;
-                }
-            }
-        } else if (in.count != sections) {
-            cli_error("%s: %zu sections, but %s has %zu: the dumps must be of one process",
-                      cli_display_path(a.positional[k]), in.count,
-                      cli_display_path(a.positional[0]), sections);
-            rc = EXIT_INPUT;
+    for (size_t i = 0; i < sections; i++) {
+        gch_error err;
+        cli_phase(c, "comparing dumps");
+        gch_status st = gch_leaks_add(series[i], heaps[i], dump->ids_stable, &err);
+        cli_phase_end();
+        if (st != GCH_OK) {
+            cli_error("%s", err.message);
+            return EXIT_INPUT;
         }
-        for (size_t i = 0; i < sections && rc == 0; i++) {
-            gch_error err;
-            cli_phase(&c, "comparing dumps");
-            gch_status s = gch_leaks_add(series[i], in.heaps[i], in.dump->ids_stable, &err);
-            cli_phase_end();
-            if (s != GCH_OK) {
-                cli_error("%s", err.message);
-                rc = EXIT_INPUT;
-            }
-            if (k + 1 == dumps) {
-                size_t len = strlen(in.heaps[i]->name) + 1;
-                free(names[i]);
-                names[i] = malloc(len);
-                if (names[i])
-                    memcpy(names[i], in.heaps[i]->name, len);
-                radix = in.heaps[i]->id_radix;
-            }
-        }
-        if (k + 1 == dumps)
-            format = in.dump->format; /* static storage */
-        cli_close(&in);
     }
+    return 0;
+}
+
+/* All the work, before any output: the driver has loaded DUMP1; the others
+ * are loaded here one at a time (one heap in memory at a time). */
+static int leaks_prepare(cli_run *run)
+{
+    leaks_state *st = run->state;
+    const cli_common *c = run->c;
+    const size_t dumps = (size_t)run->nargs, sections = run->in[0].count;
+    gch_leaks_options lo = GCH_LEAKS_OPTIONS_INIT;
+    lo.include_weak = c->include_weak;
+    if (st->stable_ids)
+        lo.by_ids = 1;
+    gch_leak_series **series = xcalloc(sections ? sections : 1, sizeof *series);
+    int rc = 0;
     for (size_t i = 0; i < sections && rc == 0; i++) {
         gch_error err;
-        if (gch_leaks_finish(series[i], &reports[i], &err) != GCH_OK) {
+        if (gch_leaks_new(dumps, &lo, &series[i], &err) != GCH_OK) {
             cli_error("%s", err.message);
             rc = EXIT_INPUT;
         }
     }
-    uint64_t found = 0;
+    if (rc == 0)
+        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].dump, c);
+    const gch_heap *const *last = (const gch_heap *const *)run->in[0].heaps;
+    st->format = run->in[0].dump->format;
+    gch_dump *later = NULL;
+    gch_heap **heaps = NULL;
+    for (size_t k = 1; k < dumps && rc == 0; k++) {
+        size_t count = 0;
+        gch_dump_free(later);
+        free(heaps);
+        later = NULL;
+        heaps = NULL;
+        const char *path = run->args[k];
+        if ((rc = cli_load(path, c, 1, &later)) != 0 ||
+            (rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
+            break;
+        if (count != sections) {
+            cli_error("%s: %zu sections, but %s has %zu: the dumps must be of one process",
+                      cli_display_path(path), count, cli_display_path(run->args[0]), sections);
+            rc = EXIT_INPUT;
+            break;
+        }
+        for (size_t i = 0; i < count; i++)
+            cli_warn_anomalies(path, later, heaps[i], c);
+        rc = add_dump(series, sections, heaps, later, c);
+        last = (const gch_heap *const *)heaps;
+        st->format = later->format; /* static storage */
+    }
     if (rc == 0) {
-        static const col_spec cols[] = {
-            { "row", COL_TEXT },          { "objects", COL_COUNT },     { "bytes", COL_BYTES },
-            { "heads", COL_COUNT },       { "count_growth", COL_TEXT }, { "bytes_growth", COL_TEXT },
-            { "id", COL_ID },             { "what", COL_TEXT }
-        };
-        report *rep = report_new(&c, "leaks", sections > 1, stdout);
-        report_columns(rep, cols, 8);
-        report_json_field_str(rep, "file", cli_display_path(a.positional[dumps - 1]));
-        report_json_field_str(rep, "format", format);
-        for (size_t i = 0; i < sections; i++)
-            report_section(rep, names[i] ? names[i] : "", &reports[i], radix, &c, &st, format,
-                           &found);
-        rc = report_finish(rep);
+        st->reports = xcalloc(sections ? sections : 1, sizeof *st->reports);
+        st->names = xcalloc(sections ? sections : 1, sizeof *st->names);
+        st->sections = sections;
+        st->radix = sections ? last[0]->id_radix : 16;
+        for (size_t i = 0; i < sections && rc == 0; i++) {
+            gch_error err;
+            st->names[i] = xstrdup(last[i]->name);
+            if (gch_leaks_finish(series[i], &st->reports[i], &err) != GCH_OK) {
+                cli_error("%s", err.message);
+                rc = EXIT_INPUT;
+            }
+        }
     }
-    if (rc == 0 && st.fail_set && found) {
-        if (!c.quiet)
-            fprintf(stderr, "gcheap: leaks: %" PRIu64 " finding%s at or above --fail-on-leak\n",
-                    found, found == 1 ? "" : "s");
-        rc = EXIT_LIMIT;
-    }
-    for (size_t i = 0; i < sections; i++) {
-        if (series)
-            gch_leaks_free(series[i]);
-        if (reports)
-            gch_leak_report_free(&reports[i]);
-        if (names)
-            free(names[i]);
-    }
+    for (size_t i = 0; i < sections; i++)
+        gch_leaks_free(series[i]);
     free(series);
-    free(reports);
-    free(names);
-    free(a.positional);
+    gch_dump_free(later);
+    free(heaps);
     return rc;
 }
+
+static int leaks_report(cli_run *run)
+{
+    leaks_state *st = run->state;
+    static const col_spec cols[] = {
+        { "row", COL_TEXT },          { "objects", COL_COUNT },     { "bytes", COL_BYTES },
+        { "heads", COL_COUNT },       { "count_growth", COL_TEXT }, { "bytes_growth", COL_TEXT },
+        { "id", COL_ID },             { "what", COL_TEXT }
+    };
+    json_writer *j = out_json(run->out); /* "file" is DUMP1: the whole series too */
+    if (j) {
+        json_begin_array(j, "files");
+        for (int k = 0; k < run->nargs; k++)
+            json_string(j, NULL, cli_display_path(run->args[k]));
+        json_end_array(j);
+    }
+    report *rep = report_new(run->out, REPORT_COLUMNS(cols), st->sections > 1);
+    uint64_t found = 0;
+    for (size_t i = 0; i < st->sections; i++)
+        report_section(rep, st->names[i], &st->reports[i], st->radix, run->c, st, st->format,
+                       &found);
+    if (st->fail_set && found) {
+        if (!run->c->quiet)
+            fprintf(stderr, "gcheap: leaks: %" PRIu64 " finding%s at or above --fail-on-leak\n",
+                    found, found == 1 ? "" : "s");
+        return EXIT_LIMIT;
+    }
+    return 0;
+}
+
+static void leaks_release(void *state)
+{
+    leaks_state *st = state;
+    for (size_t i = 0; i < st->sections; i++) {
+        if (st->reports)
+            gch_leak_report_free(&st->reports[i]);
+        if (st->names)
+            free(st->names[i]);
+    }
+    free(st->reports);
+    free(st->names);
+}
+
+const cli_spec leaks_command = {
+    .name = "leaks", .summary = "what leaks across a series of dumps: new objects kept, growing paths",
+    .usage = "usage: gcheap leaks [OPTIONS] DUMP1 DUMP2 [DUMP3 ...]", .description = description,
+    .options = leaks_options, .state_size = sizeof(leaks_state), .min_args = 2, .max_args = -1,
+    .flags = CLI_NEEDS_REFS, .prepare = leaks_prepare, .report = leaks_report,
+    .release = leaks_release,
+};

@@ -8,18 +8,7 @@
 #include "cli.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
-#include "output.h"
 
-enum { OPT_THRESHOLD = 1, OPT_FAIL_ABOVE };
-
-static const cli_option suspects_options[] = {
-    { "threshold", 0, 1, OPT_THRESHOLD, "PCT",
-      "a suspect retains more than PCT of the live heap (default 10%)" },
-    { "fail-above", 0, 1, OPT_FAIL_ABOVE, "PCT", "exit 1 if a suspect retains more than PCT" },
-    { NULL, 0, 0, 0, NULL, NULL }
-};
-
-static const char usage_text[] = "usage: gcheap suspects [OPTIONS] DUMP";
 static const char description[] =
     "Leak suspects, as Eclipse MAT's Leak Suspects report finds them: the live\n"
     "objects just below the roots of the dominator tree that retain more than\n"
@@ -54,13 +43,15 @@ typedef struct suspects_state {
     int fail_set;
 } suspects_state;
 
+static const suspects_state defaults = { 10ull * GCH_PERCENT_SCALE, 0, 0 };
+
 /* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (at most 100%). */
-static int parse_pct(const char *opt, const char *value, uint64_t *out)
+static int parse_pct(const char *command, const char *opt, const char *value, uint64_t *out)
 {
     char buf[64];
     size_t n = strlen(value);
     if (n == 0 || n + 2 > sizeof buf)
-        return cli_usage_error("suspects", "--%s needs a percentage, not '%s'", opt, value);
+        return cli_usage_error(command, "--%s needs a percentage, not '%s'", opt, value);
     memcpy(buf, value, n + 1);
     if (buf[n - 1] != '%') {
         buf[n] = '%';
@@ -68,19 +59,32 @@ static int parse_pct(const char *opt, const char *value, uint64_t *out)
     }
     gch_error err;
     if (gch_parse_percent(buf, out, &err) != GCH_OK || *out > 100ull * GCH_PERCENT_SCALE)
-        return cli_usage_error("suspects", "--%s needs a percentage from 0 to 100, not '%s'", opt,
+        return cli_usage_error(command, "--%s needs a percentage from 0 to 100, not '%s'", opt,
                                value);
     return 0;
 }
 
-static int on_option(void *state, int id, const char *value)
+static int on_threshold(void *state, const char *command, const char *option, const char *value)
+{
+    return parse_pct(command, option, value, &((suspects_state *)state)->threshold);
+}
+
+static int on_fail_above(void *state, const char *command, const char *option, const char *value)
 {
     suspects_state *s = state;
-    if (id == OPT_THRESHOLD)
-        return parse_pct("threshold", value, &s->threshold);
     s->fail_set = 1;
-    return parse_pct("fail-above", value, &s->fail_above);
+    return parse_pct(command, option, value, &s->fail_above);
 }
+
+static const cli_option suspects_options[] = {
+    OPT_CALLBACK(0, "threshold", on_threshold, "PCT",
+                 "a suspect retains more than PCT of the live heap (default 10%)"),
+    OPT_CALLBACK(0, "fail-above", on_fail_above, "PCT",
+                 "exit 1 if a suspect retains more than PCT"),
+    OPT_END
+};
+
+static const char *const sort_keys[] = { "retained", NULL };
 
 /* Percent of live with one decimal ("61.6"), "0.0" when live is 0. */
 static const char *pct_text(uint64_t part, uint64_t live, char *buf, size_t cap)
@@ -188,57 +192,32 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
     report_note(rep, "(%" PRIu64 " live object%s, %s; %zu suspect%s above %g%%, %zu shown)",
                 s.live_count, s.live_count == 1 ? "" : "s", hb, s.count, s.count == 1 ? "" : "s",
                 (double)st->threshold / GCH_PERCENT_SCALE, shown);
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, s.live_count);
-    report_section_json_raw(rep, "live_count", num);
-    snprintf(num, sizeof num, "%" PRIu64, s.live_bytes);
-    report_section_json_raw(rep, "live_bytes", num);
+    report_section_u64(rep, "live_count", s.live_count);
+    report_section_u64(rep, "live_bytes", s.live_bytes);
     report_end_section(rep);
     gch_suspects_free(&s);
     return 0;
 }
 
-static const cli_spec suspects_spec = {
-    "suspects", usage_text, description, suspects_options, on_option, 1, 1, NULL, 0
-};
-
-int cmd_suspects(int argc, char **argv)
+static int suspects_report(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    suspects_state st = { 10ull * GCH_PERCENT_SCALE, 0, 0 };
-    int rc = cli_start(&suspects_spec, &st, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (c.sort && strcmp(c.sort, "retained") != 0) {
-        rc = cli_usage_error("suspects", "unknown sort key '%s' (suspects sort by retained size)",
-                             c.sort);
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("suspects", path, &c, 1, &in)) != 0)
-        goto out_args;
-    cli_warn_input(&in, &c);
     static const col_spec cols[] = {
-        { "suspect", COL_COUNT }, { "row", COL_TEXT },  { "id", COL_ID },
+        { "suspect", COL_COUNT }, { "row", COL_TEXT },    { "id", COL_ID },
         { "count", COL_COUNT },   { "bytes", COL_BYTES }, { "percent", COL_TEXT },
         { "detail", COL_TEXT },   { "type", COL_TEXT }
     };
-    report *rep = report_new(&c, "suspects", in.count > 1, stdout);
-    report_columns(rep, cols, 8);
-    report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", in.dump->format);
-    int failed = 0;
-    for (size_t i = 0; i < in.count && rc == 0; i++)
-        rc = suspects_heap(rep, in.heaps[i], &c, &st, &failed);
-    int wrc = report_finish(rep);
-    if (!rc)
-        rc = wrc;
-    if (!rc && failed)
-        rc = EXIT_LIMIT;
-    cli_close(&in);
-out_args:
-    free(a.positional);
-    return rc;
+    const cli_input *in = &run->in[0];
+    report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    int rc = 0, failed = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++)
+        rc = suspects_heap(rep, in->heaps[i], run->c, run->state, &failed);
+    return rc ? rc : failed ? EXIT_LIMIT : 0;
 }
+
+const cli_spec suspects_command = {
+    .name = "suspects", .summary = "leak suspects: what retains most of the heap, and where it accumulates",
+    .usage = "usage: gcheap suspects [OPTIONS] DUMP", .description = description,
+    .options = suspects_options, .state_size = sizeof(suspects_state), .defaults = &defaults,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS,
+    .report = suspects_report,
+};
