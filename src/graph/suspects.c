@@ -71,9 +71,10 @@ static gch_status top_level(finder *f, gch_error *err)
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     size_t top_cap = 0;
     for (uint32_t p = 0; p < N; p++) {
-        /* The types of top-level objects are random reads: fetched ahead. */
-        if (p + AHEAD < N && pid[p + AHEAD] == GCH_DOM_VROOT)
-            __builtin_prefetch(&h->object_type[pre[p + AHEAD]]);
+        /* The types of top-level objects (half the live objects of the
+         * benchmark dump) are random reads: fetched well ahead. */
+        if (p + 4 * AHEAD < N && pid[p + 4 * AHEAD] == GCH_DOM_VROOT)
+            __builtin_prefetch(&h->object_type[pre[p + 4 * AHEAD]]);
         if (pid[p] != GCH_DOM_VROOT)
             continue;
         uint32_t o = pre[p], ty = h->object_type[o];
@@ -268,20 +269,32 @@ static int path_target(const uint64_t *bits, uint32_t o)
     return (bits[o >> 6] >> (o & 63)) & 1;
 }
 
+/* Marks the queue position of target t for every suspect whose
+ * accumulation point it is (few suspects: a linear search, once per target). */
+static void found_target(finder *f, uint32_t t, uint32_t pos, uint32_t *at)
+{
+    for (size_t k = 0; k < f->count; k++)
+        if (f->items[k].accumulation == t)
+            at[k] = pos;
+}
+
 /* The BFS of gch_paths_build (roots in record order, references in stored
  * order, so the same paths), stopped once every accumulation point is
- * reached; then each path is read back through parent[]. */
+ * reached. Each queue entry keeps the queue position of the entry that
+ * discovered it (from[]), written in queue order: no random write per
+ * object; a path is read back through from[]. */
 static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
 {
     const gch_heap *h = f->h;
     const uint32_t n = h->object_count;
     const int weak = f->o->include_weak;
-    uint32_t *parent = gch_reallocarray(NULL, n ? n : 1, sizeof *parent);
+    uint32_t *from = gch_reallocarray(NULL, n ? n : 1, sizeof *from);
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
+    uint32_t *at = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *at);
     uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
     uint64_t *want = gch_calloc((size_t)n / 64 + 1, sizeof *want);
     gch_status st = GCH_OK;
-    if (!parent || !queue || !seen || !want)
+    if (!from || !queue || !at || !seen || !want)
         goto nomem;
     size_t remaining = 0;
     for (size_t k = 0; k < f->count; k++) {
@@ -299,36 +312,45 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
         if (path_target(seen, o))
             continue;
         seen[o >> 6] |= 1ull << (o & 63);
-        parent[o] = GCH_NONE;
-        queue[tail++] = o;
-        if (path_target(want, o))
+        from[tail] = GCH_NONE;
+        queue[tail] = o;
+        if (path_target(want, o)) {
+            found_target(f, o, tail, at);
             remaining--;
+        }
+        tail++;
     }
-    const uint32_t *out_start = h->out_start;
+    const uint32_t *out_start = h->out_start, *out_target = h->out_target;
     while (head < tail && remaining) {
         /* The queue says which objects come next: their reference lists are
          * fetched ahead (starts first, then the lists they point to). */
         if (head + 2 * AHEAD < tail)
             __builtin_prefetch(&out_start[queue[head + 2 * AHEAD]]);
         if (head + AHEAD < tail)
-            __builtin_prefetch(&h->out_target[out_start[queue[head + AHEAD]]]);
-        uint32_t o = queue[head++];
-        for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1]; e++) {
-            uint32_t t = h->out_target[e];
+            __builtin_prefetch(&out_target[out_start[queue[head + AHEAD]]]);
+        uint32_t o = queue[head];
+        for (uint32_t e = out_start[o]; e < out_start[o + 1]; e++) {
+            uint32_t t = out_target[e];
             if (path_target(seen, t))
                 continue;
             seen[t >> 6] |= 1ull << (t & 63);
-            parent[t] = o;
-            queue[tail++] = t;
-            if (path_target(want, t) && --remaining == 0)
+            from[tail] = head;
+            queue[tail] = t;
+            if (path_target(want, t)) {
+                found_target(f, t, tail, at);
+                remaining--;
+            }
+            tail++;
+            if (remaining == 0)
                 break;
         }
+        head++;
     }
     /* Paths, accumulation point last. */
     size_t total = 0;
     for (size_t k = 0; k < f->count; k++) {
         size_t len = 1;
-        for (uint32_t x = f->items[k].accumulation; parent[x] != GCH_NONE; x = parent[x])
+        for (uint32_t q = at[k]; from[q] != GCH_NONE; q = from[q])
             len++;
         f->items[k].path_len = len;
         f->items[k].path_start = total;
@@ -340,13 +362,14 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
     for (size_t k = 0; k < f->count; k++) {
         gch_suspect *s = &f->items[k];
         size_t i = s->path_start + s->path_len;
-        uint32_t x = s->accumulation;
+        uint32_t q = at[k];
         for (;;) {
-            out->path[--i] = x;
-            if (parent[x] == GCH_NONE)
+            out->path[--i] = queue[q];
+            if (from[q] == GCH_NONE)
                 break;
-            x = parent[x];
+            q = from[q];
         }
+        uint32_t x = queue[q];
         s->root_record = GCH_NONE;
         for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
             if (gch__root_counts(h, r, weak) && h->root_object[r] == x)
@@ -356,8 +379,9 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
 nomem:
     st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
 done:
-    gch_free(parent);
+    gch_free(from);
     gch_free(queue);
+    gch_free(at);
     gch_free(seen);
     gch_free(want);
     return st;
