@@ -69,7 +69,11 @@ static gch_status top_level(finder *f, gch_error *err)
     f->items = gch_reallocarray(NULL, cap, sizeof *f->items);
     if (!f->group_count || !f->group_bytes || !f->group_best || !f->items)
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    size_t top_cap = 0;
+    /* Room for every live object (the pages past the top-level ones are
+     * never touched): no copying as it fills. */
+    f->top_type = gch_reallocarray(NULL, N ? N : 1, sizeof *f->top_type);
+    if (!f->top_type)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     for (uint32_t p = 0; p < N; p++) {
         /* The types of top-level objects (half the live objects of the
          * benchmark dump) are random reads: fetched well ahead. */
@@ -78,14 +82,6 @@ static gch_status top_level(finder *f, gch_error *err)
         if (pid[p] != GCH_DOM_VROOT)
             continue;
         uint32_t o = pre[p], ty = h->object_type[o];
-        if (f->top_count == top_cap) {
-            size_t c = top_cap ? top_cap * 2 : 1024;
-            void *g = gch_reallocarray(f->top_type, c, sizeof *f->top_type);
-            if (!g)
-                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-            f->top_type = g;
-            top_cap = c;
-        }
         f->top_type[f->top_count++] = ty;
         if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
             if (f->count == cap) {
