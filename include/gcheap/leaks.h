@@ -85,7 +85,8 @@ typedef struct gch_suspects {
  * opts: NULL means GCH_SUSPECTS_OPTIONS_INIT.
  * Cost: the dominator tree in preorder (gch_domtree_build_ex with
  * preorder_only and preorder_idom), then passes over the live objects in
- * preorder: one over the top-level objects, one forward scan that does every
+ * preorder: one over the top-level objects (keeping their types, 4 bytes
+ * each), one forward scan that does every
  * walk to an accumulation point at once, one that attributes each object to
  * the suspect above it (4 bytes per live object) and counts its type; then a
  * BFS from the roots that stops when every accumulation point is reached
