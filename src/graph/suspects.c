@@ -8,10 +8,12 @@
 #include "gcheap/leaks.h"
 
 #include <string.h>
+#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "gcheap/dominators.h"
 #include "graph_internal.h"
+#include "tuning.h"
 
 enum { AHEAD = 16 };
 
@@ -42,6 +44,7 @@ typedef struct finder {
     gch_domtree t;
     uint32_t *label;      /* per position: suspect number + 1 above it, 0 for none */
     uint32_t *walk_pos;   /* per suspect: position of the walk's current node */
+    uint32_t *start_pos;  /* per suspect: its position (a group: its biggest instance's) */
     uint64_t *group_count, *group_bytes; /* per type, top-level objects below the threshold */
     uint32_t *group_best; /* per type: position of its biggest such object */
     uint32_t *top_type;   /* type of each top-level object, in position order */
@@ -128,67 +131,80 @@ static gch_status top_level(finder *f, gch_error *err)
     return GCH_OK;
 }
 
-/* Labels every position with the suspect above it (suspects are top-level,
- * so a label comes from the top-level ancestor), and does every walk to an
- * accumulation point in the same forward pass: the child that keeps big_drop
- * of its parent is unique (big_drop > 0.5) and comes after its parent, so
- * the walk's next node is always ahead of the scan. */
-static gch_status label_and_walk(finder *f, gch_error *err)
+/* Every walk to an accumulation point, in one forward pass: the child that
+ * keeps big_drop of its parent is unique (big_drop > 0.5) and comes after
+ * its parent in preorder, so the walk's next node is always ahead of the
+ * scan. A bit set marks where walks are; label[] (not yet filled) says whose
+ * walk is at a marked position. Leaves the suspects' starting positions in
+ * start_pos and where each walk stopped in walk_pos. */
+static gch_status walk(finder *f, gch_error *err)
 {
-    const gch_heap *h = f->h;
     const uint32_t N = (uint32_t)f->t.live_count;
     const uint32_t *pid = f->t.preorder_idom;
     const uint64_t *r = f->t.preorder_retained;
     const double drop = f->o->big_drop;
     f->label = gch_reallocarray(NULL, N ? N : 1, sizeof *f->label);
     f->walk_pos = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *f->walk_pos);
+    f->start_pos = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *f->start_pos);
     uint64_t *walking = gch_calloc((size_t)N / 64 + 1, sizeof *walking);
-    if (!f->label || !f->walk_pos || !walking) {
+    if (!f->label || !f->walk_pos || !f->start_pos || !walking) {
         gch_free(walking);
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     }
-    /* Top-level positions are labelled here: single suspects, and every
-     * instance of a group's type that is not a single suspect. */
-    uint32_t *type_group = gch_reallocarray(NULL, h->type_count ? h->type_count : 1,
-                                            sizeof *type_group);
-    if (!type_group) {
-        gch_free(walking);
-        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    }
-    for (uint32_t ty = 0; ty < h->type_count; ty++)
-        type_group[ty] = 0;
     for (size_t k = 0; k < f->count; k++) {
-        uint32_t p = f->items[k].accumulation;
-        if (f->items[k].group)
-            type_group[f->items[k].type] = (uint32_t)k + 1;
-        f->walk_pos[k] = p;
+        uint32_t p = f->items[k].accumulation; /* the position top_level found */
+        f->start_pos[k] = f->walk_pos[k] = p;
+        f->label[p] = (uint32_t)k;
         walking[p >> 6] |= 1ull << (p & 63);
     }
+    for (uint32_t p = 0; p < N; p++) {
+        uint32_t d = pid[p];
+        if (d == GCH_DOM_VROOT || !((walking[d >> 6] >> (d & 63)) & 1) ||
+            (double)r[p] < drop * (double)r[d])
+            continue;
+        uint32_t k = f->label[d];
+        walking[d >> 6] &= ~(1ull << (d & 63));
+        walking[p >> 6] |= 1ull << (p & 63);
+        f->label[p] = k;
+        f->walk_pos[k] = p;
+        f->items[k].accumulation_depth++;
+    }
+    gch_free(walking);
+    return GCH_OK;
+}
+
+/* Labels every position with the suspect above it, number + 1 (0: none):
+ * suspects are top-level, so a label comes from the top-level ancestor, and
+ * a dominator comes before the objects it dominates. */
+static gch_status label(finder *f, gch_error *err)
+{
+    const gch_heap *h = f->h;
+    const uint32_t N = (uint32_t)f->t.live_count;
+    const uint32_t *pid = f->t.preorder_idom;
+    /* Top-level positions: single suspects, and every instance of a group's
+     * type that is not a single suspect. */
+    uint32_t *type_group = gch_calloc(h->type_count ? h->type_count : 1, sizeof *type_group);
+    if (!type_group)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    for (size_t k = 0; k < f->count; k++)
+        if (f->items[k].group)
+            type_group[f->items[k].type] = (uint32_t)k + 1;
     /* Single suspects were found in position order, before the groups. */
     size_t next_single = 0, top = 0;
     for (uint32_t p = 0; p < N; p++) {
         uint32_t d = pid[p];
-        if (d == GCH_DOM_VROOT) {
-            uint32_t lab, ty = f->top_type[top++];
-            if (next_single < f->count && !f->items[next_single].group &&
-                f->items[next_single].accumulation == p)
-                lab = (uint32_t)++next_single;
-            else
-                lab = type_group[ty];
-            f->label[p] = lab;
+        if (d != GCH_DOM_VROOT) {
+            f->label[p] = f->label[d];
             continue;
         }
-        f->label[p] = f->label[d];
-        if (!((walking[d >> 6] >> (d & 63)) & 1) || (double)r[p] < drop * (double)r[d])
-            continue;
-        size_t k = f->label[d] - 1; /* a walking node is below its own suspect */
-        walking[d >> 6] &= ~(1ull << (d & 63));
-        walking[p >> 6] |= 1ull << (p & 63);
-        f->walk_pos[k] = p;
-        f->items[k].accumulation_depth++;
+        uint32_t ty = f->top_type[top++];
+        if (next_single < f->count && !f->items[next_single].group &&
+            f->start_pos[next_single] == p)
+            f->label[p] = (uint32_t)++next_single;
+        else
+            f->label[p] = type_group[ty];
     }
     gch_free(type_group);
-    gch_free(walking);
     return GCH_OK;
 }
 
@@ -265,13 +281,54 @@ static int path_target(const uint64_t *bits, uint32_t o)
     return (bits[o >> 6] >> (o & 63)) & 1;
 }
 
-/* Marks the queue position of target t for every suspect whose
- * accumulation point it is (few suspects: a linear search, once per target). */
-static void found_target(finder *f, uint32_t t, uint32_t pos, uint32_t *at)
+/* The BFS towards the accumulation points: what it reads and fills. All
+ * allocated on the calling thread (bfs_start); bfs_run allocates nothing, so
+ * it may run on a second thread while the labels and holds are counted. */
+typedef struct bfs_job {
+    const gch_heap *h;
+    const gch_suspect *items; /* reads only .accumulation (objects by now) */
+    size_t count;
+    int weak;
+    uint32_t *from, *queue, *at;
+    uint64_t *seen, *want;
+} bfs_job;
+
+static void bfs_free(bfs_job *j)
 {
-    for (size_t k = 0; k < f->count; k++)
-        if (f->items[k].accumulation == t)
-            at[k] = pos;
+    gch_free(j->from);
+    gch_free(j->queue);
+    gch_free(j->at);
+    gch_free(j->seen);
+    gch_free(j->want);
+}
+
+static gch_status bfs_start(const finder *f, bfs_job *j, gch_error *err)
+{
+    const uint32_t n = f->h->object_count;
+    memset(j, 0, sizeof *j);
+    j->h = f->h;
+    j->items = f->items;
+    j->count = f->count;
+    j->weak = f->o->include_weak;
+    j->from = gch_reallocarray(NULL, n ? n : 1, sizeof *j->from);
+    j->queue = gch_reallocarray(NULL, n ? n : 1, sizeof *j->queue);
+    j->at = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *j->at);
+    j->seen = gch_calloc((size_t)n / 64 + 1, sizeof *j->seen);
+    j->want = gch_calloc((size_t)n / 64 + 1, sizeof *j->want);
+    if (!j->from || !j->queue || !j->at || !j->seen || !j->want) {
+        bfs_free(j);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    }
+    return GCH_OK;
+}
+
+/* Marks the queue position of target t for every suspect whose
+ * accumulation point it is (few targets: a linear search, once per target). */
+static void found_target(const bfs_job *j, uint32_t t, uint32_t pos)
+{
+    for (size_t k = 0; k < j->count; k++)
+        if (j->items[k].accumulation == t)
+            j->at[k] = pos;
 }
 
 /* The BFS of gch_paths_build (roots in record order, references in stored
@@ -279,22 +336,15 @@ static void found_target(finder *f, uint32_t t, uint32_t pos, uint32_t *at)
  * reached. Each queue entry keeps the queue position of the entry that
  * discovered it (from[]), written in queue order: no random write per
  * object; a path is read back through from[]. */
-static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
+static int bfs_run(void *arg)
 {
-    const gch_heap *h = f->h;
-    const uint32_t n = h->object_count;
-    const int weak = f->o->include_weak;
-    uint32_t *from = gch_reallocarray(NULL, n ? n : 1, sizeof *from);
-    uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
-    uint32_t *at = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *at);
-    uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
-    uint64_t *want = gch_calloc((size_t)n / 64 + 1, sizeof *want);
-    gch_status st = GCH_OK;
-    if (!from || !queue || !at || !seen || !want)
-        goto nomem;
+    bfs_job *j = arg;
+    const gch_heap *h = j->h;
+    uint32_t *from = j->from, *queue = j->queue;
+    uint64_t *seen = j->seen, *want = j->want;
     size_t remaining = 0;
-    for (size_t k = 0; k < f->count; k++) {
-        uint32_t o = f->items[k].accumulation;
+    for (size_t k = 0; k < j->count; k++) {
+        uint32_t o = j->items[k].accumulation;
         if (!path_target(want, o)) {
             want[o >> 6] |= 1ull << (o & 63);
             remaining++;
@@ -302,7 +352,7 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
     }
     uint32_t head = 0, tail = 0;
     for (uint32_t r = 0; r < h->root_count; r++) {
-        if (!gch__root_counts(h, r, weak))
+        if (!gch__root_counts(h, r, j->weak))
             continue;
         uint32_t o = h->root_object[r];
         if (path_target(seen, o))
@@ -311,7 +361,7 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
         from[tail] = GCH_NONE;
         queue[tail] = o;
         if (path_target(want, o)) {
-            found_target(f, o, tail, at);
+            found_target(j, o, tail);
             remaining--;
         }
         tail++;
@@ -333,7 +383,7 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
             from[tail] = head;
             queue[tail] = t;
             if (path_target(want, t)) {
-                found_target(f, t, tail, at);
+                found_target(j, t, tail);
                 remaining--;
             }
             tail++;
@@ -342,45 +392,46 @@ static gch_status find_paths(finder *f, gch_suspects *out, gch_error *err)
         }
         head++;
     }
-    /* Paths, accumulation point last. */
+    return 0;
+}
+
+/* The paths read back from a finished BFS, accumulation point last; frees
+ * the job. */
+static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error *err)
+{
+    const gch_heap *h = f->h;
     size_t total = 0;
     for (size_t k = 0; k < f->count; k++) {
         size_t len = 1;
-        for (uint32_t q = at[k]; from[q] != GCH_NONE; q = from[q])
+        for (uint32_t q = j->at[k]; j->from[q] != GCH_NONE; q = j->from[q])
             len++;
         f->items[k].path_len = len;
         f->items[k].path_start = total;
         total += len;
     }
     out->path = gch_reallocarray(NULL, total ? total : 1, sizeof *out->path);
-    if (!out->path)
-        goto nomem;
+    if (!out->path) {
+        bfs_free(j);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    }
     for (size_t k = 0; k < f->count; k++) {
         gch_suspect *s = &f->items[k];
         size_t i = s->path_start + s->path_len;
-        uint32_t q = at[k];
+        uint32_t q = j->at[k];
         for (;;) {
-            out->path[--i] = queue[q];
-            if (from[q] == GCH_NONE)
+            out->path[--i] = j->queue[q];
+            if (j->from[q] == GCH_NONE)
                 break;
-            q = from[q];
+            q = j->from[q];
         }
-        uint32_t x = queue[q];
+        uint32_t x = j->queue[q];
         s->root_record = GCH_NONE;
         for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
-            if (gch__root_counts(h, r, weak) && h->root_object[r] == x)
+            if (gch__root_counts(h, r, j->weak) && h->root_object[r] == x)
                 s->root_record = r;
     }
-    goto done;
-nomem:
-    st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-done:
-    gch_free(from);
-    gch_free(queue);
-    gch_free(at);
-    gch_free(seen);
-    gch_free(want);
-    return st;
+    bfs_free(j);
+    return GCH_OK;
 }
 
 static int suspect_before(const gch_suspect *a, const gch_suspect *b)
@@ -397,6 +448,7 @@ static void finder_free(finder *f)
     gch_domtree_free(&f->t);
     gch_free(f->label);
     gch_free(f->walk_pos);
+    gch_free(f->start_pos);
     gch_free(f->group_count);
     gch_free(f->group_bytes);
     gch_free(f->group_best);
@@ -427,19 +479,37 @@ gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *o
         return st;
     out->live_count = f.t.live_count;
     out->live_bytes = f.t.live_bytes;
-    if ((st = top_level(&f, err)) != GCH_OK || (st = label_and_walk(&f, err)) != GCH_OK ||
-        (st = count_holds(&f, out, err)) != GCH_OK)
+    if ((st = top_level(&f, err)) != GCH_OK || (st = walk(&f, err)) != GCH_OK)
         goto fail;
     for (size_t k = 0; k < f.count; k++) {
         gch_suspect *s = &f.items[k];
         s->accumulation_retained = f.t.preorder_retained[f.walk_pos[k]];
         s->accumulation = f.t.preorder[f.walk_pos[k]];
     }
-    /* The big per-position arrays are not needed by the BFS. */
+    /* The BFS needs only the accumulation points: on a big heap it runs on a
+     * second thread while the labels and holds are counted (they touch other
+     * fields of the suspects). */
+    bfs_job job;
+    if ((st = bfs_start(&f, &job, err)) != GCH_OK)
+        goto fail;
+    thrd_t bfs_thread;
+    int threaded = f.count && heap->ref_count >= gch_tuning_knobs.parallel_min_refs &&
+                   thrd_create(&bfs_thread, bfs_run, &job) == thrd_success;
+    if ((st = label(&f, err)) == GCH_OK)
+        st = count_holds(&f, out, err);
+    if (threaded)
+        thrd_join(bfs_thread, NULL);
+    else if (st == GCH_OK)
+        bfs_run(&job);
+    if (st != GCH_OK) {
+        bfs_free(&job);
+        goto fail;
+    }
+    /* The big per-position arrays are not needed to read the paths back. */
     gch_domtree_free(&f.t);
     gch_free(f.label);
     f.label = NULL;
-    if ((st = find_paths(&f, out, err)) != GCH_OK)
+    if ((st = bfs_finish(&f, &job, out, err)) != GCH_OK)
         goto fail;
     /* Order (few suspects: insertion sort). */
     for (size_t i = 1; i < f.count; i++) {

@@ -19,6 +19,16 @@
 #include "gcheap/load.h"
 #include "graph_heap.h"
 #include "leak_scenario.h"
+#include "tuning.h"
+
+/* Every second random heap runs the threaded paths (the dominator tree's and
+ * the BFS beside the label and holds passes) as big heaps do. */
+static void set_parallel(int on)
+{
+    gch_tuning t = gch_tuning_knobs;
+    t.parallel_min_refs = on ? 0 : (size_t)1 << 40;
+    gch_internal_set_tuning(&t);
+}
 
 static int counts(const gch_heap *h, uint32_t r, int weak)
 {
@@ -251,7 +261,9 @@ static void random_heaps_match_oracle(void **state)
         if (g % 4 == 1)
             opt.big_drop = 0.51;
         gch_suspects s;
+        set_parallel(g % 2);
         assert_int_equal(gch_suspects_find(h, &opt, &s, NULL), GCH_OK);
+        gch_internal_set_tuning(NULL);
         check_against_oracle(h, &opt, &s);
         gch_suspects_free(&s);
         gch_dump_free(d);
@@ -329,7 +341,9 @@ static void long_chain(void **state)
     h->total_size = n;
     h->root_object[0] = 0;
     gch_suspects s;
+    set_parallel(1);
     assert_int_equal(gch_suspects_find(h, NULL, &s, NULL), GCH_OK);
+    gch_internal_set_tuning(NULL);
     assert_int_equal(s.count, 1);
     assert_int_equal(s.items[0].object, 0);
     assert_int_equal(s.items[0].retained, n);
