@@ -88,9 +88,10 @@ typedef struct gch_suspects {
  * preorder: one over the top-level objects (keeping their types, 4 bytes
  * each), one forward scan that does every
  * walk to an accumulation point at once, one that attributes each object to
- * the suspect above it (4 bytes per live object) and counts its type; then a
- * BFS from the roots that stops when every accumulation point is reached
- * (4 bytes per object and 1 bit per object while it runs).
+ * the suspect above it (4 bytes per live object) and one that counts types;
+ * and a BFS from the roots that stops when every accumulation point is
+ * reached (8 bytes per visited object and 2 bits per object), on big heaps on
+ * a second thread beside the last two passes.
  *
  * Returns GCH_OK (count may be 0); GCH_EINVAL when references were not loaded
  * or an option is out of range; GCH_ENOMEM. On failure *out is zeroed and
