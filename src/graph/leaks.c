@@ -547,6 +547,67 @@ done:
     return st;
 }
 
+/* Dump number s->added's live instances and retained bytes per path (from
+ * w->key) and per type name (type_ret: the heap's retained size per type). */
+static gch_status count_dump(gch_leak_series *s, const dump_work *w, const uint64_t *type_ret,
+                             gch_error *err)
+{
+    const gch_heap *heap = w->h;
+    const uint32_t n = heap->object_count, T = heap->type_count;
+    const size_t k = s->added, D = s->dumps;
+    for (uint32_t v = 0; v < n; v++) {
+        if (w->t.idom[v] == GCH_NONE)
+            continue;
+        uint32_t key = w->key[v];
+        uint64_t *c = &s->paths.counts[(size_t)key * D + k];
+        if ((*c)++ == 0) /* the latest dump's first instance */
+            s->paths.example[key] = heap->object_id[v];
+        s->paths.retained[(size_t)key * D + k] += w->t.retained[v];
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        uint32_t name = w->type_name[t], slot = s->type_of_name[name];
+        if (slot == GCH_NONE) {
+            if (!reserve((void **)&s->type_name, &s->type_name_cap, s->type_count + 1,
+                         sizeof *s->type_name) ||
+                !tally_reserve(&s->types, s->type_count + 1, D))
+                return gch_error_set(err, GCH_ENOMEM, OOM);
+            slot = (uint32_t)s->type_count++;
+            s->type_name[slot] = name;
+            s->type_of_name[name] = slot;
+            s->types.example[slot] = 0;
+        }
+        s->types.retained[(size_t)slot * D + k] += type_ret[t];
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        if (w->t.idom[v] == GCH_NONE)
+            continue;
+        uint32_t slot = s->type_of_name[w->type_name[heap->object_type[v]]];
+        if (s->types.counts[(size_t)slot * D + k]++ == 0)
+            s->types.example[slot] = heap->object_id[v];
+    }
+    return GCH_OK;
+}
+
+/* w->type_name: the interned name of each of the heap's types, names being
+ * matched across dumps; type_of_name covers every interned name. 0 when out
+ * of memory. */
+static int intern_types(gch_leak_series *s, dump_work *w)
+{
+    for (uint32_t t = 0; t < w->h->type_count; t++) {
+        const char *name = gch_type_name(w->h, t);
+        uint32_t id = intern(&s->names, name, strlen(name));
+        if (id == GCH_NONE ||
+            !reserve((void **)&s->type_of_name, &s->type_of_name_cap, s->names.count,
+                     sizeof *s->type_of_name))
+            return 0;
+        w->type_name[t] = id;
+    }
+    for (size_t i = s->type_of_name_filled; i < s->names.count; i++)
+        s->type_of_name[i] = GCH_NONE;
+    s->type_of_name_filled = s->names.count;
+    return 1;
+}
+
 gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stable,
                          gch_error *err)
 {
@@ -579,51 +640,10 @@ gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stabl
         goto out;
     for (uint32_t v = 0; v < n; v++)
         w.key[v] = GCH_NONE;
-    /* Types by name, across dumps. */
-    for (uint32_t t = 0; t < T; t++) {
-        const char *name = gch_type_name(heap, t);
-        uint32_t id = intern(&s->names, name, strlen(name));
-        if (id == GCH_NONE ||
-            !reserve((void **)&s->type_of_name, &s->type_of_name_cap, s->names.count,
-                     sizeof *s->type_of_name))
-            goto nomem;
-        w.type_name[t] = id;
-    }
-    for (size_t i = s->type_of_name_filled; i < s->names.count; i++)
-        s->type_of_name[i] = GCH_NONE;
-    s->type_of_name_filled = s->names.count;
-    if ((st = path_keys(s, &w, err)) != GCH_OK)
+    if (!intern_types(s, &w))
+        goto nomem;
+    if ((st = path_keys(s, &w, err)) != GCH_OK || (st = count_dump(s, &w, type_ret, err)) != GCH_OK)
         goto out;
-    for (uint32_t v = 0; v < n; v++) {
-        if (w.t.idom[v] == GCH_NONE)
-            continue;
-        uint32_t key = w.key[v];
-        uint64_t *c = &s->paths.counts[(size_t)key * D + k];
-        if ((*c)++ == 0) /* the latest dump's first instance */
-            s->paths.example[key] = heap->object_id[v];
-        s->paths.retained[(size_t)key * D + k] += w.t.retained[v];
-    }
-    for (uint32_t t = 0; t < T; t++) {
-        uint32_t name = w.type_name[t], slot = s->type_of_name[name];
-        if (slot == GCH_NONE) {
-            if (!reserve((void **)&s->type_name, &s->type_name_cap, s->type_count + 1,
-                         sizeof *s->type_name) ||
-                !tally_reserve(&s->types, s->type_count + 1, D))
-                goto nomem;
-            slot = (uint32_t)s->type_count++;
-            s->type_name[slot] = name;
-            s->type_of_name[name] = slot;
-            s->types.example[slot] = 0;
-        }
-        s->types.retained[(size_t)slot * D + k] += type_ret[t];
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        if (w.t.idom[v] == GCH_NONE)
-            continue;
-        uint32_t slot = s->type_of_name[w.type_name[heap->object_type[v]]];
-        if (s->types.counts[(size_t)slot * D + k]++ == 0)
-            s->types.example[slot] = heap->object_id[v];
-    }
     int by_ids = s->opts.by_ids < 0 ? s->all_stable : s->opts.by_ids;
     if (by_ids && (st = track_ids(s, &w, err)) != GCH_OK)
         goto out;
