@@ -272,6 +272,16 @@ if [ "$small" != "$big" ] && [ -z "$(get_res top_status "$small")$(get_res top_s
     interleave && gti=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.2f", b / a }') &&
         gti_how="medians $IL_A s and $IL_B s"
 fi
+# suspects (leak suspects: the dominator tree plus its passes and a BFS) against
+# top on the same dump: the target is at most 20 % more.
+sti=""
+if [ -z "$(get_res top_status "$big")" ]; then
+    log "interleaving top and suspects on the $big-object dump ($RUNS runs each)"
+    pair_a=("$GCHEAP" top "$(get_res file "$big")")
+    pair_b=("$GCHEAP" suspects "$(get_res file "$big")")
+    interleave && sti=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.2f", b / a }') &&
+        sti_how="medians $IL_A s and $IL_B s"
+fi
 if [ -z "$(get_res stat_status "$big")$(get_res pipe_status "$big")" ]; then
     log "interleaving stat from the file and from a pipe ($RUNS runs each)"
     pair_a=("$GCHEAP" stat "$(get_res file "$big")")
@@ -349,6 +359,7 @@ if [ "$small" != "$big" ]; then
         "$(human "$small")" "$gti" "$gti_how"
 fi
 [ -n "$pri" ] && printf '  %-6s pipe / file time (stat), interleaved runs: %s (%s)\n' "$(human "$big")" "$pri" "$pri_how"
+[ -n "$sti" ] && printf '  %-6s suspects / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$sti" "$sti_how"
 
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
 fails=""
@@ -387,6 +398,7 @@ if [ "$small" != "$big" ]; then
 fi
 pr=$(ratio "$(get_res pipe_wall "$big")" "$(get_res stat_wall "$big")")
 target "pipe vs file, stat ($hb${pri:+, interleaved}): at most 15% slower" "${pri:-$pr}" "<=" 1.15 x
+target "suspects vs top ($hb, interleaved): at most 20% more" "$sti" "<=" 1.20 x
 echo
 if [ -n "$fails" ]; then
     echo "FAILED targets:"

@@ -27,7 +27,8 @@ static int check_args(const cli_spec *spec, const cli_common *c, const cli_args 
     if (a->count == 0 && spec->min_args > 0)
         return cli_usage_error(name, "missing DUMP argument");
     if (a->count < spec->min_args)
-        return cli_usage_error(name, "expected %d DUMP arguments, got %d", spec->min_args, a->count);
+        return cli_usage_error(name, "expected %s%d DUMP arguments, got %d",
+                               spec->max_args < 0 ? "at least " : "", spec->min_args, a->count);
     if (spec->max_args >= 0 && a->count > spec->max_args) {
         if (spec->too_many)
             return cli_usage_error(name, "too many arguments (expected %s)", spec->too_many);

@@ -65,11 +65,12 @@ static void print_option_list(const cli_option *o)
     for (; o->kind != CLI_OPT_END; o++) {
         char left[64];
         const char *v = o->value_name;
+        const char *gap = v && !o->optional_value ? " " : ""; /* --name[=VALUE] */
         if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, v ? " " : "",
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, gap,
                      v ? v : "");
         else
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, v ? " " : "", v ? v : "");
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, gap, v ? v : "");
         printf("  %-24s %s\n", left, o->help);
     }
 }
@@ -341,7 +342,9 @@ static int long_option(const parse_ctx *p, int argc, char **argv, int *i)
     if (!o)
         return unknown_option(p->command, a, len, p->options);
     const char *value = NULL;
-    if (takes_value(o)) {
+    if (o->optional_value) {
+        value = eq ? eq + 1 : NULL;
+    } else if (takes_value(o)) {
         if (eq)
             value = eq + 1;
         else if (*i + 1 < argc)

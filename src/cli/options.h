@@ -67,6 +67,7 @@ typedef struct cli_option {
     const char *const *words;  /* OPT_ENUM, OPT_WORD */
     const char *what;          /* OPT_ENUM, OPT_WORD: a word's name in messages */
     cli_opt_fn callback;       /* OPT_CALLBACK */
+    int optional_value;        /* OPT_CALLBACK_OPTIONAL: the value only as --name=VALUE */
 } cli_option;
 
 #define OPT_BOOL(s, l, T, field, h) \
@@ -95,6 +96,11 @@ typedef struct cli_option {
 #define OPT_CALLBACK(s, l, fn, vname, h)                                                            \
     { .kind = CLI_OPT_CALLBACK, .short_name = (s), .long_name = (l), .callback = (fn),             \
       .value_name = (vname), .help = (h) }
+/* OPT_CALLBACK whose value is optional: given only as --name=VALUE; the
+ * callback gets NULL for a bare --name. vname is shown as is ("[=SIZE]"). */
+#define OPT_CALLBACK_OPTIONAL(l, fn, vname, h)                                                     \
+    { .kind = CLI_OPT_CALLBACK, .long_name = (l), .callback = (fn), .value_name = (vname),        \
+      .help = (h), .optional_value = 1 }
 #define OPT_END { .kind = CLI_OPT_END }
 
 typedef struct cli_args {

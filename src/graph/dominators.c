@@ -376,6 +376,7 @@ void gch_domtree_free(gch_domtree *t)
     gch_free(t->children);
     gch_free(t->preorder);
     gch_free(t->preorder_retained);
+    gch_free(t->preorder_idom);
     memset(t, 0, sizeof *t);
 }
 
@@ -716,7 +717,15 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         out->preorder_retained = rsize;
         vert = NULL;
         rsize = NULL;
-        gch_free(parent);
+        if (opts->preorder_idom) {
+            /* Positions are preorder numbers minus one; idom 0 is the
+             * virtual root. */
+            for (uint32_t i = 0; i < N; i++)
+                parent[i] = parent[i + 1] ? parent[i + 1] - 1 : GCH_DOM_VROOT;
+            out->preorder_idom = parent;
+        } else {
+            gch_free(parent);
+        }
         return GCH_OK;
     }
 

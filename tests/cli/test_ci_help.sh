@@ -1,5 +1,6 @@
 #!/bin/sh
-# diff and check --help explain usage, limits, units, globs and exit statuses.
+# diff, check, suspects and leaks --help explain usage, limits, units, globs
+# and exit statuses.
 set -u
 bin=$1
 fails=0 passes=0
@@ -15,6 +16,14 @@ done
 for t in "usage: gcheap check [OPTIONS] DUMP" "--max-bytes" "--max-objects" "--max-type " \
          "--max-type-total" "--live" "MiB" "GLOB" "strictly greater" "Exit status: 0"; do
     has check "$t"
+done
+for t in "usage: gcheap suspects [OPTIONS] DUMP" "--threshold PCT" "--fail-above PCT" \
+         "accumulation" "70%" "Exit status: 0"; do
+    has suspects "$t"
+done
+for t in "usage: gcheap leaks [OPTIONS] DUMP1 DUMP2 [DUMP3 ...]" "--fail-on-leak[=SIZE]" \
+         "--stable-ids" "memlab" "V8 node ids" "Exit status: 0"; do
+    has leaks "$t"
 done
 "$bin" diff --help >/dev/null 2>&1 && "$bin" check --help >/dev/null 2>&1 && passes=$((passes + 1)) ||
     { echo "FAIL: --help must exit 0"; fails=$((fails + 1)); }

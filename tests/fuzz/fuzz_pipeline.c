@@ -15,14 +15,65 @@
  *     heap_check_analyses in tests/support/heap_check.c (idom of a live object
  *     is live, retained >= shallow, sum of retained of the virtual root's
  *     children == live bytes...);
+ *   - suspects and leaks: check_suspects below (sizes within the live total,
+ *     each path a chain of references from a root to the accumulation point)
+ *     and a series of the same heap twice (nothing leaks, nothing grows);
  *   - diff: read the input twice (or split it at a 0xff byte) and check that
  *     diffing a dump with itself gives all-zero deltas, here below the loop.
  */
 #include "fuzz_common.h"
+#include "gcheap/leaks.h"
 
 #define H "fuzz_pipeline"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int has_ref(const gch_heap *h, uint32_t a, uint32_t b)
+{
+    for (uint32_t e = h->out_start[a]; e < h->out_start[a + 1]; e++)
+        if (h->out_target[e] == b)
+            return 1;
+    return 0;
+}
+
+static void check_suspects(const gch_heap *h)
+{
+    gch_suspects s;
+    gch_error err;
+    if (gch_suspects_find(h, NULL, &s, &err) != GCH_OK)
+        fuzz_fail(H, "gch_suspects_find failed on a loaded heap");
+    for (size_t k = 0; k < s.count; k++) {
+        const gch_suspect *g = &s.items[k];
+        if (g->retained > s.live_bytes || g->accumulation_retained > g->retained ||
+            g->retained_objects > s.live_count || g->path_len == 0)
+            fuzz_fail(H, "suspect sizes out of bounds");
+        const uint32_t *p = s.path + g->path_start;
+        if (p[g->path_len - 1] != g->accumulation || g->root_record == GCH_NONE ||
+            h->root_object[g->root_record] != p[0])
+            fuzz_fail(H, "suspect path does not join a root to the accumulation point");
+        for (size_t i = 1; i < g->path_len; i++)
+            if (!has_ref(h, p[i - 1], p[i]))
+                fuzz_fail(H, "suspect path step without a reference");
+        uint64_t held = 0;
+        for (size_t i = 0; i < g->holds_count; i++)
+            held += s.holds[g->holds_start + i].bytes;
+        if (held > g->retained)
+            fuzz_fail(H, "suspect holds more than it retains");
+    }
+    gch_suspects_free(&s);
+    /* The same heap twice, ids trusted: nothing new, nothing grows. */
+    gch_leaks_options o = GCH_LEAKS_OPTIONS_INIT;
+    o.by_ids = 1;
+    gch_leak_series *series;
+    gch_leak_report r;
+    if (gch_leaks_new(2, &o, &series, &err) != GCH_OK || gch_leaks_add(series, h, 1, &err) != GCH_OK ||
+        gch_leaks_add(series, h, 1, &err) != GCH_OK || gch_leaks_finish(series, &r, &err) != GCH_OK)
+        fuzz_fail(H, "gch_leaks_* failed on a loaded heap");
+    if (r.leaked_objects || r.group_count || r.path_count || r.type_count)
+        fuzz_fail(H, "a heap compared with itself leaks or grows");
+    gch_leak_report_free(&r);
+    gch_leaks_free(series);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -44,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(H, heap_check_analyses(d->heaps[i], &ast, NULL));
         if (ast != GCH_OK)
             fuzz_fail(H, "an analysis failed on a loaded heap");
-        /* Dominators go here: gch_dominators(d->heaps[i], ...) + checks. */
+        if (d->heaps[i]->refs_loaded)
+            check_suspects(d->heaps[i]);
     }
     gch_dump_free(d);
     return 0;

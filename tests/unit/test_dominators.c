@@ -524,7 +524,7 @@ static void test_lite_matches_full(void **state)
     /* No references loaded: GCH_EINVAL, *out zeroed, as the full build. */
     gch_dump *d = th_dump_new(3, 1, 1, 0);
     d->heaps[0]->refs_loaded = 0;
-    gch_domtree_options opts = { 0, 0, 0 };
+    gch_domtree_options opts = { 0, 0, 0, 0 };
     gch_domtree t;
     memset(&t, 0x5a, sizeof t);
     assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);
@@ -915,6 +915,7 @@ static void test_preorder_matches_full(void **state)
             assert_null(full.preorder_retained);
             opts.children = 0;
             opts.preorder_only = 1;
+            opts.preorder_idom = g % 2;
             memset(&pre, 0x5a, sizeof pre);
             assert_int_equal(gch_domtree_build_ex(h, &opts, &pre, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
@@ -942,6 +943,15 @@ static void test_preorder_matches_full(void **state)
                 uint32_t d2 = full.idom[k];
                 if (d2 != GCH_NONE && d2 != GCH_DOM_VROOT)
                     assert_true(pos[d2] < pos[k]); /* dominator first */
+                if (pos[k] == UINT32_MAX)
+                    continue;
+                if (!opts.preorder_idom) {
+                    assert_null(pre.preorder_idom);
+                } else if (d2 == GCH_DOM_VROOT) {
+                    assert_int_equal(pre.preorder_idom[pos[k]], GCH_DOM_VROOT);
+                } else {
+                    assert_int_equal(pre.preorder_idom[pos[k]], pos[d2]);
+                }
             }
             free(pos);
             uint32_t cnt = 77;

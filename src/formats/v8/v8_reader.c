@@ -1192,6 +1192,8 @@ static gch_status build(v8_reader *r, gch_dump **out)
         st = gch_builder_end_heap(r->b, r->err);
     if (st == GCH_OK)
         st = gch_builder_finish(r->b, out, r->err);
+    if (st == GCH_OK)
+        (*out)->ids_stable = 1; /* V8 node ids survive between snapshots of one process */
     return st;
 }
 

@@ -1,0 +1,223 @@
+/* gcheap suspects: Eclipse MAT's leak suspects (gch_suspects_find), one row
+ * per line of the report. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gcheap/leaks.h"
+#include "gcheap/limits.h"
+
+static const char description[] =
+    "Leak suspects, as Eclipse MAT's Leak Suspects report finds them: the live\n"
+    "objects just below the roots of the dominator tree that retain more than\n"
+    "--threshold of the live heap are suspects; the other such objects are grouped\n"
+    "by type and a type whose instances retain more than the threshold together is\n"
+    "a suspect (a group). From each suspect the report walks down the dominator\n"
+    "tree to the accumulation point: to the biggest child while it retains at\n"
+    "least 70% of its parent. Biggest suspect first; --top N shows the first N.\n"
+    "One row per line of the report; column suspect numbers the suspect, row says\n"
+    "what the line is:\n"
+    "  suspect       the suspect: id (a group: its biggest instance), count\n"
+    "                (instances), bytes retained, percent of the live bytes, detail\n"
+    "                'object' or 'group', type\n"
+    "  accumulation  the accumulation point: count = dominator-tree steps below\n"
+    "                the suspect, bytes and percent retained\n"
+    "  path          the shortest path from a root to the accumulation point, root\n"
+    "                first: count = step, bytes = the object's own size, detail =\n"
+    "                the root kind (first step) or the field name where the format\n"
+    "                has them\n"
+    "  holds         what the suspect retains, by type (top 10 by bytes): count and\n"
+    "                bytes (own sizes) of the retained objects of that type\n"
+    "Columns: suspect, row, id, count, bytes, percent, detail, type. Table output\n"
+    "ends with a note giving the live totals; json sections carry live_count and\n"
+    "live_bytes.\n"
+    "PCT is a number with an optional '%' (\"5\", \"2.5%\").\n"
+    "Exit status: 0 fine, 1 a suspect retains more than --fail-above, 2 usage or\n"
+    "input error.";
+
+typedef struct suspects_state {
+    uint64_t threshold;   /* percent x GCH_PERCENT_SCALE */
+    uint64_t fail_above;
+    int fail_set;
+} suspects_state;
+
+static const suspects_state defaults = { 10ull * GCH_PERCENT_SCALE, 0, 0 };
+
+/* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (at most 100%). */
+static int parse_pct(const char *command, const char *opt, const char *value, uint64_t *out)
+{
+    char buf[64];
+    size_t n = strlen(value);
+    if (n == 0 || n + 2 > sizeof buf)
+        return cli_usage_error(command, "--%s needs a percentage, not '%s'", opt, value);
+    memcpy(buf, value, n + 1);
+    if (buf[n - 1] != '%') {
+        buf[n] = '%';
+        buf[n + 1] = '\0';
+    }
+    gch_error err;
+    if (gch_parse_percent(buf, out, &err) != GCH_OK || *out > 100ull * GCH_PERCENT_SCALE)
+        return cli_usage_error(command, "--%s needs a percentage from 0 to 100, not '%s'", opt,
+                               value);
+    return 0;
+}
+
+static int on_threshold(void *state, const char *command, const char *option, const char *value)
+{
+    return parse_pct(command, option, value, &((suspects_state *)state)->threshold);
+}
+
+static int on_fail_above(void *state, const char *command, const char *option, const char *value)
+{
+    suspects_state *s = state;
+    s->fail_set = 1;
+    return parse_pct(command, option, value, &s->fail_above);
+}
+
+static const cli_option suspects_options[] = {
+    OPT_CALLBACK(0, "threshold", on_threshold, "PCT",
+                 "a suspect retains more than PCT of the live heap (default 10%)"),
+    OPT_CALLBACK(0, "fail-above", on_fail_above, "PCT",
+                 "exit 1 if a suspect retains more than PCT"),
+    OPT_END
+};
+
+static const char *const sort_keys[] = { "retained", NULL };
+
+/* Percent of live with one decimal ("61.6"), "0.0" when live is 0. */
+static const char *pct_text(uint64_t part, uint64_t live, char *buf, size_t cap)
+{
+    long double p = live ? (long double)part * 100.0L / (long double)live : 0.0L;
+    snprintf(buf, cap, "%.1Lf", p);
+    return buf;
+}
+
+/* Whether part is more than pct (x GCH_PERCENT_SCALE) of live, exactly. */
+static int above(uint64_t part, uint64_t live, uint64_t pct)
+{
+    return (long double)part * 100.0L * GCH_PERCENT_SCALE > (long double)pct * (long double)live;
+}
+
+typedef struct row_ctx {
+    report *rep;
+    const gch_heap *h;
+    const cli_common *c;
+    uint64_t number;
+} row_ctx;
+
+static void row(row_ctx *x, const char *what, int has_id, uint32_t o, uint64_t count,
+                uint64_t bytes, const char *pct, const char *detail, uint32_t type)
+{
+    char tb[8192];
+    report_cell_u64(x->rep, x->number);
+    report_cell_text(x->rep, what);
+    if (has_id)
+        report_cell_id(x->rep, x->h->object_id[o], x->h->id_radix);
+    else
+        report_cell_text(x->rep, "");
+    report_cell_u64(x->rep, count);
+    report_cell_u64(x->rep, bytes);
+    report_cell_text(x->rep, pct);
+    report_cell_text(x->rep, detail);
+    report_cell_text(x->rep, cli_type_name(x->h, type, x->c, tb, sizeof tb));
+}
+
+static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g)
+{
+    const gch_heap *h = x->h;
+    char pb[32];
+    row(x, "suspect", 1, g->object, g->instances, g->retained,
+        pct_text(g->retained, s->live_bytes, pb, sizeof pb), g->group ? "group" : "object", g->type);
+    row(x, "accumulation", 1, g->accumulation, g->accumulation_depth, g->accumulation_retained,
+        pct_text(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
+        h->object_type[g->accumulation]);
+    for (size_t i = 0; i < g->path_len; i++) {
+        uint32_t o = s->path[g->path_start + i];
+        const char *detail = "";
+        if (i == 0 && g->root_record != GCH_NONE)
+            detail = gch_root_kind_name(h->root_kind[g->root_record]);
+        else if (i > 0)
+            detail = gch_heap_string(h, gch_ref_label(h, s->path[g->path_start + i - 1], o));
+        row(x, "path", 1, o, i, h->object_size[o], "", detail, h->object_type[o]);
+    }
+    for (size_t i = 0; i < g->holds_count; i++) {
+        const gch_type_row *t = &s->holds[g->holds_start + i];
+        row(x, "holds", 0, 0, t->count, t->bytes, pct_text(t->bytes, s->live_bytes, pb, sizeof pb),
+            "", t->type);
+    }
+}
+
+static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
+                         const suspects_state *st, int *failed)
+{
+    gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
+    opt.threshold = (double)st->threshold / GCH_PERCENT_SCALE;
+    opt.include_weak = c->include_weak;
+    gch_suspects s;
+    gch_error err;
+    cli_phase(c, "finding leak suspects");
+    gch_status rc = gch_suspects_find(h, &opt, &s, &err);
+    cli_phase_end();
+    if (rc != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    report_begin_section(rep, h->name);
+    row_ctx x = { rep, h, c, 0 };
+    size_t shown = c->top < s.count ? (size_t)c->top : s.count;
+    for (size_t k = 0; k < shown; k++) {
+        x.number = k + 1;
+        suspect_rows(&x, &s, &s.items[k]);
+    }
+    char pb[32], tb[8192];
+    for (size_t k = 0; k < s.count && st->fail_set; k++) {
+        const gch_suspect *g = &s.items[k];
+        if (!above(g->retained, s.live_bytes, st->fail_above))
+            continue;
+        if (!c->quiet)
+            fprintf(stderr, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
+                            "--fail-above\n",
+                    k + 1, g->group ? "instances of " : "",
+                    cli_type_name(h, g->type, c, tb, sizeof tb),
+                    pct_text(g->retained, s.live_bytes, pb, sizeof pb));
+        *failed = 1;
+    }
+    char hb[64];
+    if (c->human)
+        format_human_bytes(s.live_bytes, hb, sizeof hb);
+    else
+        snprintf(hb, sizeof hb, "%" PRIu64 " bytes", s.live_bytes);
+    report_note(rep, "(%" PRIu64 " live object%s, %s; %zu suspect%s above %g%%, %zu shown)",
+                s.live_count, s.live_count == 1 ? "" : "s", hb, s.count, s.count == 1 ? "" : "s",
+                (double)st->threshold / GCH_PERCENT_SCALE, shown);
+    report_section_u64(rep, "live_count", s.live_count);
+    report_section_u64(rep, "live_bytes", s.live_bytes);
+    report_end_section(rep);
+    gch_suspects_free(&s);
+    return 0;
+}
+
+static int suspects_report(cli_run *run)
+{
+    static const col_spec cols[] = {
+        { "suspect", COL_COUNT }, { "row", COL_TEXT },    { "id", COL_ID },
+        { "count", COL_COUNT },   { "bytes", COL_BYTES }, { "percent", COL_TEXT },
+        { "detail", COL_TEXT },   { "type", COL_TEXT }
+    };
+    const cli_input *in = &run->in[0];
+    report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    int rc = 0, failed = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++)
+        rc = suspects_heap(rep, in->heaps[i], run->c, run->state, &failed);
+    return rc ? rc : failed ? EXIT_LIMIT : 0;
+}
+
+const cli_spec suspects_command = {
+    .name = "suspects", .summary = "leak suspects: what retains most of the heap, and where it accumulates",
+    .usage = "usage: gcheap suspects [OPTIONS] DUMP", .description = description,
+    .options = suspects_options, .state_size = sizeof(suspects_state), .defaults = &defaults,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS,
+    .report = suspects_report,
+};
