@@ -142,7 +142,9 @@ static void print_step(const ctx *x, uint32_t prev, uint32_t o)
     fputs("  -> ", stdout);
     const char *label = prev == GCH_NONE ? "" : why_ref_label(h, prev, o);
     if (label[0]) {
-        if (label[0] != '.' && label[0] != '[')
+        /* A bare field name reads ".name"; "[12]", "<class>" and
+         * "static head" (HPROF) are printed as they are. */
+        if (label[0] != '.' && label[0] != '[' && label[0] != '<' && !strchr(label, ' '))
             fputc('.', stdout);
         write_table_text(stdout, label);
         fputc(' ', stdout);

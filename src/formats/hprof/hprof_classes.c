@@ -95,6 +95,36 @@ static gch_status name_class(hprof_reader *r, hp_class *k)
     return hp_name_add(r, buf, n, &k->name);
 }
 
+/* HotSpot (JDK 17) adds fields the dump does not list: the injected fields
+ * of javaClasses.hpp (ALL_INJECTED_FIELDS; intptr_t fields take 8 bytes on a
+ * 64-bit JVM) and the padding of @Contended field groups (two times
+ * ContendedPaddingWidth, 128 by default). Subclasses inherit them. */
+static const struct hidden_fields {
+    const char *name;
+    uint32_t bytes, refs;
+} hidden_fields[] = {
+    { "java/lang/Class", 8 + 8 + 4 + 4, 3 },   /* klass, array_klass, oop_size,
+                                                   static_oop_field_count; protection_domain,
+                                                   signers, source_file */
+    { "java/lang/ClassLoader", 8, 0 },          /* loader_data */
+    { "java/lang/Module", 8, 0 },               /* module_entry */
+    { "java/lang/invoke/MemberName", 8, 0 },    /* vmindex */
+    { "java/lang/invoke/ResolvedMethodName", 8, 1 }, /* vmtarget; vmholder */
+    { "java/lang/invoke/MethodHandleNatives$CallSiteContext", 16, 0 }, /* vmdependencies, last_cleanup */
+    { "java/lang/StackFrameInfo", 2, 0 },       /* version */
+    { "java/lang/InternalError", 1, 0 },        /* during_unsafe_access */
+    { "java/lang/Thread", 2 * 128, 0 },         /* @Contended("tlr") padding */
+};
+
+static void note_hidden_fields(hp_class *k, const char *s, uint32_t len)
+{
+    for (size_t i = 0; i < sizeof hidden_fields / sizeof *hidden_fields; i++)
+        if (strlen(hidden_fields[i].name) == len && memcmp(hidden_fields[i].name, s, len) == 0) {
+            k->hidden_bytes = hidden_fields[i].bytes;
+            k->hidden_refs = hidden_fields[i].refs;
+        }
+}
+
 /* Finds the well-known classes by their internal names. */
 static void find_known_classes(hprof_reader *r)
 {
@@ -108,6 +138,8 @@ static void find_known_classes(hprof_reader *r)
         const char *s = r->classes[i].name_id ? hp_string_get(r, r->classes[i].name_id, &len) : NULL;
         if (!s)
             continue;
+        if (!r->art && r->id_size == 8)
+            note_hidden_fields(&r->classes[i], s, len);
         if (len == 15 && memcmp(s, "java/lang/Class", 15) == 0 && r->class_class == HP_NONE)
             r->class_class = (uint32_t)i;
         else if (len == 23 && memcmp(s, "java/lang/ref/Reference", 23) == 0 &&
@@ -199,8 +231,8 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
         hp_class *c = &r->classes[path[--n]];
         const hp_class *s = c->super_index == HP_NONE ? NULL : &r->classes[c->super_index];
         c->dump_bytes = s ? s->dump_bytes : 0;
-        c->prim_bytes = s ? s->prim_bytes : 0;
-        c->ref_fields = s ? s->ref_fields : 0;
+        c->prim_bytes = (s ? s->prim_bytes : 0) + c->hidden_bytes;
+        c->ref_fields = (s ? s->ref_fields : 0) + c->hidden_refs;
         c->is_reference = (s && s->is_reference) || path[n] == r->reference_class;
         for (uint32_t i = 0; i < c->field_count; i++) {
             const hp_field *f = &r->layout[c->layout_first + i];

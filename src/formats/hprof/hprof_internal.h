@@ -82,6 +82,9 @@ typedef struct hp_class {
     uint32_t static_refs;
     uint32_t static_labels;  /* first of static_count label offsets in static_label */
     uint32_t super_index;    /* class index of the superclass, or HP_NONE */
+    /* What HotSpot adds to the declared fields (injected fields, @Contended
+     * padding), which the dump does not show: bytes, and references. */
+    uint32_t hidden_bytes, hidden_refs;
     uint8_t is_reference;    /* java.lang.ref.Reference or a subclass */
     uint8_t state;           /* hierarchy totals: 0 not yet, 1 being computed, 2 done */
 } hp_class;

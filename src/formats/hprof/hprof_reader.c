@@ -137,42 +137,56 @@ static gch_status emit_root(emitter *e, size_t off, const root_kind *k)
 /* ------------------------------------------------------------------------ */
 /* Objects */
 
-static gch_status emit_class_object(emitter *e, size_t off)
+/* The static fields of object type: references of the class object (labels
+ * "static NAME") and static roots naming the class and the field, which
+ * are added with or without skip_refs. Returns the count of references in
+ * e->refs/e->labels after the first n. */
+static gch_status class_statics(emitter *e, const hp_class *k, size_t *n)
 {
     hprof_reader *r = e->r;
-    uint32_t ki = hp_class_find(r, hp_id(r, r->data + off + 1));
-    const hp_class *k = &r->classes[ki];
-    if (k->record != off + 1)
-        return GCH_OK; /* a second dump of the same class: the builder counts duplicates once */
-    uint64_t type = r->class_class != HP_NONE ? r->classes[r->class_class].id : SYNTHETIC_CLASS_TYPE;
-    uint64_t size = hp_class_object_size(r, k);
-    if (r->opts->skip_refs)
-        return gch_builder_object_begin(e->b, k->id, type, size, r->err);
-    gch_status st = grow_scratch(e, 4 + (size_t)k->static_count);
-    if (st != GCH_OK)
-        return st;
-    static const char *const own[4] = { "<super>", "<classloader>", "<signers>", "<protection domain>" };
-    uint64_t links[4] = { k->super_id, k->loader_id, k->signers_id, k->domain_id };
-    size_t n = 0;
-    for (size_t i = 0; i < 4; i++) {
-        e->refs[n] = links[i];
-        e->labels[n++] = own[i];
-    }
     size_t p = k->statics + 2;
     for (size_t i = 0; i < k->static_count; i++) {
         unsigned t = r->data[p + r->id_size];
         const char *label = name_at(r, r->static_label[k->static_labels + i]);
-        if (label) {
-            uint64_t target = hp_id(r, r->data + p + r->id_size + 1);
-            e->refs[n] = target;
-            e->labels[n++] = label;
-            /* "static NAME": the root names the class and the field. */
-            if (target && (st = gch_builder_add_root(e->b, target, GCH_ROOT_STATIC, 0, 1, k->id,
-                                                     label + 7, r->err)) != GCH_OK)
-                return st;
-        }
+        uint64_t target = label ? hp_id(r, r->data + p + r->id_size + 1) : 0;
         p += r->id_size + 1 + hp_type_size(r, t);
+        if (!target)
+            continue;
+        gch_status st = gch_builder_add_root(e->b, target, GCH_ROOT_STATIC, 0, 1, k->id,
+                                             label + 7 /* after "static " */, r->err);
+        if (st != GCH_OK)
+            return st;
+        if (!r->opts->skip_refs) {
+            e->refs[*n] = target;
+            e->labels[(*n)++] = label;
+        }
     }
+    return GCH_OK;
+}
+
+static gch_status emit_class_object(emitter *e, size_t off)
+{
+    static const char *const own[4] = { "<super>", "<classloader>", "<signers>", "<protection domain>" };
+    hprof_reader *r = e->r;
+    uint32_t ki = hp_class_find(r, hp_id(r, r->data + off + 1));
+    const hp_class *k = &r->classes[ki];
+    if (k->record != off + 1)
+        return GCH_OK; /* a second dump of the same class: the first one counts */
+    uint64_t type = r->class_class != HP_NONE ? r->classes[r->class_class].id : SYNTHETIC_CLASS_TYPE;
+    uint64_t size = hp_class_object_size(r, k);
+    gch_status st = grow_scratch(e, 4 + (size_t)k->static_count);
+    if (st != GCH_OK)
+        return st;
+    size_t n = 0;
+    if (!r->opts->skip_refs) {
+        uint64_t links[4] = { k->super_id, k->loader_id, k->signers_id, k->domain_id };
+        for (size_t i = 0; i < 4; i++) {
+            e->refs[n] = links[i];
+            e->labels[n++] = own[i];
+        }
+    }
+    if ((st = class_statics(e, k, &n)) != GCH_OK)
+        return st;
     return gch_builder_add_object_labeled(e->b, k->id, type, size, e->refs, e->labels, n, r->err);
 }
 
@@ -228,7 +242,8 @@ static gch_status emit_instance(emitter *e, size_t off)
                        (unsigned long long)id, r->names + k->name, bytes,
                        (unsigned long long)k->dump_bytes);
     uint64_t size = hp_instance_size(r, k);
-    if (r->opts->skip_refs)
+    /* Without references, only a Reference's weak referent root is wanted. */
+    if (r->opts->skip_refs && !k->is_reference)
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     gch_status st = grow_scratch(e, (size_t)k->ref_fields + 1);
     if (st != GCH_OK)
@@ -238,6 +253,8 @@ static gch_status emit_instance(emitter *e, size_t off)
     e->labels[n++] = "<class>";
     if ((st = decode_fields(e, k, d + 2 * r->id_size + 8, &n)) != GCH_OK)
         return st;
+    if (r->opts->skip_refs)
+        n = 0;
     return gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, e->labels, n, r->err);
 }
 
