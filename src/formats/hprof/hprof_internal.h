@@ -132,7 +132,8 @@ typedef struct hprof_reader {
     size_t names_size, names_cap;
 
     /* Counts from the scan. */
-    uint64_t records, heap_records, sub_records, objects, roots, art_records;
+    uint64_t records, heap_records, sub_records, objects, roots, art_records, segments;
+    int ended;                /* HEAP DUMP END after the last segment */
     int art;
     hp_layout_rule rule;
     uint64_t gaps_sampled, gaps_matched;

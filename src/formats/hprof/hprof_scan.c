@@ -16,6 +16,10 @@ gch_status hp_fail(hprof_reader *r, size_t offset, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(r->err->message, sizeof r->err->message, fmt, ap);
         va_end(ap);
+        /* Messages may quote class names from the dump. */
+        for (char *c = r->err->message; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
         r->err->status = GCH_EFORMAT;
         r->err->has_offset = 1;
         r->err->offset = offset;
@@ -285,13 +289,19 @@ static gch_status scan_record(hprof_reader *r, size_t off, unsigned tag, size_t 
     switch (tag) {
     case HP_UTF8: return add_string(r, body, len);
     case HP_LOAD_CLASS: return add_load_class(r, body);
-    case HP_HEAP_DUMP:
     case HP_HEAP_DUMP_SEGMENT:
+        r->segments++;
+        r->ended = 0;
+        /* fall through */
+    case HP_HEAP_DUMP:
         r->heap_records++;
         return scan_heap_body(r, body, body + len);
     case HP_UNLOAD_CLASS: case HP_FRAME: case HP_TRACE: case HP_ALLOC_SITES:
     case HP_HEAP_SUMMARY: case HP_START_THREAD: case HP_END_THREAD: case HP_CPU_SAMPLES:
-    case HP_CONTROL_SETTINGS: case HP_HEAP_DUMP_END:
+    case HP_CONTROL_SETTINGS:
+        return GCH_OK;
+    case HP_HEAP_DUMP_END:
+        r->ended = 1;
         return GCH_OK;
     default:
         return hp_fail(r, off, "unknown record tag 0x%02X", tag);
@@ -447,6 +457,12 @@ gch_status hp_scan(hprof_reader *r)
         r->records++;
         off += 9 + len;
     }
+    /* Records are self-delimiting: a dump cut at a record boundary is found
+     * by the records that must come last. */
+    if (r->heap_records == 0)
+        return hp_fail(r, r->size, "no HEAP DUMP record (truncated dump?)");
+    if (r->segments && !r->ended)
+        return hp_fail(r, r->size, "no HEAP DUMP END after the heap dump segments (truncated dump?)");
     if (r->art_records)
         r->art = 1;
     return finish_indexes(r);
