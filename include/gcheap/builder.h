@@ -59,6 +59,12 @@ gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t 
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
                                     gch_error *err);
 gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err);
+/* Makes room in the open heap for `objects` more objects and `refs` more
+ * references, allocated to that size (not doubled), so that a reader that
+ * knows its counts before adding (a binary format's first pass) neither
+ * regrows nor overallocates. A hint: adding more still works. GCH_ENOMEM,
+ * GCH_ELIMIT past the builder's limits, GCH_EINVAL without an open heap. */
+gch_status gch_builder_reserve(gch_builder *b, size_t objects, size_t refs, gch_error *err);
 /* Records that the open heap's references were not read (skip_refs). Call it
  * right after begin_heap and add no references to that heap: end_heap then
  * gives every object zero references without having stored any count. */

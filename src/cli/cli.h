@@ -73,7 +73,8 @@ void cli_close(cli_input *in);
 const char *cli_display_path(const char *path);
 
 /* Loads the dump at path ("-" = stdin). need_refs = 0 lets the reader skip
- * references. Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
+ * references; with bit 2 set the reader keeps reference labels (field names:
+ * retainers), without it a reader may drop them (HPROF). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
  * returns EXIT_INPUT; 0 on success. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 

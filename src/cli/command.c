@@ -1,6 +1,7 @@
 /* The shared start of every command: see cli_start and cli_open in cli.h. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -38,7 +39,9 @@ int cli_open(const char *command, const char *path, const cli_common *c, int nee
     in->path = path;
     in->heaps = NULL;
     in->count = 0;
-    int rc = cli_load(path, c, need_refs, &in->dump);
+    /* Reference labels (field names) appear only on the paths of retainers. */
+    int rc = cli_load(path, c, need_refs ? need_refs | (strcmp(command, "retainers") == 0 ? 2 : 0) : 0,
+                      &in->dump);
     if (rc == 0 && (rc = cli_select(command, path, in->dump, c, &in->heaps, &in->count)) != 0) {
         gch_dump_free(in->dump);
         in->dump = NULL;

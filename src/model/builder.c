@@ -457,6 +457,41 @@ gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t 
     return append_refs(b, refs, NULL, nrefs, err);
 }
 
+/* Sets an array of elem-byte items to exactly n items. */
+static int resize_exact(void **p, size_t n, size_t elem)
+{
+    void *np = gch_reallocarray(*p, n, elem);
+    if (!np)
+        return 0;
+    *p = np;
+    return 1;
+}
+
+gch_status gch_builder_reserve(gch_builder *b, size_t objects, size_t refs, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (objects > MAX_OBJECTS - h->object_count || refs > MAX_REFS - b->raw_ref_count)
+        return gch_error_set(err, GCH_ELIMIT, "more objects or references than one heap holds");
+    size_t need = (size_t)h->object_count + objects + 1; /* out_start needs one spare slot */
+    if (need > b->object_cap || !h->object_id) {
+        if (!resize_exact((void **)&h->object_id, need, sizeof *h->object_id) ||
+            !resize_exact((void **)&h->object_type, need, sizeof *h->object_type) ||
+            !resize_exact((void **)&h->object_size, need, sizeof *h->object_size) ||
+            !resize_exact((void **)&h->out_start, need, sizeof *h->out_start))
+            return oom(err);
+        b->object_cap = need;
+    }
+    size_t rneed = (size_t)b->raw_ref_count + refs;
+    if (rneed > b->raw_ref_cap) {
+        if (!resize_exact((void **)&b->raw_refs, rneed, sizeof(uint64_t)))
+            return oom(err);
+        b->raw_ref_cap = rneed;
+    }
+    return GCH_OK;
+}
+
 void gch_builder_set_refs_skipped(gch_builder *b)
 {
     if (b->cur)

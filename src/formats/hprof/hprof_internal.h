@@ -89,6 +89,14 @@ typedef struct hp_class {
     uint8_t state;           /* hierarchy totals: 0 not yet, 1 being computed, 2 done */
 } hp_class;
 
+/* A run of object sub-records with increasing ids, in dump order. */
+typedef struct hp_run {
+    size_t off, end;         /* its first object sub-record; the end of that record's body */
+    uint64_t count;          /* object sub-records in the run */
+} hp_run;
+
+#define HP_MAX_RUNS 65536    /* more runs: objects are emitted in dump order */
+
 typedef struct hp_thread {
     uint32_t serial;
     uint64_t object_id;
@@ -123,6 +131,10 @@ typedef struct hprof_reader {
     size_t load_class_count, load_class_cap;
     hp_thread *threads;
     size_t thread_count, thread_cap;
+    hp_run *runs;
+    size_t run_count, run_cap;
+    uint64_t run_last_id;
+    int runs_overflow;
 
     hp_field *layout;
     size_t layout_count, layout_cap;
@@ -134,6 +146,7 @@ typedef struct hprof_reader {
     /* Counts from the scan. */
     uint64_t records, heap_records, sub_records, objects, roots, art_records, segments;
     int ended;                /* HEAP DUMP END after the last segment */
+    uint64_t ref_bound;       /* references the objects can have at most (each backed by input bytes) */
     int art;
     hp_layout_rule rule;
     uint64_t gaps_sampled, gaps_matched;
@@ -181,6 +194,13 @@ void hp_walk_init(const hprof_reader *r, hp_walk *w);
 /* 1 with *off at the tag and *next after the sub-record; 0 at the end or on
  * an error (then r->err says it; scanned dumps have none). */
 int hp_walk_next(hprof_reader *r, hp_walk *w, size_t *off, size_t *next);
+
+/* Whether a sub-record tag is an object (class, instance or array dump). */
+static inline int hp_is_object(unsigned tag)
+{
+    return tag == HP_CLASS_DUMP || tag == HP_INSTANCE_DUMP || tag == HP_OBJ_ARRAY_DUMP ||
+           tag == HP_PRIM_ARRAY_DUMP || tag == HP_PRIM_ARRAY_NODATA;
+}
 
 /* Finds the extent of the heap sub-record whose tag is at off, in a record
  * body ending at end: *next receives the offset after it. Errors name the

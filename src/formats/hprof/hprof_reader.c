@@ -50,6 +50,12 @@ static gch_status grow_scratch(emitter *e, size_t n)
     return GCH_OK;
 }
 
+/* The labels of e->refs, or NULL when the caller wants none. */
+static const char *const *labels_or_null(const emitter *e)
+{
+    return e->r->opts->skip_labels ? NULL : e->labels;
+}
+
 static const char *name_at(const hprof_reader *r, uint32_t off)
 {
     return off == HP_NONE ? NULL : r->names + off;
@@ -187,7 +193,7 @@ static gch_status emit_class_object(emitter *e, size_t off)
     }
     if ((st = class_statics(e, k, &n)) != GCH_OK)
         return st;
-    return gch_builder_add_object_labeled(e->b, k->id, type, size, e->refs, e->labels, n, r->err);
+    return gch_builder_add_object_labeled(e->b, k->id, type, size, e->refs, labels_or_null(e), n, r->err);
 }
 
 /* A java.lang.ref.Reference's referent is a weak root, not a reference. */
@@ -255,7 +261,7 @@ static gch_status emit_instance(emitter *e, size_t off)
         return st;
     if (r->opts->skip_refs)
         n = 0;
-    return gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, e->labels, n, r->err);
+    return gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, labels_or_null(e), n, r->err);
 }
 
 static gch_status index_labels(emitter *e)
@@ -294,7 +300,7 @@ static gch_status emit_object_array(emitter *e, size_t off)
         e->refs[i + 1] = hp_id(r, p);
         e->labels[i + 1] = e->index_labels + e->index_label_off[i];
     }
-    st = gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, e->labels, labelled + 1, r->err);
+    st = gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, labels_or_null(e), labelled + 1, r->err);
     for (size_t done = labelled; st == GCH_OK && done < length;) {
         size_t n = length - done < REF_CHUNK ? length - done : REF_CHUNK;
         for (size_t i = 0; i < n; i++, p += r->id_size)
@@ -319,7 +325,8 @@ static gch_status emit_prim_array(emitter *e, size_t off)
     if (r->opts->skip_refs || !r->prim_array_class[t])
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     static const char *const class_label[1] = { "<class>" };
-    return gch_builder_add_object_labeled(e->b, id, class_id, size, &class_id, class_label, 1, r->err);
+    return gch_builder_add_object_labeled(e->b, id, class_id, size, &class_id,
+                                          r->opts->skip_labels ? NULL : class_label, 1, r->err);
 }
 
 static gch_status emit_sub_record(emitter *e, size_t off)
@@ -349,29 +356,146 @@ static gch_status emit_sub_record(emitter *e, size_t off)
     return hp_fail(r, off, "unknown heap dump sub-record tag 0x%02X", tag);
 }
 
-static int is_object(unsigned tag)
+static gch_status emit_object(emitter *e, size_t off)
 {
-    return tag == HP_CLASS_DUMP || tag == HP_INSTANCE_DUMP || tag == HP_OBJ_ARRAY_DUMP ||
-           tag == HP_PRIM_ARRAY_DUMP || tag == HP_PRIM_ARRAY_NODATA;
+    gch_status st = emit_sub_record(e, off);
+    if (st == GCH_OK && ++e->emitted % PROGRESS_EVERY == 0 && e->r->opts->progress)
+        e->r->opts->progress(e->r->opts->progress_ctx, off);
+    return st;
+}
+
+/* Everything in dump order (Android dumps, and dumps in too many runs). */
+static gch_status emit_in_dump_order(emitter *e)
+{
+    hprof_reader *r = e->r;
+    hp_walk w;
+    size_t off, next;
+    size_t released = 0;
+    hp_walk_init(r, &w);
+    while (hp_walk_next(r, &w, &off, &next)) {
+        gch_status st = hp_is_object(r->data[off]) ? emit_object(e, off) : emit_sub_record(e, off);
+        if (st != GCH_OK)
+            return st;
+        if (hp_is_object(r->data[off]))
+            e->art_heap_objects[e->art_heap]++;
+        if (r->opts->release && off > released + (16u << 20)) {
+            size_t upto = off & ~(size_t)0xfffff;
+            r->opts->release(r->opts->release_ctx, r->data + released, upto - released);
+            released = upto;
+        }
+    }
+    return r->err && r->err->status != GCH_OK ? r->err->status : GCH_OK;
+}
+
+/* A position in a run: the next object sub-record and its id. */
+typedef struct run_cursor {
+    hp_walk w;
+    uint64_t left, id;
+    size_t off;
+    size_t released;         /* bytes of the run before this are handed back */
+    size_t limit;            /* where the next run starts (or the end of the dump) */
+} run_cursor;
+
+static void cursor_next(hprof_reader *r, run_cursor *c)
+{
+    size_t off, next;
+    while (hp_walk_next(r, &c->w, &off, &next))
+        if (hp_is_object(r->data[off])) {
+            c->off = off;
+            c->id = hp_id(r, r->data + off + 1);
+            c->left--;
+            return;
+        }
+    c->left = 0; /* unreachable for scanned dumps */
+}
+
+/* Restores the min-heap order of cursors (by id) below position i. */
+static void sift_down(run_cursor **heap, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && heap[l]->id < heap[m]->id)
+            m = l;
+        if (l + 1 < n && heap[l + 1]->id < heap[m]->id)
+            m = l + 1;
+        if (m == i)
+            return;
+        run_cursor *t = heap[i];
+        heap[i] = heap[m];
+        heap[m] = t;
+        i = m;
+    }
+}
+
+/* Hands back to the caller (gch_load_options.release) what a run has passed:
+ * runs are disjoint ranges of the dump in dump order, and only objects are
+ * left to emit, so nothing there is read again. A finished run gives back
+ * everything up to the next run. */
+static void release_run(emitter *e, run_cursor *c, size_t upto, size_t min_bytes)
+{
+    if (upto > c->released + min_bytes) {
+        e->r->opts->release(e->r->opts->release_ctx, e->r->data + c->released, upto - c->released);
+        c->released = upto;
+    }
+}
+
+/* Objects in id order: a k-way merge of the runs found by the scan. */
+static gch_status emit_merged(emitter *e)
+{
+    hprof_reader *r = e->r;
+    size_t k = r->run_count;
+    run_cursor *cursors = gch_calloc(k ? k : 1, sizeof *cursors);
+    run_cursor **heap = gch_calloc(k ? k : 1, sizeof *heap);
+    gch_status st = cursors && heap ? GCH_OK : hp_oom(r);
+    size_t n = 0;
+    for (size_t i = 0; st == GCH_OK && i < k; i++) {
+        run_cursor *c = &cursors[i];
+        c->w.off = r->runs[i].off;
+        c->w.end = c->w.rec = r->runs[i].end;
+        c->left = r->runs[i].count;
+        c->released = r->runs[i].off;
+        c->limit = i + 1 < k ? r->runs[i + 1].off : r->size;
+        cursor_next(r, c);
+        heap[n++] = c;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(heap, n, i);
+    while (st == GCH_OK && n > 0) {
+        run_cursor *c = heap[0];
+        st = emit_object(e, c->off);
+        if (c->left > 0) {
+            cursor_next(r, c);
+            if (r->opts->release)
+                release_run(e, c, c->off, 8u << 20);
+        } else {
+            if (r->opts->release)
+                release_run(e, c, c->limit, 0);
+            heap[0] = heap[--n];
+        }
+        sift_down(heap, n, 0);
+    }
+    gch_free(cursors);
+    gch_free(heap);
+    return st;
 }
 
 static gch_status emit_heap(emitter *e)
 {
     hprof_reader *r = e->r;
+    if (r->art || r->runs_overflow)
+        return emit_in_dump_order(e);
+    /* Roots and the other sub-records first, then the objects. */
     hp_walk w;
     size_t off, next;
     hp_walk_init(r, &w);
     while (hp_walk_next(r, &w, &off, &next)) {
-        gch_status st = emit_sub_record(e, off);
+        gch_status st = hp_is_object(r->data[off]) ? GCH_OK : emit_sub_record(e, off);
         if (st != GCH_OK)
             return st;
-        if (is_object(r->data[off])) {
-            e->art_heap_objects[e->art_heap]++;
-            if (++e->emitted % PROGRESS_EVERY == 0 && r->opts->progress)
-                r->opts->progress(r->opts->progress_ctx, off);
-        }
     }
-    return r->err && r->err->status != GCH_OK ? r->err->status : GCH_OK;
+    if (r->err && r->err->status != GCH_OK)
+        return r->err->status;
+    return emit_merged(e);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -432,6 +556,9 @@ static gch_status emit(emitter *e)
     gch_builder_set_id_radix(e->b, 16);
     if (e->r->opts->skip_refs)
         gch_builder_set_refs_skipped(e->b);
+    st = gch_builder_reserve(e->b, e->r->objects, e->r->opts->skip_refs ? 0 : e->r->ref_bound, e->r->err);
+    if (st != GCH_OK)
+        return st;
     if ((st = declare_types(e)) != GCH_OK || (st = emit_heap(e)) != GCH_OK ||
         (st = add_meta_lines(e)) != GCH_OK)
         return st;
@@ -445,6 +572,7 @@ static void reader_free(hprof_reader *r)
     gch_free(r->class_hash);
     gch_free(r->load_class);
     gch_free(r->threads);
+    gch_free(r->runs);
     gch_free(r->layout);
     gch_free(r->static_label);
     gch_free(r->names);

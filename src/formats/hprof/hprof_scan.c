@@ -242,6 +242,43 @@ static gch_status add_thread(hprof_reader *r, size_t off)
     return GCH_OK;
 }
 
+/* Objects are emitted in id order, merging the runs of increasing ids (the
+ * builder then finds ids without a hash table): a dump lists most objects by
+ * address, in a few runs (one per heap space or region, the class dumps). */
+static gch_status note_run(hprof_reader *r, size_t off, size_t end)
+{
+    uint64_t id = hp_id(r, r->data + off + 1);
+    if (r->runs_overflow)
+        return GCH_OK;
+    if (r->run_count == 0 || id <= r->run_last_id) {
+        if (r->run_count == HP_MAX_RUNS) {
+            r->runs_overflow = 1;
+            return GCH_OK;
+        }
+        if (!gch_grow((void **)&r->runs, &r->run_cap, r->run_count + 1, sizeof *r->runs, 64))
+            return hp_oom(r);
+        hp_run *run = &r->runs[r->run_count++];
+        run->off = off;
+        run->end = end;
+        run->count = 0;
+    }
+    r->runs[r->run_count - 1].count++;
+    r->run_last_id = id;
+    return GCH_OK;
+}
+
+/* How many references the object at off can have: its class, then what its
+ * record has room for (so the builder can be sized once, from input bytes). */
+static uint64_t ref_bound(const hprof_reader *r, size_t off, size_t next)
+{
+    switch (r->data[off]) {
+    case HP_CLASS_DUMP: return 4 + r->classes[r->class_count - 1].static_count;
+    case HP_INSTANCE_DUMP: return 1 + (next - off - 1 - 2 * r->id_size - 8) / r->id_size;
+    case HP_OBJ_ARRAY_DUMP: return 1 + (next - off - 1 - 2 * r->id_size - 8) / r->id_size;
+    default: return 1;
+    }
+}
+
 /* Scans the sub-records of one HEAP DUMP (SEGMENT) body [off, end). */
 static gch_status scan_heap_body(hprof_reader *r, size_t off, size_t end)
 {
@@ -256,9 +293,11 @@ static gch_status scan_heap_body(hprof_reader *r, size_t off, size_t end)
             st = add_class(r, off);
         else if (tag == HP_ROOT_THREAD_OBJ)
             st = add_thread(r, off);
-        if (tag == HP_INSTANCE_DUMP || tag == HP_OBJ_ARRAY_DUMP || tag == HP_PRIM_ARRAY_DUMP ||
-            tag == HP_PRIM_ARRAY_NODATA || tag == HP_CLASS_DUMP)
+        if (st == GCH_OK && hp_is_object(tag)) {
             r->objects++;
+            r->ref_bound += ref_bound(r, off, next);
+            st = note_run(r, off, end);
+        }
         if (tag >= 0x80 && tag != HP_ROOT_UNKNOWN)
             r->art_records++;
         if (st != GCH_OK)
