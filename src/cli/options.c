@@ -20,7 +20,7 @@ static const cli_option common_options[] = {
     { "quiet", 'q', 0, OPT_QUIET, NULL, "no warnings on stderr (errors are still printed)" },
     { "help", 0, 0, OPT_HELP, NULL, "show help and exit" },
     { "domain", 0, 1, OPT_DOMAIN, "NAME", "report only the section (appdomain) NAME" },
-    { "input-format", 0, 1, OPT_INPUT_FORMAT, "FMT", "gclog, gcdump or dart (default: detect)" },
+    { "input-format", 0, 1, OPT_INPUT_FORMAT, "FMT", "gclog, gcdump, dart or hprof (default: detect)" },
     { "include-weak", 0, 0, OPT_INCLUDE_WEAK, NULL, "count weak roots as strong" },
     { "no-progress", 0, 0, OPT_NO_PROGRESS, NULL, "no progress line on a terminal" },
     { "size-buckets", 0, 0, OPT_SIZE_BUCKETS, NULL, ".gcdump: keep \"(Bytes > 10K)\" types apart" },
@@ -155,7 +155,7 @@ static int apply_common(const char *command, const cli_option *o, const char *va
     case OPT_DOMAIN: c->domain = value; return 0;
     case OPT_INPUT_FORMAT:
         if (gch_format_parse(value, &c->input_format) != 0)
-            return cli_usage_error(command, "unknown input format '%s' (gclog, gcdump or dart)", value);
+            return cli_usage_error(command, "unknown input format '%s' (gclog, gcdump, dart or hprof)", value);
         return 0;
     case OPT_NO_PROGRESS: c->no_progress = 1; return 0;
     case OPT_SIZE_BUCKETS: c->size_buckets = 1; return 0;

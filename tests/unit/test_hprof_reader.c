@@ -645,8 +645,26 @@ static void test_random_corruption(void **state)
     }
 }
 
+/* With HPROF_WRITE_SEEDS=DIR, writes the sample dumps there (the fuzz seeds
+ * in tests/fuzz/seeds/hprof/) instead of testing. */
+static int write_seeds(const char *dir)
+{
+    for (unsigned id = 4; id <= 8; id += 4) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/sample-id%u.hprof", dir, id);
+        hpw *w = sample(id);
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
+            return 1;
+        hpw_free(w);
+    }
+    return 0;
+}
+
 int main(void)
 {
+    if (getenv("HPROF_WRITE_SEEDS"))
+        return write_seeds(getenv("HPROF_WRITE_SEEDS"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_compressed),
         cmocka_unit_test(test_sample_wide),
