@@ -616,7 +616,7 @@ static void test_random_corruption(void **state)
         hpw *w = sample(id);
         unsigned char *copy = malloc(w->len);
         assert_non_null(copy);
-        for (int round = 0; round < 3000; round++) {
+        for (int round = 0; round < 1500; round++) {
             memcpy(copy, w->buf, w->len);
             int flips = 1 + round % 4;
             for (int k = 0; k < flips; k++) {
