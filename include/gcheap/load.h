@@ -18,8 +18,9 @@
 /* Options given to every reader. */
 typedef struct gch_load_options {
     int skip_refs;      /* do not store references (type histograms need none) */
-    int skip_labels;    /* HPROF: do not store reference labels (field names, "[12]"): only
-                           the paths of `retainers` show them, and they take 4 bytes a reference */
+    int skip_labels;    /* HPROF: do not store reference labels (field names, "[12]": 4 bytes
+                           a reference) nor look up thread names for root labels (three
+                           walks over the dump); root labels then name threads by number */
     int size_buckets;   /* .gcdump: keep "(Bytes > 10K)" types apart */
     int keep_modules;   /* .gcdump: record module names */
     /* Called now and then while reading, with the number of input bytes consumed

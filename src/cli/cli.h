@@ -72,9 +72,10 @@ void cli_close(cli_input *in);
 /* "-" is shown as "<stdin>" in messages. */
 const char *cli_display_path(const char *path);
 
-/* Loads the dump at path ("-" = stdin). need_refs = 0 lets the reader skip
- * references; with bit 2 set the reader keeps reference labels (field names:
- * retainers), without it a reader may drop them (HPROF). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
+/* Loads the dump at path ("-" = stdin). need_refs: bit 1 keeps references
+ * (without it the reader may skip them), bit 2 keeps labels (reference field
+ * names, HPROF thread names: retainers and roots print them; without it a
+ * reader may drop them). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
  * returns EXIT_INPUT; 0 on success. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 

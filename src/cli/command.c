@@ -39,9 +39,10 @@ int cli_open(const char *command, const char *path, const cli_common *c, int nee
     in->path = path;
     in->heaps = NULL;
     in->count = 0;
-    /* Reference labels (field names) appear only on the paths of retainers. */
-    int rc = cli_load(path, c, need_refs ? need_refs | (strcmp(command, "retainers") == 0 ? 2 : 0) : 0,
-                      &in->dump);
+    /* Labels (reference field names, HPROF thread names in root labels) are
+     * printed only by retainers and roots. */
+    int labels = strcmp(command, "retainers") == 0 || strcmp(command, "roots") == 0;
+    int rc = cli_load(path, c, (need_refs ? 1 : 0) | (labels ? 2 : 0), &in->dump);
     if (rc == 0 && (rc = cli_select(command, path, in->dump, c, &in->heaps, &in->count)) != 0) {
         gch_dump_free(in->dump);
         in->dump = NULL;

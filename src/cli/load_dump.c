@@ -98,8 +98,8 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     gch_source src = { source_read, &fs };
     gch_load_options opts;
     memset(&opts, 0, sizeof opts);
-    opts.skip_refs = !need_refs;
-    opts.skip_labels = need_refs && !(need_refs & 2);
+    opts.skip_refs = !(need_refs & 1);
+    opts.skip_labels = !(need_refs & 2);
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     progress prog = { plat_size(f), plat_now(), 0 };

@@ -444,6 +444,72 @@ static void test_art(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Thread names in root labels */
+
+/* A Thread 0x500 named by String 0x510 (value 0x520, coder `coder`) and a
+ * second thread 0x600 whose name is UTF-16 little-endian "Ab"; roots: their
+ * THREAD OBJECTs (serials 7 and 8) and a Java frame of thread 7. */
+static hpw *threads_dump(void)
+{
+    hpw *w = hpw_new("1.0.2", 8, 0);
+    static const char *const names[] = { NULL, "java/lang/Thread", "java/lang/String", "name",
+                                         "value", "coder", "[B" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 2);
+    hpw_load_class(w, 3, 0x120, 6);
+    hpw_begin(w, 0x1C);
+    hpw_root(w, 0x08, 0x500, 7, 0);
+    hpw_root(w, 0x08, 0x600, 8, 0);
+    hpw_root(w, 0x03, 0x520, 7, 0);
+    const hpw_field thread_fields[] = { { 3, 2, 0 } };
+    const hpw_field string_fields[] = { { 4, 2, 0 }, { 5, 8, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 8, NULL, 0, thread_fields, 1);
+    hpw_class_dump(w, 0x110, 0, 0, 9, NULL, 0, string_fields, 2);
+    hpw_class_dump(w, 0x120, 0, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[16];
+    hpw_instance(w, 0x500, 0x100, v, (uint32_t)hpw_value(w, 2, 0x510, v));
+    size_t n = hpw_value(w, 2, 0x520, v);
+    n += hpw_value(w, 8, 0, v + n);
+    hpw_instance(w, 0x510, 0x110, v, (uint32_t)n);
+    hpw_prim_array(w, 0x520, 8, 4, "main");
+    hpw_instance(w, 0x600, 0x100, v, (uint32_t)hpw_value(w, 2, 0x610, v));
+    n = hpw_value(w, 2, 0x620, v);
+    n += hpw_value(w, 8, 1, v + n);
+    hpw_instance(w, 0x610, 0x110, v, (uint32_t)n);
+    hpw_prim_array(w, 0x620, 8, 4, "A\0b\0");
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    return w;
+}
+
+static void test_thread_names(void **state)
+{
+    (void)state;
+    hpw *w = threads_dump();
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err), GCH_OK);
+    const gch_heap *h = d->heaps[0];
+    assert_int_not_equal(find_root(h, 0x520, GCH_ROOT_LOCAL, "Java frame, thread 7 \"main\" (0x500)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x500, GCH_ROOT_RUNTIME, "thread object, thread 7 \"main\" (0x500)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x600, GCH_ROOT_RUNTIME, "thread object, thread 8 \"Ab\" (0x600)"), GCH_NONE);
+    gch_dump_free(d);
+    /* Without labels: no lookup, threads by number. */
+    o.skip_labels = 1;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err), GCH_OK);
+    h = d->heaps[0];
+    assert_int_not_equal(find_root(h, 0x520, GCH_ROOT_LOCAL, "Java frame, thread 7 (0x500)"), GCH_NONE);
+    assert_null(h->out_label);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Malformed input */
 
 static void expect_error(const hpw *w, uint64_t offset, const char *fragment)
@@ -673,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_detect_and_pipe),
         cmocka_unit_test(test_rule_vote),
         cmocka_unit_test(test_art),
+        cmocka_unit_test(test_thread_names),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),

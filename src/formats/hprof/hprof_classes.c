@@ -165,6 +165,7 @@ static gch_status add_own_fields(hprof_reader *r, uint32_t ki)
     k->layout_first = (uint32_t)r->layout_count;
     for (size_t i = 0; i < k->field_count; i++, p += r->id_size + 1) {
         hp_field *f = &r->layout[r->layout_count++];
+        f->name_id = hp_id(r, r->data + p);
         f->type = r->data[p + r->id_size];
         f->weak = 0;
         f->label = HP_NONE;

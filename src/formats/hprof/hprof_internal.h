@@ -58,6 +58,7 @@ typedef struct hp_string {
  * dump writes its class's fields, then its superclass's, and so on: readers
  * walk super_index. */
 typedef struct hp_field {
+    uint64_t name_id; /* the field name's string id */
     uint8_t type;     /* HP_T_* */
     uint8_t weak;     /* java.lang.ref.Reference.referent: a weak root, not a reference */
     uint32_t label;   /* offset of the NUL-terminated field name in names, or HP_NONE */
@@ -100,6 +101,10 @@ typedef struct hp_run {
 typedef struct hp_thread {
     uint32_t serial;
     uint64_t object_id;
+    uint64_t name_string;    /* the Thread's name field (a String), 0 when unknown */
+    uint64_t name_value;     /* that String's value array */
+    int coder;               /* String.coder: 0 Latin-1, 1 UTF-16 */
+    char name[64];           /* printable, "" when unknown */
 } hp_thread;
 
 /* How the JVM that wrote the dump lays objects out (docs/hprof-format.md). */
@@ -213,8 +218,10 @@ gch_status hp_scan(hprof_reader *r);
 const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len);
 /* The class index of id, or HP_NONE. */
 uint32_t hp_class_find(const hprof_reader *r, uint64_t id);
-/* The thread object of a thread serial number, or 0. */
-uint64_t hp_thread_object(const hprof_reader *r, uint32_t serial);
+/* The thread of a thread serial number, or NULL. */
+const hp_thread *hp_thread_find(const hprof_reader *r, uint32_t serial);
+/* Reads the threads' names (hprof_threads.c): after hp_prepare_classes. */
+gch_status hp_thread_names(hprof_reader *r);
 
 /* Pass 2 (hprof_classes.c): names, layouts and the size rule. */
 gch_status hp_prepare_classes(hprof_reader *r);

@@ -129,8 +129,13 @@ static gch_status emit_root(emitter *e, size_t off, const root_kind *k)
     if (k->has_thread) {
         /* The thread object root writes its own serial; the others the thread's. */
         uint32_t serial = hp_u4(d + r->id_size);
-        uint64_t thread = k->tag == HP_ROOT_THREAD_OBJ ? id : hp_thread_object(r, serial);
-        if (thread)
+        const hp_thread *t = hp_thread_find(r, serial);
+        uint64_t thread = k->tag == HP_ROOT_THREAD_OBJ ? id : t ? t->object_id : 0;
+        const char *name = t && t->name[0] ? t->name : NULL;
+        if (thread && name)
+            snprintf(e->text, sizeof e->text, "%s, thread %u \"%s\" (0x%llx)", k->label, serial,
+                     name, (unsigned long long)thread);
+        else if (thread)
             snprintf(e->text, sizeof e->text, "%s, thread %u (0x%llx)", k->label, serial,
                      (unsigned long long)thread);
         else
@@ -605,6 +610,8 @@ gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_o
     gch_status st = hp_scan(&r);
     if (st == GCH_OK)
         st = hp_prepare_classes(&r);
+    if (st == GCH_OK && !r.opts->skip_labels)
+        st = hp_thread_names(&r);
     if (st == GCH_OK)
         st = gch_builder_new(&e.b, "hprof", err);
     if (st == GCH_OK)

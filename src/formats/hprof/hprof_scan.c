@@ -237,6 +237,7 @@ static gch_status add_thread(hprof_reader *r, size_t off)
     if (!gch_grow((void **)&r->threads, &r->thread_cap, r->thread_count + 1, sizeof *r->threads, 16))
         return hp_oom(r);
     hp_thread *t = &r->threads[r->thread_count++];
+    memset(t, 0, sizeof *t);
     t->object_id = hp_id(r, r->data + off + 1);
     t->serial = hp_u4(r->data + off + 1 + r->id_size);
     return GCH_OK;
@@ -449,12 +450,12 @@ const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len)
     return NULL;
 }
 
-uint64_t hp_thread_object(const hprof_reader *r, uint32_t serial)
+const hp_thread *hp_thread_find(const hprof_reader *r, uint32_t serial)
 {
     for (size_t i = 0; i < r->thread_count; i++)
         if (r->threads[i].serial == serial)
-            return r->threads[i].object_id;
-    return 0;
+            return &r->threads[i];
+    return NULL;
 }
 
 static gch_status finish_indexes(hprof_reader *r)
