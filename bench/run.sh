@@ -4,8 +4,13 @@
 # the target checks. It is a report: it exits 0 even when targets fail.
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--sizes "1000000 10000000"]
-#                [--runs N] [--quick] [--seed S] [--dir DIR]
+#                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8]
+#
+# HPROF rows: a real JVM (bench/java/Fill.java, needs java, javac, jcmd) fills
+# its heap with about N objects (--hprof, default: the largest size; 0: none)
+# and `jcmd PID GC.heap_dump` writes it; `stat` and `top` are timed on it and
+# `top` is compared with `top` on the .gclog of the largest size, interleaved.
 #
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
@@ -33,6 +38,7 @@ RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
 V8_SIZES="1000000 10000000"
 V8=1
+HPROF_N=
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
@@ -56,6 +62,8 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --hprof) HPROF_N=$2; shift 2 ;;
+    --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     esac
@@ -291,6 +299,60 @@ if [ -z "$(get_res stat_status "$big")$(get_res pipe_status "$big")" ]; then
         pri_how="medians $IL_A s and $IL_B s"
 fi
 
+# ---------------------------------------------------------------- HPROF
+
+# hprof_dump N: prints the path of a heap dump of a JVM holding about N
+# objects (bench/java/Fill.java), writing it if needed.
+hprof_dump() {
+    local n=$1 f="$DIR/fill-n$1.hprof"
+    if [ -s "$f" ]; then
+        log "reusing $f"
+        printf '%s\n' "$f"
+        return 0
+    fi
+    for t in java javac jcmd; do
+        command -v $t >/dev/null 2>&1 || { log "no $t: no HPROF rows (apt-get install openjdk-17-jdk-headless)"; return 1; }
+    done
+    javac -d "$work" "$here/java/Fill.java" || return 1
+    local heap_mb=$(( n / 12500 + 256 ))
+    mkfifo "$work/fill.in" || return 1
+    java -Xmx${heap_mb}m -XX:+UseParallelGC -cp "$work" Fill "$n" <"$work/fill.in" >"$work/fill.out" &
+    local pid=$! i=0
+    exec 7>"$work/fill.in"
+    while [ ! -s "$work/fill.out" ] && [ $i -lt 3000 ]; do sleep 0.2; i=$((i + 1)); done
+    log "dumping the heap of Fill ($n objects) into $f"
+    jcmd "$pid" GC.heap_dump "$f.tmp" >&2 && mv "$f.tmp" "$f"
+    echo >&7
+    exec 7>&-
+    wait "$pid"
+    [ -s "$f" ] && printf '%s\n' "$f"
+}
+
+[ -n "$HPROF_N" ] || HPROF_N=$(echo "$SIZES" | awk '{print $NF}')
+hprof_file=""
+hti="" htm=""
+if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
+    set_res bytes hprof "$(wc -c <"$hprof_file" | tr -d ' ')"
+    set_res objects hprof "$("$GCHEAP" info "$hprof_file" 2>/dev/null | awk '$1 == "objects" {print $2}')"
+    set_res refs hprof "$("$GCHEAP" info "$hprof_file" 2>/dev/null | awk '$1 == "references" {print $2}')"
+    log "measuring the HPROF dump ($RUNS runs each)"
+    cat "$hprof_file" >/dev/null
+    measure hstat hprof "$GCHEAP" stat "$hprof_file"
+    measure htop hprof "$GCHEAP" top "$hprof_file"
+    gbig=$(echo "$done_sizes" | awk '{print $NF}')
+    if [ -z "$(get_res htop_status hprof)$(get_res top_status "$gbig")" ]; then
+        log "interleaving top on the HPROF dump and on the $gbig-object .gclog ($RUNS runs each)"
+        pair_a=("$GCHEAP" top "$hprof_file")
+        pair_b=("$GCHEAP" top "$(get_res file "$gbig")")
+        interleave && hti=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (b > 0) printf "%.2f", a / b }') &&
+            hti_how="medians $IL_A s and $IL_B s"
+        htm=$(awk -v a="$(get_res htop_rss hprof)" -v b="$(get_res top_rss "$gbig")" \
+            'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }')
+    fi
+else
+    hprof_file=""
+fi
+
 # ---------------------------------------------------------------- report
 
 human() { # objects count -> 1M, 100k, 12345
@@ -340,6 +402,29 @@ done
 # ratio A B: A/B or empty
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b > 0) printf "%.2f", a / b }'; }
 
+if [ -n "$hprof_file" ]; then
+    hpb=$(get_res bytes hprof); ho=$(get_res objects hprof); hr=$(get_res refs hprof)
+    for k in hstat htop; do
+        case $k in hstat) l="gcheap stat HPROF" ;; *) l="gcheap top HPROF" ;; esac
+        if [ "$k" = hstat ]; then
+            head=$(awk -v b="$hpb" -v o="$ho" -v r="$hr" 'BEGIN {printf "%-6s %9.1f %10d %11d", "hprof", b / 1e6, o, r}')
+        else
+            head=$(printf '%-6s %9s %10s %11s' "" "" "" "")
+        fi
+        st=$(get_res "${k}_status" hprof)
+        if [ -n "$st" ]; then
+            printf '%s  %-20s %9s %9s %10s %8s  (%s)\n' "$head" "$l" n/a n/a n/a n/a "$st"
+            continue
+        fi
+        awk -v h="$head" -v l="$l" -v w="$(get_res "${k}_wall" hprof)" -v b="$hpb" -v rss="$(get_res "${k}_rss" hprof)" -v o="$ho" 'BEGIN {
+            mbs = (w > 0) ? sprintf("%.0f", b / 1e6 / w) : "inf"
+            if (rss == "") { r = "n/a"; bo = "n/a" }
+            else { r = sprintf("%.1f", rss * 1024 / 1e6); bo = (o > 0) ? sprintf("%.1f", rss * 1024 / o) : "n/a" }
+            printf "%s  %-20s %9.4f %9s %10s %8s\n", h, l, w, mbs, r, bo
+        }'
+    done
+fi
+
 echo
 echo "Ratios"
 for n in $done_sizes; do
@@ -360,6 +445,8 @@ if [ "$small" != "$big" ]; then
 fi
 [ -n "$pri" ] && printf '  %-6s pipe / file time (stat), interleaved runs: %s (%s)\n' "$(human "$big")" "$pri" "$pri_how"
 [ -n "$sti" ] && printf '  %-6s suspects / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$sti" "$sti_how"
+[ -n "$hti" ] && printf '  top HPROF / top .gclog (%s): time %sx interleaved (%s), peak RSS %sx\n' \
+    "$(human "$big")" "$hti" "$hti_how" "${htm:-n/a}"
 
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
 fails=""
@@ -399,6 +486,10 @@ fi
 pr=$(ratio "$(get_res pipe_wall "$big")" "$(get_res stat_wall "$big")")
 target "pipe vs file, stat ($hb${pri:+, interleaved}): at most 15% slower" "${pri:-$pr}" "<=" 1.15 x
 target "suspects vs top ($hb, interleaved): at most 20% more" "$sti" "<=" 1.20 x
+if [ -n "$hprof_file" ]; then
+    target "top on the HPROF dump / on the $hb .gclog: time" "$hti" "<=" 1 x
+    target "top on the HPROF dump / on the $hb .gclog: peak RSS" "$htm" "<=" 1 x
+fi
 echo
 if [ -n "$fails" ]; then
     echo "FAILED targets:"

@@ -4,7 +4,7 @@
  * from (a pipe, a file), or from a buffer the caller holds (a mapped file).
  * Text dumps (.gclog) from a callback are streamed in large blocks and never
  * held whole in memory; from a buffer they are parsed in place. Binary dumps
- * (.gcdump, Dart) are decoded from one buffer with every offset, count and
+ * (.gcdump, Dart, HPROF) are decoded from one buffer with every offset, count and
  * varint checked.
  */
 #ifndef GCHEAP_LOAD_H
@@ -18,6 +18,9 @@
 /* Options given to every reader. */
 typedef struct gch_load_options {
     int skip_refs;      /* do not store references (type histograms need none) */
+    int skip_labels;    /* HPROF: do not store reference labels (field names, "[12]": 4 bytes
+                           a reference) nor look up thread names for root labels (three
+                           walks over the dump); root labels then name threads by number */
     int size_buckets;   /* .gcdump: keep "(Bytes > 10K)" types apart */
     int keep_modules;   /* .gcdump: record module names */
     /* Called now and then while reading, with the number of input bytes consumed
@@ -35,7 +38,16 @@ typedef struct gch_load_options {
      * none). The bytes must stay readable until the load returns all the same. */
     void (*release)(void *ctx, const void *data, size_t size);
     void *release_ctx;
+    /* HPROF (64-bit JVMs): how object sizes count references. 0 decides from
+     * the dump (the gaps between object addresses), GCH_HPROF_REFS_COMPRESSED
+     * takes 4-byte references and class pointers (-XX:+UseCompressedOops),
+     * GCH_HPROF_REFS_WIDE 8-byte references (-XX:-UseCompressedOops). */
+    int hprof_compressed_refs;
 } gch_load_options;
+
+#define GCH_HPROF_REFS_AUTO 0
+#define GCH_HPROF_REFS_COMPRESSED 1
+#define GCH_HPROF_REFS_WIDE 2
 
 /* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
  * or -1 on error (the reader then fails with GCH_EIO). Calls never overlap,
@@ -54,7 +66,8 @@ typedef enum gch_format {
     GCH_FORMAT_GCLOG,
     GCH_FORMAT_GCDUMP,
     GCH_FORMAT_DART,
-    GCH_FORMAT_V8
+    GCH_FORMAT_V8,
+    GCH_FORMAT_HPROF
 } gch_format;
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
@@ -62,9 +75,9 @@ const char *gch_format_name(gch_format format);
 int gch_format_parse(const char *name, gch_format *out);
 
 /* Guesses the format from the first n bytes of a dump (n >= 32 is enough):
- * "!FastSerialization" framing is gcdump, "dartheap" is Dart, a JSON object
- * whose first key is "snapshot" (blanks allowed) a V8 heap snapshot, anything
- * else gclog. */
+ * "!FastSerialization" framing is gcdump, "dartheap" is Dart, "JAVA PROFILE 1.0."
+ * is HPROF, a JSON object whose first key is "snapshot" (blanks allowed) a V8
+ * heap snapshot, gzip (1f 8b) is looked through, anything else gclog. */
 gch_format gch_detect_format(const void *head, size_t n);
 
 /* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
@@ -99,5 +112,8 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
                               gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
+/* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
+gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                 gch_dump **out, gch_error *err);
 
 #endif

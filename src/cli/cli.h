@@ -71,6 +71,12 @@ typedef struct cli_input {
                                miss in one of them (not in both) */
 #define CLI_FOLDED_OK  0x4u /* --format folded applies */
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
+#define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
+                                  thread names): readers may drop them otherwise */
+
+/* What cli_load keeps (a bit set). */
+#define CLI_LOAD_REFS   0x1
+#define CLI_LOAD_LABELS 0x2
 
 typedef struct cli_spec cli_spec;
 
@@ -119,8 +125,10 @@ void cli_print_help(const cli_spec *spec);
 /* "-" is shown as "<stdin>" in messages. */
 const char *cli_display_path(const char *path);
 
-/* Loads the dump at path ("-" = stdin). need_refs = 0 lets the reader skip
- * references. Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
+/* Loads the dump at path ("-" = stdin). need_refs: CLI_LOAD_REFS keeps
+ * references (without it the reader may skip them), CLI_LOAD_LABELS keeps
+ * labels (reference field names, HPROF thread names; without it a reader may
+ * drop them). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
  * returns EXIT_INPUT; 0 on success. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 

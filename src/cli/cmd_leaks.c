@@ -197,7 +197,7 @@ static int leaks_prepare(cli_run *run)
         later = NULL;
         heaps = NULL;
         const char *path = run->args[k];
-        if ((rc = cli_load(path, c, 1, &later)) != 0 ||
+        if ((rc = cli_load(path, c, CLI_LOAD_REFS | CLI_LOAD_LABELS, &later)) != 0 ||
             (rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
             break;
         if (count != sections) {
@@ -280,6 +280,6 @@ const cli_spec leaks_command = {
     .name = "leaks", .summary = "what leaks across a series of dumps: new objects kept, growing paths",
     .usage = "usage: gcheap leaks [OPTIONS] DUMP1 DUMP2 [DUMP3 ...]", .description = description,
     .options = leaks_options, .state_size = sizeof(leaks_state), .min_args = 2, .max_args = -1,
-    .flags = CLI_NEEDS_REFS, .prepare = leaks_prepare, .report = leaks_report,
+    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .prepare = leaks_prepare, .report = leaks_report,
     .release = leaks_release,
 };

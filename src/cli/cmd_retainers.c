@@ -119,8 +119,10 @@ static void print_step(const ctx *x, uint32_t prev, uint32_t o)
     const char *label = prev == GCH_NONE ? "" : why_ref_label(h, prev, o);
     if (label[0]) {
         /* A bare field name gets a dot; labels that carry their own form
-         * (".x", "[3]", V8's "{map}" and "context x") are shown as they are. */
-        if (label[0] != '.' && label[0] != '[' && label[0] != '{' && !strchr(label, ' '))
+         * (".x", "[3]", V8's "{map}" and "context x", HPROF's "<class>" and
+         * "static head") are shown as they are. */
+        if (label[0] != '.' && label[0] != '[' && label[0] != '{' && label[0] != '<' &&
+            !strchr(label, ' '))
             out_printf(x->out, ".");
         out_text(x->out, ESC_TABLE, label);
         out_printf(x->out, " ");
@@ -531,6 +533,6 @@ const cli_spec retainers_command = {
              "       gcheap retainers [OPTIONS] DUMP --type NAME",
     .description = description, .options = retainers_options,
     .state_size = sizeof(retainers_state), .defaults = &defaults, .min_args = 1, .max_args = -1,
-    .flags = CLI_NEEDS_REFS, .check = retainers_check, .prepare = retainers_prepare,
+    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .check = retainers_check, .prepare = retainers_prepare,
     .report = retainers_report, .release = retainers_release,
 };

@@ -243,5 +243,6 @@ const cli_spec roots_command = {
     .name = "roots", .summary = "GC roots by kind and flags, and the list of roots",
     .usage = "usage: gcheap roots [OPTIONS] DUMP", .description = description,
     .options = roots_options, .state_size = sizeof(roots_state), .sort_keys = sort_keys,
-    .min_args = 1, .max_args = 1, .check = roots_check, .report = roots_report,
+    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_LABELS, .check = roots_check,
+    .report = roots_report,
 };

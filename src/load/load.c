@@ -4,7 +4,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8" };
+static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof" };
 
 const char *gch_format_name(gch_format format)
 {
@@ -48,6 +48,8 @@ gch_format gch_detect_format(const void *head, size_t n)
     const unsigned char *p = head;
     if (n >= 8 && memcmp(p, "dartheap", 8) == 0)
         return GCH_FORMAT_DART;
+    if (n >= 17 && memcmp(p, "JAVA PROFILE 1.0.", 17) == 0)
+        return GCH_FORMAT_HPROF;
     if (n >= 4 + sizeof fast - 1 && memcmp(p + 4, fast, sizeof fast - 1) == 0)
         return GCH_FORMAT_GCDUMP;
     if (starts_v8_snapshot(p, n))
@@ -141,6 +143,8 @@ gch_status gch_load(const gch_source *src, gch_format format, const gch_load_opt
         st = gch_read_gcdump_buffer(data, size, opts, out, err);
     else if (format == GCH_FORMAT_DART)
         st = gch_read_dart_buffer(data, size, opts, out, err);
+    else if (format == GCH_FORMAT_HPROF)
+        st = gch_read_hprof_buffer(data, size, opts, out, err);
     else
         st = gch_error_set(err, GCH_EINVAL, "unknown input format");
     gch_free(data);
@@ -163,6 +167,8 @@ gch_status gch_load_buffer(const void *data, size_t size, gch_format format,
         return gch_read_dart_buffer(data, size, opts, out, err);
     case GCH_FORMAT_V8:
         return gch_read_v8_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_HPROF:
+        return gch_read_hprof_buffer(data, size, opts, out, err);
     default:
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
     }
