@@ -35,6 +35,11 @@ typedef struct gch_load_options {
      * none). The bytes must stay readable until the load returns all the same. */
     void (*release)(void *ctx, const void *data, size_t size);
     void *release_ctx;
+    /* Threads the load may use, the caller's included: 0 (the default) as
+     * many as the machine has processors, at most 2 (the code splits work in
+     * two); 1 creates no thread at all (the .gclog reader then reads in line
+     * and parses in one piece); more than 2 is taken as 2. */
+    unsigned threads;
 } gch_load_options;
 
 /* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,

@@ -16,6 +16,7 @@
 #include "grow.h"
 #include "builder_internal.h"
 #include "resolve.h"
+#include "threading.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
@@ -51,6 +52,7 @@ struct gch_builder {
         uint32_t index;
     } type_cache[TYPE_CACHE_SIZE];
 
+    gch_parallel par;        /* threads end_heap may use (gch_builder_set_threads) */
     int ids_unsorted;        /* set when an object id is not above the previous one */
     uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
 
@@ -89,7 +91,13 @@ gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err
     if (!*out)
         return oom(err);
     (*out)->format = format;
+    (*out)->par = gch_parallel_for(0);
     return GCH_OK;
+}
+
+void gch_builder_set_threads(gch_builder *b, unsigned threads)
+{
+    b->par = gch_parallel_for(threads);
 }
 
 static void reset_open_state(gch_builder *b)
@@ -811,7 +819,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     if (!b->ids_unsorted) {
         lookup.sorted = 1;
         st = id_index_build(&lookup.index, h->object_id, h->object_count,
-                            b->raw_ref_count + h->root_count, err);
+                            b->raw_ref_count + h->root_count, &b->par, err);
         if (st != GCH_OK)
             return st;
     } else {
@@ -834,7 +842,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
      * absent), then drop the absent ones. */
     uint64_t dangling = 0;
     id_lookup_resolve(&lookup, b->raw_refs, b->raw_ref_count, &dangling,
-                      &h->anomalies.first_dangling_ref);
+                      &h->anomalies.first_dangling_ref, &b->par);
     uint64_t w = b->raw_ref_count;
     uint32_t *targets = (uint32_t *)(void *)b->raw_refs;
     if (dangling) {
@@ -892,7 +900,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
         memcpy(raw, h->root_raw_id, (size_t)h->root_count * sizeof(uint64_t));
         uint64_t absent = 0, first_absent = 0;
-        id_lookup_resolve(&lookup, raw, h->root_count, &absent, &first_absent);
+        id_lookup_resolve(&lookup, raw, h->root_count, &absent, &first_absent, &b->par);
         memcpy(h->root_object, raw, (size_t)h->root_count * sizeof(uint32_t));
         gch_free(raw);
         h->anomalies.dangling_roots += absent;

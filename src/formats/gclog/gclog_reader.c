@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <threads.h>
 
 #include "gcheap/builder.h"
 #include "gcheap/alloc.h"
@@ -16,7 +15,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "builder_internal.h"
-#include "tuning.h"
+#include "threading.h"
 
 #define REF_CHUNK 4096
 
@@ -56,11 +55,12 @@ typedef struct reader {
     size_t cap; /* block size (grows for long lines) */
     block blk[BLOCKS];
     unsigned nblocks; /* buffers in use: BLOCKS read ahead, 3 read in line */
+    gch_parallel par; /* threads and thresholds, from opts->threads */
     /* the reader thread */
     int threaded;
-    thrd_t thread;
-    mtx_t mtx;
-    cnd_t cnd;
+    gch_thread thread;
+    gch_mutex mtx;
+    gch_cond cnd;
     atomic_int stop;
     uint64_t consumed; /* bytes handed to the line parser */
     uint64_t line;
@@ -989,12 +989,13 @@ static gch_status chunk_merge(reader *r, chunk *c)
 
 /* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
  * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
-static int split_region(chunk *c0, chunk *c1, const char *p, const char *end)
+static int split_region(const gch_parallel *par, chunk *c0, chunk *c1, const char *p,
+                        const char *end)
 {
-    size_t size = (size_t)(end - p), min = gch_tuning_knobs.parse_block;
+    size_t size = (size_t)(end - p), min = par->knobs.parse_block;
     c0->p = p;
     c0->end = end;
-    if (min && size >= min && size >= 2) {
+    if (par->workers >= 2 && min && size >= min && size >= 2) {
         const char *mid = memchr(p + size / 2, '\n', (size_t)(end - (p + size / 2)));
         if (mid && mid + 1 < end) {
             c0->end = mid + 1;
@@ -1044,7 +1045,7 @@ static int overlap_thread(void *arg)
         chunk_parse(j->parse);
     int m;
     while ((m = atomic_load(&j->merged)) == 0)
-        thrd_yield(); /* the merge is short next to a parse: rarely waited for */
+        gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
     if (m == 1)
         fill_runs(j->b, j->fill + 1);
     return 0;
@@ -1055,10 +1056,10 @@ static gch_status parse_region_overlapped(reader *r, const char *p, const char *
 {
     chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
     r->set ^= 1;
-    int split = split_region(c0, c1, p, end);
+    int split = split_region(&r->par, c0, c1, p, end);
     overlap_job job = { r->b, split ? c1 : NULL, prev, 0 };
-    thrd_t t;
-    int threaded = (split || *prev_split >= 0) && thrd_create(&t, overlap_thread, &job) == thrd_success;
+    gch_thread t;
+    int threaded = (split || *prev_split >= 0) && gch_thread_start(&t, r->par.workers, overlap_thread, &job);
     gch_status st = *prev_split >= 0 ? merge_set(r, prev, *prev_split) : GCH_OK;
     atomic_store(&job.merged, st == GCH_OK ? 1 : 2);
     if (st == GCH_OK)
@@ -1067,7 +1068,7 @@ static gch_status parse_region_overlapped(reader *r, const char *p, const char *
         overlap_thread(&job);
     chunk_parse(c0);
     if (threaded)
-        thrd_join(t, NULL);
+        gch_thread_join(&t);
     *prev_split = split;
     return st;
 }
@@ -1172,19 +1173,19 @@ static int reader_thread(void *arg)
 {
     reader *r = arg;
     for (unsigned next = 1;; next = (next + 1) % r->nblocks) {
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         while (!r->stop && r->blk[next].state != BLOCK_FREE)
-            cnd_wait(&r->cnd, &r->mtx);
+            gch_cond_wait(&r->cnd, &r->mtx);
         int stop = r->stop;
-        mtx_unlock(&r->mtx);
+        gch_mutex_unlock(&r->mtx);
         if (stop)
             return 0;
         block *bl = &r->blk[next];
         produce(r, bl, &r->blk[(next + r->nblocks - 1) % r->nblocks]);
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         bl->state = BLOCK_READY;
-        cnd_broadcast(&r->cnd);
-        mtx_unlock(&r->mtx);
+        gch_cond_broadcast(&r->cnd);
+        gch_mutex_unlock(&r->mtx);
         if (bl->eof || bl->st != GCH_OK)
             return 0;
     }
@@ -1206,13 +1207,13 @@ static void stop_reader(reader *r)
 {
     if (!r->threaded)
         return;
-    mtx_lock(&r->mtx);
+    gch_mutex_lock(&r->mtx);
     r->stop = 1;
-    cnd_broadcast(&r->cnd);
-    mtx_unlock(&r->mtx);
-    thrd_join(r->thread, NULL);
-    cnd_destroy(&r->cnd);
-    mtx_destroy(&r->mtx);
+    gch_cond_broadcast(&r->cnd);
+    gch_mutex_unlock(&r->mtx);
+    gch_thread_join(&r->thread);
+    gch_cond_destroy(&r->cnd);
+    gch_mutex_destroy(&r->mtx);
     r->threaded = 0;
 }
 
@@ -1229,10 +1230,10 @@ static void block_done(reader *r, block *bl)
 {
     count_consumed(r, bl->k);
     if (r->threaded) {
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         bl->state = BLOCK_FREE;
-        cnd_broadcast(&r->cnd);
-        mtx_unlock(&r->mtx);
+        gch_cond_broadcast(&r->cnd);
+        gch_mutex_unlock(&r->mtx);
     }
 }
 
@@ -1244,7 +1245,7 @@ static gch_status parse_blocks(reader *r)
         /* More to come: the other buffers, for the block before (merged
          * while this one is parsed) and the blocks after (read ahead by a
          * thread if one starts; read in line, one block after is enough). */
-        int ahead = !gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead;
+        int ahead = r->par.workers >= 2 && !r->par.knobs.no_read_ahead && !r->opts->no_read_ahead;
         r->nblocks = ahead ? BLOCKS : 3;
         for (unsigned k = 1; k < r->nblocks; k++) {
             block *other = &r->blk[k];
@@ -1255,15 +1256,15 @@ static gch_status parse_blocks(reader *r)
             other->state = BLOCK_FREE;
         }
         cur->state = BLOCK_BUSY;
-        if (ahead && mtx_init(&r->mtx, mtx_plain) == thrd_success) {
-            if (cnd_init(&r->cnd) == thrd_success) {
-                if (thrd_create(&r->thread, reader_thread, r) == thrd_success)
+        if (ahead && gch_mutex_init(&r->mtx)) {
+            if (gch_cond_init(&r->cnd)) {
+                if (gch_thread_start(&r->thread, r->par.workers, reader_thread, r))
                     r->threaded = 1;
                 else
-                    cnd_destroy(&r->cnd);
+                    gch_cond_destroy(&r->cnd);
             }
             if (!r->threaded)
-                mtx_destroy(&r->mtx);
+                gch_mutex_destroy(&r->mtx);
         }
     }
     block *pending = NULL; /* parsed; merged while cur is parsed */
@@ -1295,11 +1296,11 @@ static gch_status parse_blocks(reader *r)
         i = (i + 1) % r->nblocks;
         block *next = &r->blk[i];
         if (r->threaded) {
-            mtx_lock(&r->mtx);
+            gch_mutex_lock(&r->mtx);
             while (next->state != BLOCK_READY)
-                cnd_wait(&r->cnd, &r->mtx);
+                gch_cond_wait(&r->cnd, &r->mtx);
             next->state = BLOCK_BUSY;
-            mtx_unlock(&r->mtx);
+            gch_mutex_unlock(&r->mtx);
         } else {
             produce(r, next, cur);
         }
@@ -1397,7 +1398,9 @@ static gch_status run(reader *r, gch_dump **out)
     gch_status st = gch_builder_new(&r->b, "gclog", r->err);
     if (st != GCH_OK)
         return st;
-    r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
+    gch_builder_set_threads(r->b, r->opts->threads);
+    r->par = gch_parallel_for(r->opts->threads);
+    r->cap = r->par.knobs.read_block ? r->par.knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
     r->chunks = gch_calloc(4, sizeof *r->chunks);

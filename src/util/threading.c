@@ -1,0 +1,142 @@
+/* The thread shim: see threading.h. The only file of the library that may use
+ * POSIX for threads (under ThreadSanitizer, and to count processors). */
+#include "threading.h"
+
+#include <stdatomic.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+#if defined(GCHEAP_TSAN)
+#include <sched.h>
+#include <stdlib.h>
+#endif
+
+static atomic_uint_least64_t threads_created;
+
+static unsigned processors(void)
+{
+#if defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n >= 1)
+        return n > (long)GCH_MAX_WORKERS ? GCH_MAX_WORKERS : (unsigned)n;
+#endif
+    return GCH_MAX_WORKERS; /* unknown: what the code always assumed */
+}
+
+gch_parallel gch_parallel_for(unsigned threads)
+{
+    gch_parallel p;
+    p.workers = threads == 0 ? processors() : threads > GCH_MAX_WORKERS ? GCH_MAX_WORKERS : threads;
+    p.knobs = gch_tuning_get();
+    return p;
+}
+
+#if defined(GCHEAP_TSAN)
+typedef struct start_box {
+    gch_thread_fn fn;
+    void *arg;
+} start_box;
+
+/* pthread's body shape around a C11 one; the box is the thread's own. */
+static void *pthread_body(void *box)
+{
+    start_box b = *(start_box *)box;
+    free(box);
+    b.fn(b.arg);
+    return NULL;
+}
+#endif
+
+int gch_thread_start(gch_thread *t, unsigned workers, gch_thread_fn fn, void *arg)
+{
+    t->started = 0;
+    if (workers < 2)
+        return 0;
+#if defined(GCHEAP_TSAN)
+    start_box *box = malloc(sizeof *box);
+    if (!box)
+        return 0;
+    box->fn = fn;
+    box->arg = arg;
+    if (pthread_create(&t->handle, NULL, pthread_body, box) != 0) {
+        free(box);
+        return 0;
+    }
+#else
+    if (thrd_create(&t->handle, fn, arg) != thrd_success)
+        return 0;
+#endif
+    atomic_fetch_add_explicit(&threads_created, 1, memory_order_relaxed);
+    t->started = 1;
+    return 1;
+}
+
+void gch_thread_join(gch_thread *t)
+{
+    if (!t->started)
+        return;
+#if defined(GCHEAP_TSAN)
+    pthread_join(t->handle, NULL);
+#else
+    thrd_join(t->handle, NULL);
+#endif
+    t->started = 0;
+}
+
+void gch_run_two(unsigned workers, int parallel, gch_thread_fn fn, void *a, void *b)
+{
+    gch_thread t;
+    if (b && parallel && gch_thread_start(&t, workers, fn, b)) {
+        fn(a);
+        gch_thread_join(&t);
+        return;
+    }
+    fn(a);
+    if (b)
+        fn(b);
+}
+
+void gch_thread_yield(void)
+{
+#if defined(GCHEAP_TSAN)
+    sched_yield();
+#else
+    thrd_yield();
+#endif
+}
+
+void gch_thread_sleep_us(unsigned us)
+{
+    struct timespec ts = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L };
+#if defined(GCHEAP_TSAN)
+    nanosleep(&ts, NULL);
+#else
+    thrd_sleep(&ts, NULL);
+#endif
+}
+
+#if defined(GCHEAP_TSAN)
+int gch_mutex_init(gch_mutex *m) { return pthread_mutex_init(m, NULL) == 0; }
+void gch_mutex_destroy(gch_mutex *m) { pthread_mutex_destroy(m); }
+void gch_mutex_lock(gch_mutex *m) { pthread_mutex_lock(m); }
+void gch_mutex_unlock(gch_mutex *m) { pthread_mutex_unlock(m); }
+int gch_cond_init(gch_cond *c) { return pthread_cond_init(c, NULL) == 0; }
+void gch_cond_destroy(gch_cond *c) { pthread_cond_destroy(c); }
+void gch_cond_wait(gch_cond *c, gch_mutex *m) { pthread_cond_wait(c, m); }
+void gch_cond_broadcast(gch_cond *c) { pthread_cond_broadcast(c); }
+#else
+int gch_mutex_init(gch_mutex *m) { return mtx_init(m, mtx_plain) == thrd_success; }
+void gch_mutex_destroy(gch_mutex *m) { mtx_destroy(m); }
+void gch_mutex_lock(gch_mutex *m) { mtx_lock(m); }
+void gch_mutex_unlock(gch_mutex *m) { mtx_unlock(m); }
+int gch_cond_init(gch_cond *c) { return cnd_init(c) == thrd_success; }
+void gch_cond_destroy(gch_cond *c) { cnd_destroy(c); }
+void gch_cond_wait(gch_cond *c, gch_mutex *m) { cnd_wait(c, m); }
+void gch_cond_broadcast(gch_cond *c) { cnd_broadcast(c); }
+#endif
+
+uint64_t gch_internal_threads_created(void)
+{
+    return atomic_load_explicit(&threads_created, memory_order_relaxed);
+}
