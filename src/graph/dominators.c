@@ -40,6 +40,7 @@
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
+#include "invariant.h"
 #include "threading.h"
 
 /* How far ahead the sequential passes prefetch their random accesses. */
@@ -744,6 +745,7 @@ static void semidominators(dom_build *b)
                     s = c;
             }
         }
+        GCH_ASSERT(s < w); /* the DFS parent, numbered before w, bounds it */
         semi[w] = s;
         f[w].best = s;
         f[w].anc = parent[w];
@@ -773,6 +775,7 @@ static void nca_idoms(dom_build *b)
         uint32_t d = parent[w];
         while (d > semi[w])
             d = parent[d];
+        GCH_ASSERT(d < w); /* every vertex is numbered after its idom */
         parent[w] = d;
     }
     b->idom_pre = b->parent;
@@ -867,6 +870,7 @@ static gch_status children_lists(dom_build *b, gch_domtree *out)
         if (d != GCH_NONE)
             out->children[--cs[d == GCH_DOM_VROOT ? n : d]] = o;
     }
+    GCH_ASSERT(cs[0] == 0); /* each of the N live objects placed once */
     if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
         return GCH_ENOMEM;
     return GCH_OK;
@@ -935,6 +939,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     b.out_target = heap->out_target;
     b.m = b.n ? b.out_start[b.n] : 0;
     b.use_reverse = heap->in_start != NULL && heap->in_source != NULL;
+    gch_assert_csr(b.out_start, b.n, b.m, b.out_target, b.n);
+    if (b.use_reverse)
+        gch_assert_csr(heap->in_start, b.n, b.m, heap->in_source, b.n);
     gch_status st = dom_build_run(&b, opts, out);
     dom_build_release(&b);
     if (st == GCH_OK)

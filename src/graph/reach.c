@@ -23,6 +23,7 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
+#include "invariant.h"
 #include "threading.h"
 
 #if defined(__GNUC__)
@@ -130,6 +131,7 @@ gch_status gch_live_set_ex(const gch_heap *heap, const gch_live_options *opts, u
     const int include_weak = opts->include_weak;
     const gch_parallel par = gch_parallel_for(opts->threads);
     uint32_t n = heap->object_count;
+    gch_assert_csr(heap->out_start, n, heap->ref_count, heap->out_target, n);
     size_t words = ((size_t)n + 63) / 64;
     uint8_t *live = live_out ? gch_malloc(n ? n : 1) : NULL;
     /* Zeroed memory is a valid all-zero atomic word on every platform the
@@ -184,6 +186,7 @@ gch_status gch_live_set_ex(const gch_heap *heap, const gch_live_options *opts, u
         mark_serial(&a);
         count = a.tail;
     }
+    GCH_ASSERT(count <= n); /* each object queued at most once */
     gch_free(queue);
     uint64_t bytes = 0;
     for (size_t w = 0; w < words && live; w++) {

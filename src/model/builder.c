@@ -9,6 +9,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "builder_internal.h"
 #include "resolve.h"
 #include "threading.h"
+#include "invariant.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
@@ -53,6 +55,11 @@ struct gch_builder {
     } type_cache[TYPE_CACHE_SIZE];
 
     gch_parallel par;        /* threads end_heap may use (gch_builder_set_threads) */
+#if GCH_ASSERTS_ON
+    /* Objects reserved and not filled yet: 0 again before end_heap. Atomic:
+     * two threads may fill at once. */
+    atomic_uint_least64_t unfilled;
+#endif
     int ids_unsorted;        /* set when an object id is not above the previous one */
     uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
 
@@ -538,6 +545,9 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
         }
         b->raw_ref_count += nrefs;
     }
+#if GCH_ASSERTS_ON
+    atomic_fetch_add(&b->unfilled, n);
+#endif
     if (!ids_increasing || (h->object_count > 0 && ids[0] <= b->last_id))
         b->ids_unsorted = 1;
     b->last_id = ids[n - 1];
@@ -554,6 +564,10 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
     if (n == 0)
         return;
     uint32_t i = at->object_at;
+    GCH_ASSERT(h && (uint64_t)i + n <= h->object_count && at->ref_at + nrefs <= b->raw_ref_count);
+#if GCH_ASSERTS_ON
+    GCH_ASSERT(atomic_fetch_sub(&b->unfilled, n) >= n);
+#endif
     if (nrefs)
         memcpy(b->raw_refs + at->ref_at * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
@@ -794,6 +808,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
+#if GCH_ASSERTS_ON
+    GCH_ASSERT(atomic_load(&b->unfilled) == 0); /* every reserved run filled */
+#endif
     gch_status st;
 
     /* Placeholder types for containers of static roots are looked up, not created. */
@@ -914,6 +931,11 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
     }
     id_lookup_free(&lookup);
+    /* Resolved: the starts never decrease, every target and root object is
+     * an object index. */
+    gch_assert_csr(h->out_start, h->object_count, h->ref_count, h->out_target, h->object_count);
+    for (uint32_t k = 0; GCH_ASSERTS_ON && k < h->root_count; k++)
+        GCH_ASSERT(h->root_object[k] == GCH_NONE || h->root_object[k] < h->object_count);
 
     /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
     uint64_t total = 0;

@@ -220,6 +220,28 @@ static gch_status end_section(reader *r)
     return gch_builder_end_heap(r->b, r->err);
 }
 
+/* The name and optional timestamp of an 'a' or 'c' record, [p, end) trimmed:
+ * the last field is a timestamp when it is hex and a name precedes it (so a
+ * name alone is never taken for a timestamp, whatever it looks like).
+ * Returns whether there is one, in *ts; *name_end is where the name ends. */
+static int split_timestamp(const char *p, const char *end, const char **name_end, uint64_t *ts)
+{
+    const char *last = end;
+    while (last > p && !is_space(last[-1]))
+        last--;
+    *name_end = end;
+    *ts = 0;
+    if (last == p || !all_hex(last, end, ts)) {
+        *ts = 0;
+        return 0;
+    }
+    const char *e = last;
+    while (e > p && is_space(e[-1]))
+        e--;
+    *name_end = e;
+    return 1;
+}
+
 static gch_status record_appdomain(reader *r, const char *p, const char *end)
 {
     uint64_t version;
@@ -231,20 +253,9 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
         return fail(r, "'%s' record: missing %s", "a", "appdomain name");
     if ((st = text_field_check(r, p, end, "a", "the appdomain name")) != GCH_OK)
         return st;
-    /* The timestamp is optional: it is the last field when that field is hex and
-     * a name precedes it. */
-    const char *last = end;
-    while (last > p && !is_space(last[-1]))
-        last--;
-    uint64_t ts = 0;
-    int has_ts = 0;
-    const char *name_end = end;
-    if (last > p && all_hex(last, end, &ts)) {
-        has_ts = 1;
-        name_end = last;
-        while (name_end > p && is_space(name_end[-1]))
-            name_end--;
-    }
+    const char *name_end;
+    uint64_t ts;
+    int has_ts = split_timestamp(p, end, &name_end, &ts);
     if (gch_builder_heap_open(r->b)) {
         gch_builder_note_missing_end(r->b);
         if ((st = end_section(r)) != GCH_OK)
@@ -277,25 +288,11 @@ static gch_status record_close(reader *r, const char *p, const char *end)
     gch_status st;
     if ((st = text_field_check(r, p, end, "c", "the appdomain name")) != GCH_OK)
         return st;
-    const char *last = end;
-    while (last > p && !is_space(last[-1]))
-        last--;
-    uint64_t ts = 0;
-    int has_ts = 0;
-    const char *name_end = end;
-    if (last > p && all_hex(last, end, &ts)) {
-        has_ts = 1;
-        name_end = last;
-        while (name_end > p && is_space(name_end[-1]))
-            name_end--;
-    }
+    const char *name_end;
+    uint64_t ts;
+    int has_ts = split_timestamp(p, end, &name_end, &ts);
     const char *open_name = gch_builder_heap_name(r->b);
     size_t n = (size_t)(name_end - p);
-    if (n == 0 && has_ts) {
-        /* "c 1234": a hex-looking name with no timestamp */
-        n = (size_t)(end - p);
-        has_ts = 0;
-    }
     if (strlen(open_name) != n || memcmp(open_name, p, n) != 0)
         gch_builder_note_end_mismatch(r->b);
     char buf[64];
@@ -413,36 +410,67 @@ static gch_status record_root(reader *r, const char *p, const char *end)
                                 NULL, r->err);
 }
 
-static gch_status parse_line(reader *r, const char *p, const char *end)
+/* What a line holds, by its record letter. */
+typedef enum record_kind {
+    RECORD_BLANK,     /* nothing but blanks (and a '\r' before its end) */
+    RECORD_APPDOMAIN, /* 'a': opens a section */
+    RECORD_TYPE,      /* 't' */
+    RECORD_OBJECT,    /* 'o' */
+    RECORD_ROOT,      /* 'r' */
+    RECORD_CLOSE,     /* 'c': closes a section */
+    RECORD_UNKNOWN    /* anything else: parse_line rejects it */
+} record_kind;
+
+/* The kind of the line [p, end) (without its '\n'), read the way
+ * parse_line reads it: a '\r' at the end is dropped, leading blanks are
+ * skipped, then one letter followed by a blank or the end of the line.
+ * *fields (may be NULL) receives where the fields start, after the letter;
+ * *line_end (may be NULL) the end without the '\r'. */
+static record_kind record_kind_of(const char *p, const char *end, const char **fields,
+                                  const char **line_end)
 {
     if (end > p && end[-1] == '\r')
         end--;
     skip_ws(&p, end);
+    if (fields)
+        *fields = p < end ? p + 1 : p;
+    if (line_end)
+        *line_end = end;
     if (p == end)
+        return RECORD_BLANK;
+    if (p + 1 < end && !is_space(p[1]))
+        return RECORD_UNKNOWN;
+    switch (*p) {
+    case 'a': return RECORD_APPDOMAIN;
+    case 't': return RECORD_TYPE;
+    case 'o': return RECORD_OBJECT;
+    case 'r': return RECORD_ROOT;
+    case 'c': return RECORD_CLOSE;
+    default: return RECORD_UNKNOWN;
+    }
+}
+
+static gch_status parse_line(reader *r, const char *p, const char *end)
+{
+    const char *fields;
+    record_kind kind = record_kind_of(p, end, &fields, &end);
+    if (kind == RECORD_BLANK)
         return GCH_OK;
-    char rec = *p++;
-    if (p < end && !is_space(*p)) {
-        char tok[40];
-        return fail(r, "unknown record type '%s' (expected a, t, o, r or c)%s",
-                    shown(p - 1, end, tok, sizeof tok), "");
+    if (kind != RECORD_APPDOMAIN && kind != RECORD_CLOSE && kind != RECORD_UNKNOWN &&
+        !gch_builder_heap_open(r->b)) {
+        char s[2] = { fields[-1], 0 };
+        return fail(r, "'%s' record outside an appdomain section (no 'a' record before it)%s", s, "");
     }
-    if (rec != 'a' && !gch_builder_heap_open(r->b)) {
-        if (rec == 't' || rec == 'o' || rec == 'r') {
-            char s[2] = { rec, 0 };
-            return fail(r, "'%s' record outside an appdomain section (no 'a' record before it)%s", s,
-                        "");
-        }
-    }
-    switch (rec) {
-    case 'o': return record_object(r, p, end);
-    case 't': return record_type(r, p, end);
-    case 'r': return record_root(r, p, end);
-    case 'a': return record_appdomain(r, p, end);
-    case 'c': return record_close(r, p, end);
+    switch (kind) {
+    case RECORD_OBJECT: return record_object(r, fields, end);
+    case RECORD_TYPE: return record_type(r, fields, end);
+    case RECORD_ROOT: return record_root(r, fields, end);
+    case RECORD_APPDOMAIN: return record_appdomain(r, fields, end);
+    case RECORD_CLOSE: return record_close(r, fields, end);
     default: {
         char tok[40];
         return fail(r, "unknown record type '%s' (expected a, t, o, r or c)%s",
-                    shown(p - 1, end, tok, sizeof tok), "");
+                    shown(fields - 1, end, tok, sizeof tok), "");
     }
     }
 }
@@ -920,22 +948,24 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
     return GCH_OK;
 }
 
-/* Whether the deferred line may not be parsed before the reserved runs are
- * filled: anything but a root or type record (those never read objects). */
-static int needs_filled_runs(const char *p, const char *end)
+/* Whether parse_line may handle a record of this kind while object runs
+ * reserved by merge_run are not filled yet (gch_builder_reserve_objects:
+ * until then nothing may read the object arrays). Only a type or a root
+ * record may: they add to the type and root tables and never read or move
+ * an object slot. Everything else waits for the fills: an object record
+ * (appended after the reserved runs), a section's start or end (end_heap
+ * reads every object), and a blank or malformed line (parse_line returns
+ * before the builder for those, but nothing is gained by telling them apart). */
+static int record_leaves_objects_alone(record_kind kind)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p == end || (*p != 'r' && *p != 't');
+    return kind == RECORD_TYPE || kind == RECORD_ROOT;
 }
 
-/* Whether a deferred line may open or close a section (so that the objects
- * of its chunk may belong to two heaps). */
-static int may_change_section(const char *p, const char *end)
+/* Whether a record opens or closes a section, so that the objects of its
+ * chunk may belong to two heaps. */
+static int record_changes_section(record_kind kind)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p < end && (*p == 'a' || *p == 'c');
+    return kind == RECORD_APPDOMAIN || kind == RECORD_CLOSE;
 }
 
 static gch_status chunk_merge(reader *r, chunk *c)
@@ -949,7 +979,8 @@ static gch_status chunk_merge(reader *r, chunk *c)
      * to one heap; otherwise each run counts its own objects. */
     int one_heap = 1;
     for (size_t k = 0; k < c->nev && one_heap; k++)
-        if (c->ev[k].is_line && may_change_section(c->ev[k].p, c->ev[k].end))
+        if (c->ev[k].is_line &&
+            record_changes_section(record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL)))
             one_heap = 0;
     size_t obj = 0, ref_pos = 0;
     gch_status st;
@@ -970,7 +1001,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
             break;
         int sections = r->sections, open = gch_builder_heap_open(r->b);
         r->line = base + e->line;
-        if (needs_filled_runs(e->p, e->end))
+        if (!record_leaves_objects_alone(record_kind_of(e->p, e->end, NULL, NULL)))
             fill_all_runs(r);
         if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
             return st;
