@@ -9,7 +9,6 @@
 #endif
 #if defined(GCHEAP_TSAN)
 #include <sched.h>
-#include <stdlib.h>
 #endif
 
 static atomic_uint_least64_t threads_created;
@@ -27,23 +26,20 @@ static unsigned processors(void)
 gch_parallel gch_parallel_for(unsigned threads)
 {
     gch_parallel p;
-    p.workers = threads == 0 ? processors() : threads > GCH_MAX_WORKERS ? GCH_MAX_WORKERS : threads;
     p.knobs = gch_tuning_get();
+    if (threads == 0)
+        threads = p.knobs.default_workers ? p.knobs.default_workers : processors();
+    p.workers = threads > GCH_MAX_WORKERS ? GCH_MAX_WORKERS : threads;
     return p;
 }
 
 #if defined(GCHEAP_TSAN)
-typedef struct start_box {
-    gch_thread_fn fn;
-    void *arg;
-} start_box;
-
-/* pthread's body shape around a C11 one; the box is the thread's own. */
-static void *pthread_body(void *box)
+/* pthread's body shape around a C11 one: the gch_thread, which outlives the
+ * thread (it is joined through it), carries the function and its argument. */
+static void *pthread_body(void *thread)
 {
-    start_box b = *(start_box *)box;
-    free(box);
-    b.fn(b.arg);
+    gch_thread *t = thread;
+    t->fn(t->arg);
     return NULL;
 }
 #endif
@@ -54,15 +50,10 @@ int gch_thread_start(gch_thread *t, unsigned workers, gch_thread_fn fn, void *ar
     if (workers < 2)
         return 0;
 #if defined(GCHEAP_TSAN)
-    start_box *box = malloc(sizeof *box);
-    if (!box)
+    t->fn = fn;
+    t->arg = arg;
+    if (pthread_create(&t->handle, NULL, pthread_body, t) != 0)
         return 0;
-    box->fn = fn;
-    box->arg = arg;
-    if (pthread_create(&t->handle, NULL, pthread_body, box) != 0) {
-        free(box);
-        return 0;
-    }
 #else
     if (thrd_create(&t->handle, fn, arg) != thrd_success)
         return 0;

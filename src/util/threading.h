@@ -39,6 +39,10 @@ typedef int (*gch_thread_fn)(void *arg);
 typedef struct gch_thread {
     gch_thread_handle handle;
     int started; /* 1 between a successful start and the join */
+#if defined(GCHEAP_TSAN)
+    gch_thread_fn fn; /* what the POSIX thread runs (it must not move until joined) */
+    void *arg;
+#endif
 } gch_thread;
 
 /* How parallel one call into the library may be. */

@@ -23,6 +23,10 @@ typedef struct gch_tuning {
      * touching takes over ahead of it (0: no such thread); it also needs
      * parallel_min_refs references. */
     size_t dfs_touch_ahead;
+    /* Workers of a call that asks for the default (threads = 0); 0: as many
+     * as the machine has processors (at most 2). Tests set 2 so that the
+     * parallel paths run on a one-processor machine too. */
+    unsigned default_workers;
 } gch_tuning;
 
 /* The knobs in force (a copy). */

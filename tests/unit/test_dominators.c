@@ -28,6 +28,7 @@ static void set_parallel(int on)
     /* The DFS's page toucher from 1 slot ahead (taken over at once) to 16
      * (often ahead of the DFS, in stretches of 1 to 5 slots). */
     t.dfs_touch_ahead = on ? 1 + touch_round++ % 16 : 0;
+    t.default_workers = on ? 2 : 0; /* two even on a one-processor machine */
     gch_internal_set_tuning(&t);
 }
 

@@ -108,6 +108,7 @@ static void test_two_threads(void **state)
     (void)state;
     gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = 1;
+    t.default_workers = 2; /* even on a one-processor machine */
     gch_internal_set_tuning(&t);
     run_shapes();
     gch_internal_set_tuning(NULL);

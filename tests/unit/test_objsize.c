@@ -215,6 +215,7 @@ static void check_live(gch_heap *h, int include_weak)
     for (int parallel = 0; parallel < 2; parallel++) {
         gch_tuning t = gch_tuning_get();
         t.parallel_min_refs = parallel ? 0 : (size_t)1 << 40;
+        t.default_workers = parallel ? 2 : 0; /* even on a one-processor machine */
         gch_internal_set_tuning(&t);
         uint8_t *live = NULL;
         uint64_t c = 0, b = 0;

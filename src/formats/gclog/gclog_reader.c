@@ -230,7 +230,6 @@ static int split_timestamp(const char *p, const char *end, const char **name_end
     while (last > p && !is_space(last[-1]))
         last--;
     *name_end = end;
-    *ts = 0;
     if (last == p || !all_hex(last, end, ts)) {
         *ts = 0;
         return 0;
