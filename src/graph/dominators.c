@@ -268,7 +268,7 @@ static int idom_thread(void *arg)
 
 /* Step 3 of the build, for the objects lo..hi-1 (those the DFS reached):
  * each edge i -> w (preorder numbers) with w < i (cross or back edge) is
- * counted in cnt[w] and recorded as the pair (w, i) for step 2; one with
+ * counted in cnt[w] and recorded as the pair (w, i) for step 4; one with
  * w > i (tree or forward edge: i is an ancestor of w, eval would return i) is
  * folded into the smallest such i, kept in f[w].best, or in f[w].anc for the
  * upper half of a two-thread run (the DFS left anc = GCH_NONE; semi takes the

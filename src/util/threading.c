@@ -13,14 +13,22 @@
 
 static atomic_uint_least64_t threads_created;
 
+/* Processors online, at most GCH_MAX_WORKERS; asked once (glibc reads a
+ * file for it), then remembered. */
 static unsigned processors(void)
 {
+    static atomic_uint known; /* 0: not asked yet */
+    unsigned k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k)
+        return k;
+    k = GCH_MAX_WORKERS; /* unknown: what the code always assumed */
 #if defined(_SC_NPROCESSORS_ONLN)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n >= 1)
-        return n > (long)GCH_MAX_WORKERS ? GCH_MAX_WORKERS : (unsigned)n;
+        k = n > (long)GCH_MAX_WORKERS ? GCH_MAX_WORKERS : (unsigned)n;
 #endif
-    return GCH_MAX_WORKERS; /* unknown: what the code always assumed */
+    atomic_store_explicit(&known, k, memory_order_relaxed);
+    return k;
 }
 
 gch_parallel gch_parallel_for(unsigned threads)
