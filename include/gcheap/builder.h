@@ -24,6 +24,10 @@ typedef struct gch_builder gch_builder;
 
 gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err);
 void gch_builder_free(gch_builder *b);
+/* How many threads gch_builder_end_heap may use to index ids and resolve
+ * references: 0 (the default) as many as the machine has, at most 2; 1 none
+ * besides the caller's. Readers pass gch_load_options.threads. */
+void gch_builder_set_threads(gch_builder *b, unsigned threads);
 
 /* Opens a heap named name (copied). */
 gch_status gch_builder_begin_heap(gch_builder *b, const char *name, size_t name_len, gch_error *err);

@@ -118,9 +118,14 @@ typedef struct gch_domtree_options {
      * bytes per live object in the result and one pass over them. For
      * callers that walk the tree in preorder (`gcheap suspects`). */
     int preorder_idom;
+    /* Threads the build may use, the caller's included (default 0): 0 as
+     * many as the machine has processors, at most 2 (the build splits its
+     * steps in two); 1 creates no thread at all. The result is the same
+     * whatever the count. */
+    unsigned threads;
 } gch_domtree_options;
 
-#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0 }
+#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0, 0 }
 
 /* Computes the dominator tree of heap into *out, like gch_domtree_build(),
  * with options.

@@ -23,6 +23,21 @@
 gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_out,
                         uint64_t *live_count, uint64_t *live_bytes, gch_error *err);
 
+/* What gch_live_set_ex() does; a zeroed struct is the default (strong roots
+ * only, threads as the machine has). */
+typedef struct gch_live_options {
+    int include_weak; /* nonzero: weak roots count as roots too */
+    /* Threads the marking may use, the caller's included: 0 as many as the
+     * machine has processors, at most 2; 1 creates no thread. The result is
+     * the same whatever the count. */
+    unsigned threads;
+} gch_live_options;
+
+/* gch_live_set() with options (NULL: the defaults); same outputs, errors and
+ * ownership. */
+gch_status gch_live_set_ex(const gch_heap *heap, const gch_live_options *opts, uint8_t **live_out,
+                           uint64_t *live_count, uint64_t *live_bytes, gch_error *err);
+
 /* objsize (SOS semantics): the objects reachable from starts[0..start_count-1]
  * by following references, the starts included, each counted once, whatever
  * the roots (liveness plays no part). With several starts (e.g. every instance

@@ -43,9 +43,12 @@ typedef struct gch_suspects_options {
     uint32_t holds_top;
     /* Nonzero: weak roots count as roots (default 0). */
     int include_weak;
+    /* Threads, the caller's included (default 0: as many as the machine has,
+     * at most 2; 1: no thread at all). The result is the same either way. */
+    unsigned threads;
 } gch_suspects_options;
 
-#define GCH_SUSPECTS_OPTIONS_INIT { 10.0, 0.7, 10, 0 }
+#define GCH_SUSPECTS_OPTIONS_INIT { 10.0, 0.7, 10, 0, 0 }
 
 typedef struct gch_suspect {
     int group;                  /* 0: one object; 1: top-level instances of a type */
@@ -114,9 +117,12 @@ typedef struct gch_leaks_options {
     /* -1 (default): the memlab rule runs when every dump says ids_stable;
      * 0: never; 1: always (the caller vouches for the ids). */
     int by_ids;
+    /* Threads, the caller's included (default 0: as many as the machine has,
+     * at most 2; 1: no thread at all). */
+    unsigned threads;
 } gch_leaks_options;
 
-#define GCH_LEAKS_OPTIONS_INIT { 0, -1 }
+#define GCH_LEAKS_OPTIONS_INIT { 0, -1, 0 }
 
 /* Leaked objects of one leak signature (memlab rule). A leaked object is one
  * live in the second dump and in every later one whose id no object of the

@@ -43,6 +43,11 @@ typedef struct gch_load_options {
      * takes 4-byte references and class pointers (-XX:+UseCompressedOops),
      * GCH_HPROF_REFS_WIDE 8-byte references (-XX:-UseCompressedOops). */
     int hprof_compressed_refs;
+    /* Threads the load may use, the caller's included: 0 (the default) as
+     * many as the machine has processors, at most 2 (the code splits work in
+     * two); 1 creates no thread at all (the .gclog reader then reads in line
+     * and parses in one piece); more than 2 is taken as 2. */
+    unsigned threads;
 } gch_load_options;
 
 #define GCH_HPROF_REFS_AUTO 0

@@ -34,6 +34,7 @@ static int build_domtree(const gch_heap *h, const cli_common *c, int children, i
     opts.include_weak = c->include_weak;
     opts.children = children;
     opts.preorder_only = preorder_only;
+    opts.threads = cli_threads(c);
     cli_phase(c, "computing the dominator tree");
     gch_status st = gch_domtree_build_ex(h, &opts, t, &err);
     cli_phase_end();

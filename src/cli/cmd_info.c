@@ -38,7 +38,8 @@ static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const 
 {
     uint64_t live_count = 0, live_bytes = 0;
     gch_error err;
-    if (gch_live_set(h, c->include_weak, NULL, &live_count, &live_bytes, &err) != GCH_OK) {
+    if (gch_live_set_ex(h, &(gch_live_options){ c->include_weak, cli_threads(c) }, NULL, &live_count,
+                        &live_bytes, &err) != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }

@@ -173,6 +173,7 @@ static int leaks_prepare(cli_run *run)
     const size_t dumps = (size_t)run->nargs, sections = run->in[0].count;
     gch_leaks_options lo = GCH_LEAKS_OPTIONS_INIT;
     lo.include_weak = c->include_weak;
+    lo.threads = cli_threads(c);
     if (st->stable_ids)
         lo.by_ids = 1;
     gch_leak_series **series = xcalloc(sections ? sections : 1, sizeof *series);

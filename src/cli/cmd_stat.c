@@ -62,7 +62,8 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     gch_error err;
     if (s->retained && cli_type_retained(h, c, &retained, &live_bytes) != 0)
         return EXIT_INPUT;
-    if (s->live && gch_live_set(h, c->include_weak, &live, NULL, NULL, &err) != GCH_OK) {
+    if (s->live && gch_live_set_ex(h, &(gch_live_options){ c->include_weak, cli_threads(c) }, &live, NULL, NULL,
+                                    &err) != GCH_OK) {
         cli_error("%s", err.message);
         free(retained);
         return EXIT_INPUT;

@@ -155,6 +155,7 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
     gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
     opt.threshold = (double)st->threshold / GCH_PERCENT_SCALE;
     opt.include_weak = c->include_weak;
+    opt.threads = cli_threads(c);
     gch_suspects s;
     gch_error err;
     cli_phase(c, "finding leak suspects");

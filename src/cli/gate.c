@@ -75,7 +75,8 @@ int heap_types_for(const gch_heap *heap, int live, int retained, const cli_commo
     uint8_t *mask = NULL;
     uint64_t *per_type = NULL;
     gch_error err;
-    if (live && gch_live_set(heap, common->include_weak, &mask, NULL, NULL, &err) != GCH_OK) {
+    if (live && gch_live_set_ex(heap, &(gch_live_options){ common->include_weak, cli_threads(common) }, &mask,
+                                    NULL, NULL, &err) != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }

@@ -80,6 +80,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     memset(&opts, 0, sizeof opts);
     opts.skip_refs = !(need_refs & CLI_LOAD_REFS);
     opts.skip_labels = !(need_refs & CLI_LOAD_LABELS);
+    opts.threads = cli_threads(common);
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     progress prog = { plat_size(f), plat_now(), 0 };

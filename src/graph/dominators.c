@@ -8,7 +8,8 @@
  *   leaf        one bit per object: it has no references (during the DFS only)
  *   pre[obj]    preorder number of an object, 0 when unreached
  *   vert[i]     object of preorder number i
- *   parent[i]   DFS-tree parent; becomes idom[i] in place
+ *   parent[i]   DFS-tree parent; becomes idom_pre[i], the immediate
+ *               dominator in preorder numbers, in place (step 6)
  *   f[i].anc    DFS edge cursor, then GCH_NONE or (upper half of a two-thread
  *               edge classification) a second initial semi value, then:
  *               forest ancestor (path-compressed)
@@ -22,6 +23,10 @@
  *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
  *               in preorder numbers (without the heap's reverse index)
  *   semi[i]     semidominator
+ *   rsize[i]    size, then retained size, of vertex i (in f's memory)
+ *
+ * The build runs as named steps over one state (dom_build, below the step
+ * helpers): see "the build, step by step".
  *
  * No recursion: the DFS walks back up through parent[] (the DFS stack is the
  * parent chain of the current vertex) and keeps per-vertex edge cursors in
@@ -32,11 +37,11 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
-#include "tuning.h"
+#include "invariant.h"
+#include "threading.h"
 
 /* How far ahead the sequential passes prefetch their random accesses. */
 enum { AHEAD = 16 };
@@ -104,7 +109,7 @@ static int touch_thread(void *arg)
             break; /* everything touched, or the DFS took the rest */
         uint_least32_t at = atomic_load_explicit(&j->at, memory_order_relaxed);
         if (c > at && c - at >= j->window) {
-            thrd_sleep(&(struct timespec){ .tv_nsec = 100000 }, NULL); /* far enough ahead */
+            gch_thread_sleep_us(100); /* far enough ahead */
             continue;
         }
         uint32_t next = j->n1 - c > j->stretch ? (uint32_t)c + j->stretch : j->n1;
@@ -130,7 +135,7 @@ static uint32_t touch_reach(touch_job *j, uint32_t n)
         return d - n > j->window / 2 ? n + j->window / 2 : (uint32_t)d;
     uint_least32_t c = atomic_exchange(&j->claimed, TOUCH_STOP);
     while (atomic_load_explicit(&j->done, memory_order_acquire) < c)
-        thrd_yield(); /* one stretch being touched: microseconds */
+        gch_thread_yield(); /* one stretch being touched: microseconds */
     return TOUCH_STOP;
 }
 
@@ -156,21 +161,6 @@ static int number_objects(void *arg)
         f[i].best = parent[i];
     }
     return 0;
-}
-
-/* Runs fn(a) on this thread and fn(b) (when b is not NULL) on a second one,
- * or after fn(a) here when threaded is 0 or no thread can be created. */
-static void run_two(thrd_start_t fn, void *a, void *b, int threaded)
-{
-    thrd_t th;
-    if (b && threaded && thrd_create(&th, fn, b) == thrd_success) {
-        fn(a);
-        thrd_join(th, NULL);
-        return;
-    }
-    fn(a);
-    if (b)
-        fn(b);
 }
 
 /* Semi-NCA "eval": v is a predecessor of w. Returns the semidominator
@@ -202,12 +192,9 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
     return f[v].best;
 }
 
-/* Step 5 of the build in preorder numbers: rsize[i] = retained size of
- * vertex i (rsize[0]: the virtual root, returned: every live byte), given
- * idom[] (in preorder numbers, idom[i] < i). */
 /* The sizes of the vertices in preorder (rsize[0] = 0 for the virtual root):
  * random reads of object_size, so on big heaps a second thread does it while
- * the NCA step runs on the first. */
+ * the NCA step (6) runs on the first. */
 typedef struct gather_job {
     const uint64_t *object_size;
     const uint32_t *vert;
@@ -231,7 +218,8 @@ static int gather_sizes(void *arg)
 }
 
 /* Turns the sizes in preorder into retained sizes (every vertex is numbered
- * after its immediate dominator); returns the live bytes. */
+ * after its immediate dominator, idom[i] < i in preorder numbers); returns
+ * the live bytes (rsize[0], the virtual root's). */
 static uint64_t retained_by_preorder(const uint32_t *idom, uint32_t N, uint64_t *rsize)
 {
     for (uint32_t i = N; i >= 1; i--)
@@ -239,7 +227,7 @@ static uint64_t retained_by_preorder(const uint32_t *idom, uint32_t N, uint64_t 
     return rsize[0];
 }
 
-/* Step 6 of the build: idom by object (GCH_NONE when unreached), and the
+/* Half of step 7: idom by object (GCH_NONE when unreached), and the
  * number of children of each dominator in cs[] (slot n = virtual root; cs is
  * NULL when the children lists are not built). */
 typedef struct idom_job {
@@ -278,9 +266,9 @@ static int idom_thread(void *arg)
     return 0;
 }
 
-/* Step 1b of the build, for the objects lo..hi-1 (those the DFS reached):
+/* Step 3 of the build, for the objects lo..hi-1 (those the DFS reached):
  * each edge i -> w (preorder numbers) with w < i (cross or back edge) is
- * counted in cnt[w] and recorded as the pair (w, i) for step 2; one with
+ * counted in cnt[w] and recorded as the pair (w, i) for step 4; one with
  * w > i (tree or forward edge: i is an ancestor of w, eval would return i) is
  * folded into the smallest such i, kept in f[w].best, or in f[w].anc for the
  * upper half of a two-thread run (the DFS left anc = GCH_NONE; semi takes the
@@ -288,7 +276,7 @@ static int idom_thread(void *arg)
  *
  * The pairs go to pairs[2 * at], [2 * at + 1]: the lower job counts `at` up
  * from 0, the upper one down from the end of the shared array, which holds
- * every non-tree edge, so the two never meet. Step 2 then reads them in
+ * every non-tree edge, so the two never meet. Step 4 then reads them in
  * sequence instead of looking up pre[] a second time for every edge. */
 typedef struct classify_job {
     uint32_t lo, hi, m;
@@ -342,7 +330,7 @@ static int classify_edges(void *arg)
     return 0;
 }
 
-/* Step 2 of the build: the pairs (w, v) recorded by one classify job, from
+/* Step 4 of the build: the pairs (w, v) recorded by one classify job, from
  * slot `from` on in its direction (`count` of them, in object order of the
  * sources), are placed at preds[--cur[w]] = v. */
 typedef struct place_job {
@@ -388,31 +376,97 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
     return gch_domtree_build_ex(heap, &opts, out, err);
 }
 
-gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options *opts,
-                                gch_domtree *out, gch_error *err)
-{
-    static const gch_domtree_options defaults = GCH_DOMTREE_OPTIONS_INIT;
-    if (!opts)
-        opts = &defaults;
-    const int include_weak = opts->include_weak, want_children = opts->children != 0;
-    const int preorder_only = opts->preorder_only != 0;
-    memset(out, 0, sizeof *out);
-    if (preorder_only && want_children)
-        return gch_error_set(err, GCH_EINVAL,
-                             "a dominator tree in preorder only has no children lists");
-    if (!heap->refs_loaded)
-        return gch_error_set(err, GCH_EINVAL,
-                             "the dominator tree needs references, which were not loaded");
-    const uint32_t n = heap->object_count;
-    const size_t n1 = (size_t)n + 1;
-    const uint32_t *out_start = heap->out_start, *out_target = heap->out_target;
-    const uint32_t m = n ? out_start[n] : 0;
-    const int use_reverse = heap->in_start != NULL && heap->in_source != NULL;
+/* ---- the build, step by step ----
+ *
+ *   1. dfs_number            preorder numbering: vert[], parent[], N
+ *   2. index_preorder        pre[] (object -> number), initial semi values
+ *   3. classify_edges_all    tree/forward edges folded, cross/back edges
+ *                            recorded as pairs (no reverse index only)
+ *   4. place_predecessors    the pairs as a predecessor CSR (no reverse index)
+ *   5. semidominators        semi[] by eval over the path-compressed forest
+ *   6. nca_idoms             parent[] becomes idom[] in place; meanwhile a
+ *                            second thread gathers the sizes in preorder
+ *   7. results_preorder / results_by_object
+ *                            retained sizes, and idom and retained by object
+ *   8. children_lists        the children CSR, each list sorted
+ *
+ * Each step is a function of the build state below and says what it reads,
+ * writes, allocates and frees. Memory is handed from one use to the next
+ * where the first use's last reader comes before the second's first writer:
+ * the peaks stated in dominators.h and docs/graph-algorithms.md depend on it,
+ * and each handover is written out (a field set from another, which becomes
+ * NULL). Every buffer of the state is either NULL or owned by it:
+ * dom_build_release() frees what is left. */
+typedef struct dom_build {
+    /* The input and what the caller asked for. */
+    const gch_heap *heap;
+    int include_weak;
+    gch_parallel par;
+    uint32_t n, m; /* objects, references */
+    const uint32_t *out_start, *out_target;
+    int use_reverse; /* the heap's reverse index gives the predecessors */
 
-    uint32_t *pre = gch_calloc(n1, sizeof *pre);
-    uint32_t *vert = gch_reallocarray(NULL, n1, sizeof *vert);
-    uint32_t *parent = gch_reallocarray(NULL, n1, sizeof *parent);
-    fnode *f = gch_reallocarray(NULL, n1, sizeof *f);
+    uint32_t N;      /* live vertices: preorder numbers 1..N (0: the virtual root) */
+    uint32_t starts; /* DFS trees (their roots have no tree edge) */
+    uint32_t *vert;   /* [n+1] object of preorder number i; the children lists take it over */
+    uint32_t *parent; /* [n+1] DFS-tree parent of i, until step 6 turns it into idom_pre */
+    uint32_t *idom_pre; /* [n+1] immediate dominator of i, in preorder numbers: parent's memory */
+    fnode *forest;    /* [n+1] f[i] (see the top of the file), steps 1-5 */
+    uint64_t *rsize;  /* [n+1] size, then retained size, of vertex i: forest's memory */
+    uint32_t *pre;    /* [n+1] preorder number of each object, 0 when unreached; steps 2-5 */
+
+    /* Predecessors without the heap's reverse index (steps 3-5). */
+    uint32_t *pairs;      /* (w, v) per cross or back edge v -> w, 2 * pair_room entries */
+    int64_t pair_room;    /* edges that are not DFS tree edges: the most pairs */
+    classify_job lo, hi;  /* step 3's two halves (hi unused with one thread) */
+    uint32_t *pstart;     /* [n+2] counts of step 3, then the CSR starts of preds */
+    uint32_t *phigh;      /* [n+2] the upper half's counts (two threads only) */
+    uint32_t *preds;      /* predecessors v > w of each w, in preorder numbers */
+    uint32_t *semi;       /* [N+1] semidominators: pstart + 1, or semi_mem */
+    uint32_t *semi_mem;   /* semi's own memory, with the reverse index only */
+} dom_build;
+
+static void dom_build_release(dom_build *b)
+{
+    gch_free(b->vert);
+    gch_free(b->parent);
+    gch_free(b->idom_pre);
+    gch_free(b->forest);
+    gch_free(b->rsize);
+    gch_free(b->pre);
+    gch_free(b->pairs);
+    gch_free(b->pstart);
+    gch_free(b->phigh);
+    gch_free(b->preds);
+    gch_free(b->semi_mem);
+    b->vert = b->parent = b->idom_pre = b->pre = b->pairs = NULL;
+    b->pstart = b->phigh = b->preds = b->semi = b->semi_mem = NULL;
+    b->forest = NULL;
+    b->rsize = NULL;
+}
+
+/* Step 1: iterative DFS from the virtual root, numbering in preorder.
+ * Reads: the heap's roots and references. Writes: vert[0..N], parent[0..N],
+ * f[i].anc = GCH_NONE for every finished vertex, N and starts. Allocates and
+ * frees: seen, leaf, coarse (n / 8, n / 8 and n / 4 bytes); a page-touching
+ * helper thread on big heaps (see touch_job).
+ *
+ * The current vertex is i; when its edges are exhausted the walk returns to
+ * parent[i] and sets f[i].anc = GCH_NONE (see step 3). f[i].anc is the
+ * cursor over i's references and f[i].best their end (the cursor's limit
+ * beside the cursor: returning to i after a big subtree costs one miss, not
+ * vert[i] and then out_start[]). Nothing is classified here: the DFS only
+ * reads out_start, out_target and the bitsets, a chain of dependent loads per
+ * vertex. A target without references (a leaf: a third of the objects of a
+ * typical heap) is numbered and finished where it is found, without reading
+ * its out_start[]. */
+static gch_status dfs_number(dom_build *b)
+{
+    const gch_heap *heap = b->heap;
+    const uint32_t n = b->n, m = b->m, *out_start = b->out_start, *out_target = b->out_target;
+    const size_t n1 = (size_t)n + 1;
+    uint32_t *vert = b->vert, *parent = b->parent;
+    fnode *f = b->forest;
     /* Objects the DFS has reached, one bit each (n / 8 bytes: the DFS tests
      * it for every edge, and it stays in cache where pre[] would not). */
     uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
@@ -423,11 +477,12 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     /* Objects without references, one bit each: the DFS numbers such a
      * target without reading its out_start[] (a miss per leaf otherwise). */
     uint64_t *leaf = gch_calloc((size_t)n / 64 + 1, sizeof *leaf);
-    uint32_t *semi = NULL, *semi_mem = NULL, *pstart = NULL, *preds = NULL, *phigh = NULL,
-             *pairs = NULL;
-    uint64_t *rsize = NULL;
-    if (!pre || !vert || !parent || !f || !seen || !coarse || !leaf)
-        goto nomem;
+    if (!seen || !coarse || !leaf) {
+        gch_free(seen);
+        gch_free(coarse);
+        gch_free(leaf);
+        return GCH_ENOMEM;
+    }
     for (uint32_t g = 0; g <= n / COARSE; g++)
         coarse[g] = n ? out_start[g * COARSE] : 0;
     coarse[n / COARSE + 1] = m;
@@ -439,32 +494,21 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         leaf[w] = bits;
     }
 
-    /* 1. Iterative DFS from the virtual root, numbering in preorder (vert[];
-     * pre[] is filled afterwards). The current vertex is i; when its edges
-     * are exhausted the walk returns to parent[i] and sets f[i].anc =
-     * GCH_NONE (see step 1b). f[i].best holds the end of i's references (the
-     * cursor's limit beside the cursor: returning to i after a big subtree
-     * costs one miss, not vert[i] and then out_start[]); it becomes the DFS
-     * parent when pre[] is filled. Nothing is classified here: the DFS only
-     * reads out_start, out_target and the bitsets, a chain of dependent loads
-     * per vertex. A target without references (a leaf: a third of the
-     * objects of a typical heap) is numbered and finished where it is found,
-     * without reading its out_start[]. */
-    const size_t ahead = gch_tuning_knobs.dfs_touch_ahead;
-    touch_job touch = { vert, parent, pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
+    const size_t ahead = b->par.knobs.dfs_touch_ahead;
+    touch_job touch = { vert, parent, b->pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
                         (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
     uint32_t limit = TOUCH_STOP; /* the DFS writes slots below limit freely */
-    thrd_t toucher;
-    int touching = ahead && n1 > 2 * ahead && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
-                   thrd_create(&toucher, touch_thread, &touch) == thrd_success;
+    gch_thread toucher;
+    int touching = ahead && n1 > 2 * ahead && gch_parallel_worth(&b->par, m) &&
+                   gch_thread_start(&toucher, b->par.workers, touch_thread, &touch);
     if (touching)
         limit = (uint32_t)ahead;
-    uint32_t N = 0, starts = 0; /* vertices, and DFS trees (their roots have no tree edge) */
+    uint32_t N = 0, starts = 0;
     vert[0] = GCH_NONE;
     parent[0] = 0;
     f[0].anc = f[0].best = 0;
     for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
+        if (!gch__root_counts(heap, r, b->include_weak))
             continue;
         uint32_t o = heap->root_object[r];
         if (seen[o / 64] >> (o % 64) & 1)
@@ -506,134 +550,165 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                 limit = touch_reach(&touch, N);
             vert[N] = t;
             parent[N] = i;
-            uint32_t b = out_start[t], te = out_start[t + 1];
-            f[N].anc = b;
+            uint32_t tb = out_start[t], te = out_start[t + 1];
+            f[N].anc = tb;
             f[N].best = te;
             /* The targets are visited next: start fetching their edge
              * ranges, and their references where coarse[] says they lie. */
-            for (uint32_t k = b; k < te && k < b + 8; k++)
+            for (uint32_t k = tb; k < te && k < tb + 8; k++)
                 prefetch_targets(out_start, out_target, coarse, out_target[k]);
             i = N;
         }
     }
     if (touching) {
         atomic_store(&touch.claimed, TOUCH_STOP); /* nothing more of vert[] is needed */
-        thrd_join(toucher, NULL);
+        gch_thread_join(&toucher);
     }
     gch_free(seen);
     gch_free(coarse);
     gch_free(leaf);
-    seen = NULL;
-    coarse = NULL;
-    leaf = NULL;
-    /* pre[] from vert[] (a random store per vertex, cheaper here than inside
-     * the DFS's chain of dependent loads), and f[i].best = parent[i]; on big
-     * heaps two threads take half of the vertices each. */
-    {
-        number_job lo = { vert, parent, pre, f, 1, N / 2 + 1 };
-        number_job hi = { vert, parent, pre, f, N / 2 + 1, N + 1 };
-        run_two(number_objects, &lo, &hi, (uint64_t)m >= gch_tuning_knobs.parallel_min_refs);
-    }
+    b->N = N;
+    b->starts = starts;
+    return GCH_OK;
+}
 
-    /* 1b. Without the heap's reverse index: every edge of a reached object is
-     * classified (classify_edges) by one pass over the references in object
-     * order, prefetching pre[]. On big heaps two threads do it, for the
-     * objects below `half` (about half of the references) and the others,
-     * counting in pstart[] and phigh[] apart: each half then has its own part
-     * of every predecessor list, placed by its own thread in step 2, in the
-     * order one thread would give. The pairs array has room for every edge
-     * but the N - starts tree edges (8 bytes each; only the cross and back
-     * edges recorded are ever written, and a tree has none). */
+/* Step 2: pre[vert[i]] = i (a random store per vertex, cheaper here than
+ * inside the DFS's chain of dependent loads) and f[i].best = parent[i], the
+ * initial semi value. Reads vert, parent; writes pre, forest. On big heaps
+ * two threads take half of the vertices each. */
+static void index_preorder(dom_build *b)
+{
+    const uint32_t N = b->N;
+    number_job lo = { b->vert, b->parent, b->pre, b->forest, 1, N / 2 + 1 };
+    number_job hi = { b->vert, b->parent, b->pre, b->forest, N / 2 + 1, N + 1 };
+    gch_run_two(b->par.workers, gch_parallel_worth(&b->par, b->m), number_objects, &lo, &hi);
+}
+
+/* Step 3, without the heap's reverse index: every edge of a reached object
+ * is classified (classify_edges) by one pass over the references in object
+ * order, prefetching pre[]. Reads pre, the references; writes forest (the
+ * folds), pstart / phigh (counts) and pairs. Allocates pstart, pairs and, on
+ * big heaps, phigh: two threads then classify the objects below `half`
+ * (about half of the references) and the others, counting in pstart[] and
+ * phigh[] apart; each half then has its own part of every predecessor list,
+ * placed by its own thread in step 4, in the order one thread would give.
+ * The pairs array has room for every edge but the N - starts tree edges (8
+ * bytes each; only the cross and back edges recorded are ever written, and
+ * a tree has none). */
+static gch_status classify_edges_all(dom_build *b)
+{
+    const uint32_t n = b->n, m = b->m, *out_start = b->out_start;
+    const int64_t room = (int64_t)m - (b->N - b->starts);
+    b->pair_room = room;
+    b->pstart = gch_calloc((size_t)n + 2, sizeof *b->pstart);
+    b->pairs = gch_reallocarray(NULL, room ? (size_t)room : 1, 2 * sizeof *b->pairs);
+    if (!b->pstart || !b->pairs)
+        return GCH_ENOMEM;
     uint32_t half = n;
-    classify_job jlo = { 0 }, jhi = { 0 };
-    const int64_t room = (int64_t)m - (N - starts); /* pairs, at most */
-    if (!use_reverse) {
-        pstart = gch_calloc((size_t)n + 2, sizeof *pstart);
-        pairs = gch_reallocarray(NULL, room ? (size_t)room : 1, 2 * sizeof *pairs);
-        if (!pstart || !pairs)
-            goto nomem;
-        if (n >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs) {
-            phigh = gch_calloc((size_t)n + 2, sizeof *phigh);
-            if (!phigh)
-                goto nomem;
-            /* Smallest object whose references start at or after m / 2. */
-            uint32_t a = 0, b = n;
-            while (a < b) {
-                uint32_t mid = a + (b - a) / 2;
-                if (out_start[mid] < m / 2)
-                    a = mid + 1;
-                else
-                    b = mid;
-            }
-            half = a;
+    if (n >= 2 && gch_parallel_worth(&b->par, m)) {
+        b->phigh = gch_calloc((size_t)n + 2, sizeof *b->phigh);
+        if (!b->phigh)
+            return GCH_ENOMEM;
+        /* Smallest object whose references start at or after m / 2. */
+        uint32_t a = 0, z = n;
+        while (a < z) {
+            uint32_t mid = a + (z - a) / 2;
+            if (out_start[mid] < m / 2)
+                a = mid + 1;
+            else
+                z = mid;
         }
-        jlo = (classify_job){ 0, half, m, 0, pre, out_start, out_target, pstart, f, pairs, 0 };
-        jhi = (classify_job){ half, n, m, 1, pre, out_start, out_target, phigh, f, pairs,
-                              room - 1 };
-        run_two(classify_edges, &jlo, phigh ? &jhi : NULL, 1);
+        half = a;
     }
-    /* Objects named by a counted root have the virtual root as predecessor. */
+    b->lo = (classify_job){ 0, half, m, 0, b->pre, out_start, b->out_target, b->pstart,
+                            b->forest, b->pairs, 0 };
+    b->hi = (classify_job){ half, n, m, 1, b->pre, out_start, b->out_target, b->phigh,
+                            b->forest, b->pairs, room - 1 };
+    gch_run_two(b->par.workers, 1, classify_edges, &b->lo, b->phigh ? &b->hi : NULL);
+    return GCH_OK;
+}
+
+/* Objects named by a counted root have the virtual root as predecessor: their
+ * initial semi value is 0. Reads pre; writes forest. */
+static void fold_root_edges(dom_build *b)
+{
+    const gch_heap *heap = b->heap;
     for (uint32_t r = 0; r < heap->root_count; r++)
-        if (gch__root_counts(heap, r, include_weak))
-            f[pre[heap->root_object[r]]].best = 0;
+        if (gch__root_counts(heap, r, b->include_weak))
+            b->forest[b->pre[heap->root_object[r]]].best = 0;
+}
 
-    /* 2. Predecessors (without the heap's reverse index): the edges v -> w
-     * with v > w in a CSR by w, placed from the recorded pairs. */
-    if (!use_reverse) {
-        gch_free(pre);
-        pre = NULL;
-        place_job plo = { pairs, 0, 1, jlo.at, pstart, NULL };
-        place_job phi = { pairs, room - 1, -1, room - 1 - jhi.at, phigh, NULL };
-        if (!phigh) {
-            /* pstart[w] = end of w's range; placing decrements it to the start. */
-            for (uint32_t w = 1; w <= N + 1; w++)
-                pstart[w] += pstart[w - 1];
-            preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *preds);
-            if (!preds)
-                goto nomem;
-            plo.preds = preds;
-            place_preds(&plo);
-        } else {
-            /* w's range is [start, end): the high half's edges fill
-             * [start, mid) downwards from mid (phigh[w] = mid, ends at start),
-             * the low half's fill [mid, end) downwards from end (pstart[w]). */
-            uint32_t sum = 0;
-            for (uint32_t w = 0; w <= N + 1; w++) {
-                uint32_t lo = pstart[w], hi = phigh[w];
-                phigh[w] = sum + hi;
-                sum += lo + hi;
-                pstart[w] = sum;
-            }
-            preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *preds);
-            if (!preds)
-                goto nomem;
-            plo.preds = phi.preds = preds;
-            run_two(place_preds, &plo, &phi, 1);
-            /* phigh[] now holds the starts (phigh[N + 1] = the total). */
-            gch_free(pstart);
-            pstart = phigh;
-            phigh = NULL;
-        }
-        gch_free(pairs);
-        pairs = NULL;
-        /* semi[w] goes to pstart[w + 1], which step 3 has read for the last
-         * time when it is done with w: the lines are in the cache then, where
-         * a separate array's would be fetched only to be overwritten. */
-        semi = pstart + 1;
+/* Step 4, without the heap's reverse index: the edges v -> w with v > w in a
+ * CSR by w, placed from the recorded pairs. Reads pairs, pstart, phigh;
+ * writes preds and the CSR starts (in pstart, or in phigh's memory, which
+ * then becomes pstart). Frees pre (step 5 does not need it without the
+ * reverse index) and pairs; allocates preds. semi[] then reuses pstart's
+ * memory from slot 1: semi[w] = pstart[w + 1], which step 5 has read for the
+ * last time when it is done with w (the lines are in the cache then, where a
+ * separate array's would be fetched only to be overwritten). */
+static gch_status place_predecessors(dom_build *b)
+{
+    const uint32_t N = b->N;
+    const int64_t room = b->pair_room;
+    gch_free(b->pre);
+    b->pre = NULL;
+    place_job plo = { b->pairs, 0, 1, b->lo.at, b->pstart, NULL };
+    place_job phi = { b->pairs, room - 1, -1, room - 1 - b->hi.at, b->phigh, NULL };
+    uint32_t *pstart = b->pstart, *phigh = b->phigh;
+    if (!phigh) {
+        /* pstart[w] = end of w's range; placing decrements it to the start. */
+        for (uint32_t w = 1; w <= N + 1; w++)
+            pstart[w] += pstart[w - 1];
+        b->preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *b->preds);
+        if (!b->preds)
+            return GCH_ENOMEM;
+        plo.preds = b->preds;
+        place_preds(&plo);
     } else {
-        semi = semi_mem = gch_reallocarray(NULL, (size_t)N + 1, sizeof *semi);
-        if (!semi)
-            goto nomem;
+        /* w's range is [start, end): the high half's edges fill [start, mid)
+         * downwards from mid (phigh[w] = mid, ends at start), the low half's
+         * fill [mid, end) downwards from end (pstart[w]). */
+        uint32_t sum = 0;
+        for (uint32_t w = 0; w <= N + 1; w++) {
+            uint32_t lo = pstart[w], hi = phigh[w];
+            phigh[w] = sum + hi;
+            sum += lo + hi;
+            pstart[w] = sum;
+        }
+        b->preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *b->preds);
+        if (!b->preds)
+            return GCH_ENOMEM;
+        plo.preds = phi.preds = b->preds;
+        gch_run_two(b->par.workers, 1, place_preds, &plo, &phi);
+        /* phigh[] now holds the starts (phigh[N + 1] = the total). */
+        gch_free(b->pstart);
+        b->pstart = b->phigh;
+        b->phigh = NULL;
     }
+    gch_free(b->pairs);
+    b->pairs = NULL;
+    b->semi = b->pstart + 1;
+    return GCH_OK;
+}
 
-    /* 3. Semidominators in reverse preorder; link each vertex to its parent.
-     * The initial value is the smaller of the two folds of step 1b. */
+/* Step 5: semidominators in reverse preorder, linking each vertex to its
+ * parent in the forest. The initial value is the smaller of the two folds of
+ * step 3. Reads: the predecessors (the heap's reverse index with pre[], or
+ * pstart / preds), parent, vert; reads and writes forest; writes semi. Frees
+ * preds and pre. */
+static void semidominators(dom_build *b)
+{
+    const uint32_t N = b->N, *vert = b->vert, *parent = b->parent, *pre = b->pre;
+    const uint32_t *pstart = b->pstart, *preds = b->preds;
+    uint32_t *semi = b->semi;
+    fnode *f = b->forest;
+    const int use_reverse = b->use_reverse;
     for (uint32_t w = N; w >= 1; w--) {
         uint32_t s = f[w].anc < f[w].best ? f[w].anc : f[w].best;
         if (use_reverse) {
             /* Prefetch in stages, for vertices further and further ahead:
              * in_start, then in_source, then the sources' numbers. */
-            const uint32_t *in_start = heap->in_start, *in_source = heap->in_source;
+            const uint32_t *in_start = b->heap->in_start, *in_source = b->heap->in_source;
             if (w > 3 * AHEAD) {
                 __builtin_prefetch(&in_start[vert[w - 3 * AHEAD]]);
                 __builtin_prefetch(&in_source[in_start[vert[w - 2 * AHEAD]]]);
@@ -671,114 +746,128 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
                     s = c;
             }
         }
+        GCH_ASSERT(s < w); /* the DFS parent, numbered before w, bounds it */
         semi[w] = s;
         f[w].best = s;
         f[w].anc = parent[w];
     }
-    gch_free(preds);
-    gch_free(pre);
-    preds = pre = NULL;
+    gch_free(b->preds);
+    gch_free(b->pre);
+    b->preds = b->pre = NULL;
+}
 
-    /* Sizes in preorder, for step 5, into f's memory (8 bytes per vertex;
-     * the forest is not needed any more). */
-    rsize = (uint64_t *)(void *)f;
-    f = NULL;
-    gather_job gather = { heap->object_size, vert, N, rsize };
-    thrd_t gatherer;
-    int gathering = (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
-                    thrd_create(&gatherer, gather_sizes, &gather) == thrd_success;
-
-    /* 4. NCA step: idom(w) is the nearest dominator-tree ancestor of parent(w)
-     * numbered at most semi(w). In place: parent[] becomes idom[]. */
+/* Step 6: idom(w) is the nearest dominator-tree ancestor of parent(w)
+ * numbered at most semi(w). In place: parent[] becomes idom_pre[]. Reads
+ * semi; frees semi's memory (pstart or semi_mem). The forest is not needed
+ * any more: its memory becomes rsize[], the sizes in preorder (8 bytes per
+ * vertex), gathered meanwhile by a second thread on big heaps (random reads
+ * of object_size). */
+static void nca_idoms(dom_build *b)
+{
+    const uint32_t N = b->N, *semi = b->semi;
+    b->rsize = (uint64_t *)(void *)b->forest;
+    b->forest = NULL;
+    gather_job gather = { b->heap->object_size, b->vert, N, b->rsize };
+    gch_thread gatherer;
+    int gathering = gch_parallel_worth(&b->par, b->m) &&
+                    gch_thread_start(&gatherer, b->par.workers, gather_sizes, &gather);
+    uint32_t *parent = b->parent;
     for (uint32_t w = 1; w <= N; w++) {
         uint32_t d = parent[w];
         while (d > semi[w])
             d = parent[d];
+        GCH_ASSERT(d < w); /* every vertex is numbered after its idom */
         parent[w] = d;
     }
-    gch_free(semi_mem);
-    gch_free(pstart);
-    semi = semi_mem = pstart = NULL;
+    b->idom_pre = b->parent;
+    b->parent = NULL;
+    gch_free(b->semi_mem);
+    gch_free(b->pstart);
+    b->semi = b->semi_mem = b->pstart = NULL;
     if (gathering)
-        thrd_join(gatherer, NULL);
+        gch_thread_join(&gatherer);
     else
         gather_sizes(&gather);
+}
 
-    out->object_count = n;
-    out->live_count = N;
-    if (preorder_only) {
-        /* Retained sizes by preorder number (step 5 without the scatter),
-         * handed over with vert[] both moved down one slot (slot 0 is the
-         * virtual root). */
-        out->live_bytes = retained_by_preorder(parent, N, rsize);
-        memmove(vert, vert + 1, (size_t)N * sizeof *vert);
-        memmove(rsize, rsize + 1, (size_t)N * sizeof *rsize);
-        out->preorder = vert;
-        out->preorder_retained = rsize;
-        vert = NULL;
-        rsize = NULL;
-        if (opts->preorder_idom) {
-            /* Positions are preorder numbers minus one; idom 0 is the
-             * virtual root. */
-            for (uint32_t i = 0; i < N; i++)
-                parent[i] = parent[i + 1] ? parent[i + 1] - 1 : GCH_DOM_VROOT;
-            out->preorder_idom = parent;
-        } else {
-            gch_free(parent);
-        }
-        return GCH_OK;
+/* Step 7, preorder_only: retained sizes by preorder number (without the
+ * scatter to objects), handed over with vert[] both moved down one slot
+ * (slot 0 is the virtual root): vert becomes out->preorder, rsize
+ * out->preorder_retained. idom_pre becomes out->preorder_idom when keep_idom
+ * (positions are preorder numbers minus one; idom GCH_DOM_VROOT is the
+ * virtual root), else it is freed. */
+static void results_preorder(dom_build *b, gch_domtree *out, int keep_idom)
+{
+    const uint32_t N = b->N;
+    out->live_bytes = retained_by_preorder(b->idom_pre, N, b->rsize);
+    memmove(b->vert, b->vert + 1, (size_t)N * sizeof *b->vert);
+    memmove(b->rsize, b->rsize + 1, (size_t)N * sizeof *b->rsize);
+    out->preorder = b->vert;
+    out->preorder_retained = b->rsize;
+    b->vert = NULL;
+    b->rsize = NULL;
+    if (keep_idom) {
+        uint32_t *idom = b->idom_pre;
+        for (uint32_t i = 0; i < N; i++)
+            idom[i] = idom[i + 1] ? idom[i + 1] - 1 : GCH_DOM_VROOT;
+        out->preorder_idom = idom;
+    } else {
+        gch_free(b->idom_pre);
     }
+    b->idom_pre = NULL;
+}
 
-    /* 5 and 6 are independent (both only read vert[] and parent[]): on big
-     * heaps the second runs on another thread. All results are allocated
-     * here, on the calling thread. */
+/* Step 7: retained sizes (accumulated in reverse preorder) and the results
+ * by object: out->retained, out->idom and, with children, the number of
+ * children of each dominator in out->child_start. The two halves only read
+ * vert and idom_pre: on big heaps the idom scatter runs on another thread.
+ * Allocates the results (here, on the calling thread); frees rsize and
+ * idom_pre. */
+static gch_status results_by_object(dom_build *b, gch_domtree *out, int want_children)
+{
+    const uint32_t n = b->n, N = b->N, *vert = b->vert;
     out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
     if (!out->retained || !out->idom)
-        goto nomem;
+        return GCH_ENOMEM;
     if (want_children) {
         out->child_start = gch_calloc((size_t)n + 2, sizeof *out->child_start);
         if (!out->child_start)
-            goto nomem;
+            return GCH_ENOMEM;
     }
-    {
-        idom_job job = { n, N, vert, parent, out->idom, out->child_start };
-        int threaded = 0;
-        thrd_t th;
-        if (N >= 2 && (uint64_t)m >= gch_tuning_knobs.parallel_min_refs &&
-            thrd_create(&th, idom_thread, &job) == thrd_success)
-            threaded = 1;
-        /* 5. Retained sizes by preorder number, accumulated in reverse
-         * preorder; then the results by object. */
-        out->live_bytes = retained_by_preorder(parent, N, rsize);
-        for (uint32_t i = 1; i <= N; i++) {
-            if (i + AHEAD <= N)
-                __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
-            out->retained[vert[i]] = rsize[i];
-        }
-        /* 6. idom by object, and the number of children of each dominator
-         * (when the children lists are built). */
-        if (threaded)
-            thrd_join(th, NULL);
-        else
-            idom_scatter(&job);
+    idom_job job = { n, N, vert, b->idom_pre, out->idom, out->child_start };
+    gch_thread th;
+    int threaded = N >= 2 && gch_parallel_worth(&b->par, b->m) &&
+                   gch_thread_start(&th, b->par.workers, idom_thread, &job);
+    out->live_bytes = retained_by_preorder(b->idom_pre, N, b->rsize);
+    const uint64_t *rsize = b->rsize;
+    for (uint32_t i = 1; i <= N; i++) {
+        if (i + AHEAD <= N)
+            __builtin_prefetch(&out->retained[vert[i + AHEAD]], 1);
+        out->retained[vert[i]] = rsize[i];
     }
-    gch_free(rsize);
-    rsize = NULL;
-    gch_free(parent);
-    parent = NULL;
-    if (!want_children) { /* no step 7: child_start and children stay NULL */
-        gch_free(vert);
-        return GCH_OK;
-    }
-    uint32_t *cs = out->child_start, *idom = out->idom;
+    if (threaded)
+        gch_thread_join(&th);
+    else
+        idom_scatter(&job);
+    gch_free(b->rsize);
+    b->rsize = NULL;
+    gch_free(b->idom_pre);
+    b->idom_pre = NULL;
+    return GCH_OK;
+}
 
-    /* 7. Children CSR, in vert's memory (n + 1 >= N entries): cs[k] becomes
-     * the end of list k, then placing objects in descending order moves it
-     * back to the start, leaving each list in ascending object order; then
-     * each list is sorted. */
-    out->children = vert;
-    vert = NULL;
+/* Step 8: the children CSR, in vert's memory (n + 1 >= N entries): cs[k]
+ * becomes the end of list k, then placing objects in descending order moves
+ * it back to the start, leaving each list in ascending object order; then
+ * each list is sorted by retained size. Reads out->idom, out->retained;
+ * writes out->child_start, out->children (vert, handed over). */
+static gch_status children_lists(dom_build *b, gch_domtree *out)
+{
+    const uint32_t n = b->n, N = b->N;
+    uint32_t *cs = out->child_start, *idom = out->idom;
+    out->children = b->vert;
+    b->vert = NULL;
     for (uint32_t k = 1; k <= n; k++)
         cs[k] += cs[k - 1];
     cs[n + 1] = N;
@@ -791,24 +880,82 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         if (d != GCH_NONE)
             out->children[--cs[d == GCH_DOM_VROOT ? n : d]] = o;
     }
+    GCH_ASSERT(cs[0] == 0); /* each of the N live objects placed once */
     if (gch__sort_lists_by_key_desc(out->children, cs, (size_t)n + 1, out->retained, n) != 0)
-        goto nomem;
+        return GCH_ENOMEM;
     return GCH_OK;
+}
 
-nomem:
-    gch_free(rsize);
-    gch_free(seen);
-    gch_free(coarse);
-    gch_free(leaf);
-    gch_free(pre);
-    gch_free(vert);
-    gch_free(parent);
-    gch_free(f);
-    gch_free(semi_mem);
-    gch_free(pstart);
-    gch_free(phigh);
-    gch_free(pairs);
-    gch_free(preds);
+/* The steps in order (see above); every failure is an allocation's. */
+static gch_status dom_build_run(dom_build *b, const gch_domtree_options *opts, gch_domtree *out)
+{
+    const size_t n1 = (size_t)b->n + 1;
+    b->pre = gch_calloc(n1, sizeof *b->pre);
+    b->vert = gch_reallocarray(NULL, n1, sizeof *b->vert);
+    b->parent = gch_reallocarray(NULL, n1, sizeof *b->parent);
+    b->forest = gch_reallocarray(NULL, n1, sizeof *b->forest);
+    if (!b->pre || !b->vert || !b->parent || !b->forest)
+        return GCH_ENOMEM;
+    gch_status st = dfs_number(b);
+    if (st != GCH_OK)
+        return st;
+    index_preorder(b);
+    if (!b->use_reverse && (st = classify_edges_all(b)) != GCH_OK)
+        return st;
+    fold_root_edges(b);
+    if (!b->use_reverse) {
+        if ((st = place_predecessors(b)) != GCH_OK)
+            return st;
+    } else {
+        b->semi = b->semi_mem = gch_reallocarray(NULL, (size_t)b->N + 1, sizeof *b->semi);
+        if (!b->semi)
+            return GCH_ENOMEM;
+    }
+    semidominators(b);
+    nca_idoms(b);
+    out->object_count = b->n;
+    out->live_count = b->N;
+    if (opts->preorder_only) {
+        results_preorder(b, out, opts->preorder_idom);
+        return GCH_OK;
+    }
+    if ((st = results_by_object(b, out, opts->children != 0)) != GCH_OK)
+        return st;
+    if (!opts->children) /* no step 8: child_start and children stay NULL */
+        return GCH_OK;
+    return children_lists(b, out);
+}
+
+gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options *opts,
+                                gch_domtree *out, gch_error *err)
+{
+    static const gch_domtree_options defaults = GCH_DOMTREE_OPTIONS_INIT;
+    if (!opts)
+        opts = &defaults;
+    memset(out, 0, sizeof *out);
+    if (opts->preorder_only && opts->children)
+        return gch_error_set(err, GCH_EINVAL,
+                             "a dominator tree in preorder only has no children lists");
+    if (!heap->refs_loaded)
+        return gch_error_set(err, GCH_EINVAL,
+                             "the dominator tree needs references, which were not loaded");
+    dom_build b;
+    memset(&b, 0, sizeof b);
+    b.heap = heap;
+    b.include_weak = opts->include_weak;
+    b.par = gch_parallel_for(opts->threads);
+    b.n = heap->object_count;
+    b.out_start = heap->out_start;
+    b.out_target = heap->out_target;
+    b.m = b.n ? b.out_start[b.n] : 0;
+    b.use_reverse = heap->in_start != NULL && heap->in_source != NULL;
+    gch_assert_csr(b.out_start, b.n, b.m, b.out_target, b.n);
+    if (b.use_reverse)
+        gch_assert_csr(heap->in_start, b.n, b.m, heap->in_source, b.n);
+    gch_status st = dom_build_run(&b, opts, out);
+    dom_build_release(&b);
+    if (st == GCH_OK)
+        return GCH_OK;
     gch_domtree_free(out);
     return gch_error_set(err, GCH_ENOMEM, "out of memory computing the dominator tree");
 }

@@ -627,6 +627,7 @@ gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stabl
     gch_status st;
     gch_domtree_options dopt = GCH_DOMTREE_OPTIONS_INIT;
     dopt.include_weak = s->opts.include_weak;
+    dopt.threads = s->opts.threads;
     uint64_t *type_ret = NULL;
     if ((st = gch_domtree_build_ex(heap, &dopt, &w.t, err)) != GCH_OK ||
         (st = gch_paths_build(heap, s->opts.include_weak, &w.p, err)) != GCH_OK)

@@ -7,27 +7,29 @@
  * live in a bitset (n / 8 bytes, cache-resident where a byte array is not);
  * counts and bytes are summed in one sequential pass at the end.
  *
- * On big heaps (at least gch_tuning_knobs.parallel_min_refs references) two
- * threads mark: the deduplicated root objects are split in two halves, each
- * thread runs the same breadth-first walk from its half and claims an object
- * by an atomic fetch-or on its mark word, so every reachable object is queued
- * by exactly one thread. Both queues share one n-entry array: the first grows
- * up from slot 0, the second down from slot n - 1 (together they never hold
- * more than n objects). The marked set, and so every result, is the same as
- * with one thread. */
+ * On big heaps (at least parallel_min_refs references, tuning.h), when the
+ * caller allows two threads (gch_live_options.threads), two threads mark: the
+ * deduplicated root objects are split in two halves, each thread runs the
+ * same breadth-first walk from its half and claims an object by an atomic
+ * fetch-or on its mark word, so every reachable object is queued by exactly
+ * one thread. Every access to a mark word is atomic (relaxed), also the
+ * test before the claim: C11 gives a plain read racing an atomic write no
+ * meaning. Both queues share one n-entry array: the first grows up from slot
+ * 0, the second down from slot n - 1 (together they never hold more than n
+ * objects). The marked set, and so every result, is the same as with one
+ * thread. */
+#include <stdatomic.h>
 #include <string.h>
-#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
-#include "tuning.h"
+#include "invariant.h"
+#include "threading.h"
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p)
-#define HAVE_ATOMIC_OR 1
 #else
 #define PREFETCH(p) ((void)(p))
-#define HAVE_ATOMIC_OR 0
 #endif
 
 static inline unsigned lowest_bit(uint64_t m)
@@ -47,9 +49,16 @@ static inline unsigned lowest_bit(uint64_t m)
 #define DIST_START 32
 #define DIST_TARGETS 16
 
+/* Mark words are atomic: with two threads one may test a word while the
+ * other sets a bit in it. Relaxed order is enough (a mark guards no other
+ * data: the object is queued by whoever set its bit, read-only input
+ * otherwise); on x86-64 a relaxed load is a plain load, so the single-thread
+ * walk pays nothing for it. */
+typedef _Atomic uint64_t mark_word;
+
 typedef struct mark_job {
     const uint32_t *start, *target;
-    uint64_t *mark;
+    mark_word *mark;
     uint32_t *q;  /* queue slot 0 */
     ptrdiff_t step; /* +1: grows up from q; -1: grows down from q */
     uint32_t head, tail;
@@ -57,11 +66,11 @@ typedef struct mark_job {
 
 #define SLOT(j, k) ((j)->q[(ptrdiff_t)(k) * (j)->step])
 
-/* One thread's breadth-first walk; claim() decides who queues an object. */
+/* One thread's breadth-first walk; CLAIM decides who queues an object. */
 #define MARK_LOOP(j, CLAIM)                                                               \
     do {                                                                                  \
         const uint32_t *start = (j)->start, *target = (j)->target;                        \
-        uint64_t *mark = (j)->mark;                                                       \
+        mark_word *mark = (j)->mark;                                                      \
         uint32_t head = (j)->head, tail = (j)->tail;                                      \
         while (head < tail) {                                                             \
             if (tail - head > DIST_START)                                                 \
@@ -73,7 +82,8 @@ typedef struct mark_job {
             for (uint32_t e = start[o], end = start[o + 1]; e < end; e++) {               \
                 uint32_t t = target[e];                                                   \
                 uint64_t bit = (uint64_t)1 << (t & 63);                                   \
-                if (!(mark[t >> 6] & bit) && CLAIM(&mark[t >> 6], bit))                   \
+                mark_word *w = &mark[t >> 6];                                             \
+                if (!(atomic_load_explicit(w, memory_order_relaxed) & bit) && CLAIM(w, bit)) \
                     SLOT(j, tail++) = t;                                                  \
             }                                                                             \
         }                                                                                 \
@@ -81,39 +91,56 @@ typedef struct mark_job {
         (j)->tail = tail;                                                                 \
     } while (0)
 
-static inline int claim_plain(uint64_t *w, uint64_t bit)
+/* The only walker: a plain read-modify-write (no locked instruction). */
+static inline int claim_alone(mark_word *w, uint64_t bit)
 {
-    *w |= bit;
+    atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) | bit,
+                          memory_order_relaxed);
     return 1;
 }
 
-static void mark_serial(mark_job *j) { MARK_LOOP(j, claim_plain); }
+static void mark_serial(mark_job *j) { MARK_LOOP(j, claim_alone); }
 
-#if HAVE_ATOMIC_OR
-static inline int claim_atomic(uint64_t *w, uint64_t bit)
+/* One of two walkers: whoever sets the bit first queues the object. */
+static inline int claim_shared(mark_word *w, uint64_t bit)
 {
-    return !(__atomic_fetch_or(w, bit, __ATOMIC_RELAXED) & bit);
+    return !(atomic_fetch_or_explicit(w, bit, memory_order_relaxed) & bit);
 }
 
 static int mark_thread(void *arg)
 {
     mark_job *j = arg;
-    MARK_LOOP(j, claim_atomic);
+    MARK_LOOP(j, claim_shared);
     return 0;
 }
-#endif
 
 gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_out,
                         uint64_t *live_count, uint64_t *live_bytes, gch_error *err)
 {
+    gch_live_options opts = { 0 };
+    opts.include_weak = include_weak;
+    return gch_live_set_ex(heap, &opts, live_out, live_count, live_bytes, err);
+}
+
+gch_status gch_live_set_ex(const gch_heap *heap, const gch_live_options *opts, uint8_t **live_out,
+                           uint64_t *live_count, uint64_t *live_bytes, gch_error *err)
+{
+    static const gch_live_options defaults;
+    if (!opts)
+        opts = &defaults;
+    const int include_weak = opts->include_weak;
+    const gch_parallel par = gch_parallel_for(opts->threads);
     uint32_t n = heap->object_count;
+    gch_assert_csr(heap->out_start, n, heap->ref_count, heap->out_target, n);
     size_t words = ((size_t)n + 63) / 64;
     uint8_t *live = live_out ? gch_malloc(n ? n : 1) : NULL;
-    uint64_t *mark = gch_calloc(words ? words : 1, sizeof *mark);
+    /* Zeroed memory is a valid all-zero atomic word on every platform the
+     * library supports (lock-free 64-bit atomics, no hidden lock). */
+    mark_word *mark = gch_calloc(words ? words : 1, sizeof *mark);
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
     if ((live_out && !live) || !mark || !queue) {
         gch_free(live);
-        gch_free(mark);
+        gch_free((void *)mark);
         gch_free(queue);
         if (live_out)
             *live_out = NULL;
@@ -126,15 +153,14 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
         if (o == GCH_NONE || (!include_weak && (heap->root_flags[r] & GCH_ROOT_WEAK)))
             continue;
         uint64_t bit = (uint64_t)1 << (o & 63);
-        if (mark[o >> 6] & bit)
+        if (atomic_load_explicit(&mark[o >> 6], memory_order_relaxed) & bit)
             continue;
-        mark[o >> 6] |= bit;
+        claim_alone(&mark[o >> 6], bit);
         queue[a.tail++] = o;
     }
     uint64_t count;
     int done = 0;
-#if HAVE_ATOMIC_OR
-    if (a.tail >= 2 && heap->ref_count >= gch_tuning_knobs.parallel_min_refs) {
+    if (a.tail >= 2 && gch_parallel_worth(&par, heap->ref_count)) {
         /* The second half of the roots moves to the top of the array (its
          * queue grows down; the order of the roots does not matter). */
         uint32_t h = a.tail / 2;
@@ -144,10 +170,10 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
         b.tail = a.tail - h;
         memmove(queue + (n - b.tail), queue + h, (size_t)b.tail * sizeof *queue);
         a.tail = h;
-        thrd_t t;
-        if (thrd_create(&t, mark_thread, &b) == thrd_success) {
+        gch_thread t;
+        if (gch_thread_start(&t, par.workers, mark_thread, &b)) {
             mark_thread(&a);
-            thrd_join(t, NULL);
+            gch_thread_join(&t);
             count = (uint64_t)a.tail + b.tail;
             done = 1;
         } else {
@@ -156,15 +182,15 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
             a.tail += b.tail;
         }
     }
-#endif
     if (!done) {
         mark_serial(&a);
         count = a.tail;
     }
+    GCH_ASSERT(count <= n); /* each object queued at most once */
     gch_free(queue);
     uint64_t bytes = 0;
     for (size_t w = 0; w < words && live; w++) {
-        uint64_t m = mark[w];
+        uint64_t m = atomic_load_explicit(&mark[w], memory_order_relaxed);
         uint32_t base = (uint32_t)(w * 64);
         uint32_t lim = n - base < 64 ? n - base : 64;
         for (uint32_t k = 0; k < lim; k++) {
@@ -175,9 +201,9 @@ gch_status gch_live_set(const gch_heap *heap, int include_weak, uint8_t **live_o
     }
     /* Totals only: visit the set bits. */
     for (size_t w = 0; w < words && !live; w++)
-        for (uint64_t m = mark[w]; m; m &= m - 1)
+        for (uint64_t m = atomic_load_explicit(&mark[w], memory_order_relaxed); m; m &= m - 1)
             bytes += heap->object_size[w * 64 + lowest_bit(m)];
-    gch_free(mark);
+    gch_free((void *)mark);
     if (live_out)
         *live_out = live;
     if (live_count)

@@ -8,12 +8,11 @@
 #include "gcheap/leaks.h"
 
 #include <string.h>
-#include <threads.h>
 
 #include "gcheap/alloc.h"
 #include "gcheap/dominators.h"
 #include "graph_internal.h"
-#include "tuning.h"
+#include "threading.h"
 
 enum { AHEAD = 16 };
 
@@ -473,7 +472,12 @@ gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *o
     memset(&f, 0, sizeof f);
     f.h = heap;
     f.o = opts;
-    gch_domtree_options dopt = { opts->include_weak, 0, 1, 1 };
+    gch_domtree_options dopt = GCH_DOMTREE_OPTIONS_INIT;
+    dopt.include_weak = opts->include_weak;
+    dopt.children = 0;
+    dopt.preorder_only = 1;
+    dopt.preorder_idom = 1;
+    dopt.threads = opts->threads;
     gch_status st = gch_domtree_build_ex(heap, &dopt, &f.t, err);
     if (st != GCH_OK)
         return st;
@@ -492,13 +496,14 @@ gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *o
     bfs_job job;
     if ((st = bfs_start(&f, &job, err)) != GCH_OK)
         goto fail;
-    thrd_t bfs_thread;
-    int threaded = f.count && heap->ref_count >= gch_tuning_knobs.parallel_min_refs &&
-                   thrd_create(&bfs_thread, bfs_run, &job) == thrd_success;
+    gch_parallel par = gch_parallel_for(opts->threads);
+    gch_thread bfs_thread;
+    int threaded = f.count && gch_parallel_worth(&par, heap->ref_count) &&
+                   gch_thread_start(&bfs_thread, par.workers, bfs_run, &job);
     if ((st = label(&f, err)) == GCH_OK)
         st = count_holds(&f, out, err);
     if (threaded)
-        thrd_join(bfs_thread, NULL);
+        gch_thread_join(&bfs_thread);
     else if (st == GCH_OK)
         bfs_run(&job);
     if (st != GCH_OK) {

@@ -9,6 +9,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 #include "grow.h"
 #include "builder_internal.h"
 #include "resolve.h"
+#include "threading.h"
+#include "invariant.h"
 
 void gch_heap_free_internal(gch_heap *h);
 
@@ -51,6 +54,12 @@ struct gch_builder {
         uint32_t index;
     } type_cache[TYPE_CACHE_SIZE];
 
+    gch_parallel par;        /* threads end_heap may use (gch_builder_set_threads) */
+#if GCH_ASSERTS_ON
+    /* Objects reserved and not filled yet: 0 again before end_heap. Atomic:
+     * two threads may fill at once. */
+    atomic_uint_least64_t unfilled;
+#endif
     int ids_unsorted;        /* set when an object id is not above the previous one */
     uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
 
@@ -89,7 +98,13 @@ gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err
     if (!*out)
         return oom(err);
     (*out)->format = format;
+    (*out)->par = gch_parallel_for(0);
     return GCH_OK;
+}
+
+void gch_builder_set_threads(gch_builder *b, unsigned threads)
+{
+    b->par = gch_parallel_for(threads);
 }
 
 static void reset_open_state(gch_builder *b)
@@ -642,6 +657,9 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
         }
         b->raw_ref_count += nrefs;
     }
+#if GCH_ASSERTS_ON
+    atomic_fetch_add(&b->unfilled, n);
+#endif
     if (!ids_increasing || (h->object_count > 0 && ids[0] <= b->last_id))
         b->ids_unsorted = 1;
     b->last_id = ids[n - 1];
@@ -658,6 +676,10 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
     if (n == 0)
         return;
     uint32_t i = at->object_at;
+    GCH_ASSERT(h && (uint64_t)i + n <= h->object_count && at->ref_at + nrefs <= b->raw_ref_count);
+#if GCH_ASSERTS_ON
+    GCH_ASSERT(atomic_fetch_sub(&b->unfilled, n) >= n);
+#endif
     if (nrefs)
         memcpy(b->raw_refs + at->ref_at * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
@@ -898,6 +920,9 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
+#if GCH_ASSERTS_ON
+    GCH_ASSERT(atomic_load(&b->unfilled) == 0); /* every reserved run filled */
+#endif
     gch_status st;
 
     /* Placeholder types for containers of static roots are looked up, not created. */
@@ -923,7 +948,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     if (!b->ids_unsorted) {
         lookup.sorted = 1;
         st = id_index_build(&lookup.index, h->object_id, h->object_count,
-                            b->raw_ref_count + h->root_count, err);
+                            b->raw_ref_count + h->root_count, &b->par, err);
         if (st != GCH_OK)
             return st;
     } else {
@@ -946,7 +971,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
      * absent), then drop the absent ones. */
     uint64_t dangling = 0;
     id_lookup_resolve(&lookup, b->raw_refs, b->raw_ref_count, &dangling,
-                      &h->anomalies.first_dangling_ref);
+                      &h->anomalies.first_dangling_ref, &b->par);
     uint64_t w = b->raw_ref_count;
     uint32_t *targets = (uint32_t *)(void *)b->raw_refs;
     if (dangling) {
@@ -1004,7 +1029,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
         memcpy(raw, h->root_raw_id, (size_t)h->root_count * sizeof(uint64_t));
         uint64_t absent = 0, first_absent = 0;
-        id_lookup_resolve(&lookup, raw, h->root_count, &absent, &first_absent);
+        id_lookup_resolve(&lookup, raw, h->root_count, &absent, &first_absent, &b->par);
         memcpy(h->root_object, raw, (size_t)h->root_count * sizeof(uint32_t));
         gch_free(raw);
         h->anomalies.dangling_roots += absent;
@@ -1018,6 +1043,11 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         }
     }
     id_lookup_free(&lookup);
+    /* Resolved: the starts never decrease, every target and root object is
+     * an object index. */
+    gch_assert_csr(h->out_start, h->object_count, h->ref_count, h->out_target, h->object_count);
+    for (uint32_t k = 0; GCH_ASSERTS_ON && k < h->root_count; k++)
+        GCH_ASSERT(h->root_object[k] == GCH_NONE || h->root_object[k] < h->object_count);
 
     /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
     uint64_t total = 0;

@@ -1,10 +1,9 @@
 /* Sorted-id directory: see id_index.h. */
 #include "id_index.h"
 
-#include <threads.h>
 
 #include "gcheap/alloc.h"
-#include "tuning.h"
+#include "threading.h"
 
 /* first[b] is the index of the first id in bucket b or later: for the
  * buckets after id i's, up to id i + 1's, that is i + 1. A job fills the
@@ -81,7 +80,7 @@ static uint32_t bucket_start(const id_index *ix, uint32_t b, uint32_t from)
 }
 
 gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uint64_t lookups,
-                          gch_error *err)
+                          const gch_parallel *par, gch_error *err)
 {
     ix->ids = ids;
     ix->count = count;
@@ -118,15 +117,11 @@ gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uin
     /* A big directory is filled by two threads, each taking half of the ids
      * and the buckets up to the last of them (and their new pages). */
     fill_job all = { ix, 0, count, 0, buckets };
-    if (lookups >= gch_tuning_knobs.parallel_min_refs && count >= 2) {
+    if (gch_parallel_worth(par, lookups) && count >= 2) {
         uint32_t h = count / 2, split = (uint32_t)((ids[h - 1] - ix->min) >> shift);
         fill_job low = { ix, 0, h, 0, split }, high = { ix, h, count, split + 1, buckets };
-        thrd_t t;
-        if (thrd_create(&t, fill_buckets, &high) == thrd_success) {
-            fill_buckets(&low);
-            thrd_join(t, NULL);
-            return GCH_OK;
-        }
+        gch_run_two(par->workers, 1, fill_buckets, &low, &high);
+        return GCH_OK;
     }
     fill_buckets(&all);
     return GCH_OK;

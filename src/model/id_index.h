@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "gcheap/error.h"
+#include "threading.h"
 
 typedef struct id_index {
     const uint64_t *ids;   /* strictly increasing, not owned */
@@ -23,9 +24,10 @@ typedef struct id_index {
 #define ID_INDEX_IDS_PER_BUCKET 1
 #endif
 
-/* lookups: about how many lookups will follow (sizes the directory). */
+/* lookups: about how many lookups will follow (sizes the directory); par:
+ * how many threads may fill it. */
 gch_status id_index_build(id_index *ix, const uint64_t *ids, uint32_t count, uint64_t lookups,
-                          gch_error *err);
+                          const gch_parallel *par, gch_error *err);
 void id_index_free(id_index *ix);
 
 static inline uint32_t id_index_find(const id_index *ix, uint64_t id)

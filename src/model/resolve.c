@@ -9,9 +9,8 @@
 #include "resolve.h"
 
 #include <string.h>
-#include <threads.h>
 
-#include "tuning.h"
+#include "threading.h"
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -192,7 +191,7 @@ static int resolve_thread(void *arg)
 }
 
 void id_lookup_resolve(const id_lookup *l, unsigned char *refs, uint64_t n, uint64_t *dangling,
-                       uint64_t *first_dangling)
+                       uint64_t *first_dangling, const gch_parallel *par)
 {
     if (n && l->sorted && l->index.count == 0) {
         /* No objects (so no id array): every id is absent. Index k is written
@@ -209,21 +208,13 @@ void id_lookup_resolve(const id_lookup *l, unsigned char *refs, uint64_t n, uint
         return;
     }
     range_job a = { l, refs, refs, n, 0, 0 };
-    uint64_t min = gch_tuning_knobs.parallel_min_refs;
-    thrd_t t;
-    if (n >= 2 && n >= min) {
+    if (n >= 2 && gch_parallel_worth(par, n)) {
         /* The second half writes its results at the start of its own input, so
          * neither thread overwrites ids the other has yet to read. */
         uint64_t h = n / 2;
         range_job b = { l, refs + h * 8, refs + h * 8, n - h, 0, 0 };
         a.n = h;
-        if (thrd_create(&t, resolve_thread, &b) == thrd_success) {
-            resolve_range(&a);
-            thrd_join(t, NULL);
-        } else {
-            resolve_range(&a);
-            resolve_range(&b);
-        }
+        gch_run_two(par->workers, 1, resolve_thread, &a, &b);
         memmove(refs + h * 4, refs + h * 8, (size_t)(n - h) * 4);
         if (a.dangling == 0 && b.dangling)
             a.first = b.first;

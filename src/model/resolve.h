@@ -42,8 +42,9 @@ static inline uint32_t id_lookup_find(const id_lookup *l, uint64_t id)
 /* Resolves n raw ids (uint64_t, native byte order, read with memcpy) stored
  * at refs, in place: afterwards refs holds n uint32_t indices, UINT32_MAX for
  * an absent id. *dangling receives the number of absent ids and *first_dangling
- * the first of them (unchanged when none). */
+ * the first of them (unchanged when none). par: how many threads may share
+ * the work. */
 void id_lookup_resolve(const id_lookup *l, unsigned char *refs, uint64_t n, uint64_t *dangling,
-                       uint64_t *first_dangling);
+                       uint64_t *first_dangling, const gch_parallel *par);
 
 #endif

@@ -6,12 +6,12 @@
 #define DEFAULT_READ_BLOCK ((size_t)8 << 20)
 #define DEFAULT_DFS_TOUCH_AHEAD ((size_t)1 << 16)
 
-gch_tuning gch_tuning_knobs = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK, DEFAULT_READ_BLOCK, 0,
-                                 DEFAULT_DFS_TOUCH_AHEAD };
+static const gch_tuning defaults = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK,
+                                     DEFAULT_READ_BLOCK, 0, DEFAULT_DFS_TOUCH_AHEAD, 0 };
 
-void gch_internal_set_tuning(const gch_tuning *t)
-{
-    static const gch_tuning defaults = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK,
-                                         DEFAULT_READ_BLOCK, 0, DEFAULT_DFS_TOUCH_AHEAD };
-    gch_tuning_knobs = t ? *t : defaults;
-}
+static gch_tuning knobs = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK, DEFAULT_READ_BLOCK, 0,
+                            DEFAULT_DFS_TOUCH_AHEAD, 0 };
+
+gch_tuning gch_tuning_get(void) { return knobs; }
+
+void gch_internal_set_tuning(const gch_tuning *t) { knobs = t ? *t : defaults; }

@@ -1,14 +1,16 @@
-/* Internal tuning knobs of the loading code (not part of the public API).
+/* Internal tuning knobs of the library (not part of the public API).
  *
  * The defaults suit real dumps. Tests lower the thresholds through
- * gch_internal_set_tuning() so that the parallel paths run on tiny inputs. */
+ * gch_internal_set_tuning() so that the parallel paths run on tiny inputs.
+ * The knobs are read in one place, gch_parallel_for() (threading.h), once per
+ * public call, and handed down with the worker count from there. */
 #ifndef GCHEAP_TUNING_H
 #define GCHEAP_TUNING_H
 
 #include <stddef.h>
 
 typedef struct gch_tuning {
-    /* Fewest references for which resolution uses a second thread. */
+    /* Fewest references for which a step uses a second thread. */
     size_t parallel_min_refs;
     /* .gclog: regions of complete lines this big or bigger are parsed in two
      * halves by two threads (0: always one thread). */
@@ -21,9 +23,14 @@ typedef struct gch_tuning {
      * touching takes over ahead of it (0: no such thread); it also needs
      * parallel_min_refs references. */
     size_t dfs_touch_ahead;
+    /* Workers of a call that asks for the default (threads = 0); 0: as many
+     * as the machine has processors (at most 2). Tests set 2 so that the
+     * parallel paths run on a one-processor machine too. */
+    unsigned default_workers;
 } gch_tuning;
 
-extern gch_tuning gch_tuning_knobs;
+/* The knobs in force (a copy). */
+gch_tuning gch_tuning_get(void);
 
 /* Test hook: sets every knob (a NULL t restores the defaults). Declared here
  * and by the tests that use it; not thread-safe: call it between loads. */

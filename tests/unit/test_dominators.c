@@ -23,11 +23,12 @@ static unsigned touch_round;
 
 static void set_parallel(int on)
 {
-    gch_tuning t = gch_tuning_knobs;
+    gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = on ? 0 : (size_t)1 << 40;
     /* The DFS's page toucher from 1 slot ahead (taken over at once) to 16
      * (often ahead of the DFS, in stretches of 1 to 5 slots). */
     t.dfs_touch_ahead = on ? 1 + touch_round++ % 16 : 0;
+    t.default_workers = on ? 2 : 0; /* two even on a one-processor machine */
     gch_internal_set_tuning(&t);
 }
 
@@ -524,7 +525,7 @@ static void test_lite_matches_full(void **state)
     /* No references loaded: GCH_EINVAL, *out zeroed, as the full build. */
     gch_dump *d = th_dump_new(3, 1, 1, 0);
     d->heaps[0]->refs_loaded = 0;
-    gch_domtree_options opts = { 0, 0, 0, 0 };
+    gch_domtree_options opts = { 0 };
     gch_domtree t;
     memset(&t, 0x5a, sizeof t);
     assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);

@@ -52,7 +52,8 @@ static void check_index(const uint64_t *ids, uint32_t n, uint64_t lookups)
 {
     id_index ix;
     gch_error err;
-    assert_int_equal(id_index_build(&ix, ids, n, lookups, &err), GCH_OK);
+    gch_parallel par = gch_parallel_for(0); /* the knobs the test set */
+    assert_int_equal(id_index_build(&ix, ids, n, lookups, &par, &err), GCH_OK);
     /* first[b] is the first id whose bucket is b or later. */
     for (uint32_t b = 0; b <= ix.bucket_count; b++) {
         uint32_t want = 0;
@@ -95,7 +96,7 @@ static void run_shapes(void)
 static void test_one_thread(void **state)
 {
     (void)state;
-    gch_tuning t = gch_tuning_knobs;
+    gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = SIZE_MAX;
     gch_internal_set_tuning(&t);
     run_shapes();
@@ -105,8 +106,9 @@ static void test_one_thread(void **state)
 static void test_two_threads(void **state)
 {
     (void)state;
-    gch_tuning t = gch_tuning_knobs;
+    gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = 1;
+    t.default_workers = 2; /* even on a one-processor machine */
     gch_internal_set_tuning(&t);
     run_shapes();
     gch_internal_set_tuning(NULL);
@@ -119,7 +121,8 @@ static void test_out_of_memory(void **state)
     th_alloc_install(0);
     id_index ix;
     gch_error err;
-    assert_int_equal(id_index_build(&ix, ids, 100, 100, &err), GCH_ENOMEM);
+    gch_parallel par = gch_parallel_for(0);
+    assert_int_equal(id_index_build(&ix, ids, 100, 100, &par, &err), GCH_ENOMEM);
     assert_int_equal(th_alloc_live_blocks(), 0);
     th_alloc_uninstall();
     free(ids);

@@ -213,8 +213,9 @@ static void check_live(gch_heap *h, int include_weak)
     for (uint32_t i = 0; i < n; i++)
         bytes += mark[i] ? h->object_size[i] : 0;
     for (int parallel = 0; parallel < 2; parallel++) {
-        gch_tuning t = gch_tuning_knobs;
+        gch_tuning t = gch_tuning_get();
         t.parallel_min_refs = parallel ? 0 : (size_t)1 << 40;
+        t.default_workers = parallel ? 2 : 0; /* even on a one-processor machine */
         gch_internal_set_tuning(&t);
         uint8_t *live = NULL;
         uint64_t c = 0, b = 0;

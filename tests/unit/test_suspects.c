@@ -25,7 +25,7 @@
  * the BFS beside the label and holds passes) as big heaps do. */
 static void set_parallel(int on)
 {
-    gch_tuning t = gch_tuning_knobs;
+    gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = on ? 0 : (size_t)1 << 40;
     gch_internal_set_tuning(&t);
 }

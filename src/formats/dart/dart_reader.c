@@ -411,6 +411,8 @@ gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_op
     if (st == GCH_OK)
         st = gch_builder_new(&r.b, "dart", err);
     if (st == GCH_OK)
+        gch_builder_set_threads(r.b, r.s.opts->threads);
+    if (st == GCH_OK)
         st = emit(&r);
     if (st == GCH_OK)
         st = gch_builder_finish(r.b, out, err);

@@ -313,6 +313,8 @@ gch_status gch_read_gcdump_buffer(const void *data, size_t size, const gch_load_
     if (st == GCH_OK)
         st = gch_builder_new(&b, "gcdump", err);
     if (st == GCH_OK)
+        gch_builder_set_threads(b, opts->threads);
+    if (st == GCH_OK)
         st = gcd_build_heap(b, &g, &info, opts, err);
     if (st == GCH_OK)
         st = gch_builder_finish(b, out, err);

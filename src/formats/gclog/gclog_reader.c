@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <threads.h>
 
 #include "gcheap/builder.h"
 #include "gcheap/alloc.h"
@@ -16,7 +15,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "builder_internal.h"
-#include "tuning.h"
+#include "threading.h"
 
 #define REF_CHUNK 4096
 
@@ -56,11 +55,12 @@ typedef struct reader {
     size_t cap; /* block size (grows for long lines) */
     block blk[BLOCKS];
     unsigned nblocks; /* buffers in use: BLOCKS read ahead, 3 read in line */
+    gch_parallel par; /* threads and thresholds, from opts->threads */
     /* the reader thread */
     int threaded;
-    thrd_t thread;
-    mtx_t mtx;
-    cnd_t cnd;
+    gch_thread thread;
+    gch_mutex mtx;
+    gch_cond cnd;
     atomic_int stop;
     uint64_t consumed; /* bytes handed to the line parser */
     uint64_t line;
@@ -220,6 +220,27 @@ static gch_status end_section(reader *r)
     return gch_builder_end_heap(r->b, r->err);
 }
 
+/* The name and optional timestamp of an 'a' or 'c' record, [p, end) trimmed:
+ * the last field is a timestamp when it is hex and a name precedes it (so a
+ * name alone is never taken for a timestamp, whatever it looks like).
+ * Returns whether there is one, in *ts; *name_end is where the name ends. */
+static int split_timestamp(const char *p, const char *end, const char **name_end, uint64_t *ts)
+{
+    const char *last = end;
+    while (last > p && !is_space(last[-1]))
+        last--;
+    *name_end = end;
+    if (last == p || !all_hex(last, end, ts)) {
+        *ts = 0;
+        return 0;
+    }
+    const char *e = last;
+    while (e > p && is_space(e[-1]))
+        e--;
+    *name_end = e;
+    return 1;
+}
+
 static gch_status record_appdomain(reader *r, const char *p, const char *end)
 {
     uint64_t version;
@@ -231,20 +252,9 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
         return fail(r, "'%s' record: missing %s", "a", "appdomain name");
     if ((st = text_field_check(r, p, end, "a", "the appdomain name")) != GCH_OK)
         return st;
-    /* The timestamp is optional: it is the last field when that field is hex and
-     * a name precedes it. */
-    const char *last = end;
-    while (last > p && !is_space(last[-1]))
-        last--;
-    uint64_t ts = 0;
-    int has_ts = 0;
-    const char *name_end = end;
-    if (last > p && all_hex(last, end, &ts)) {
-        has_ts = 1;
-        name_end = last;
-        while (name_end > p && is_space(name_end[-1]))
-            name_end--;
-    }
+    const char *name_end;
+    uint64_t ts;
+    int has_ts = split_timestamp(p, end, &name_end, &ts);
     if (gch_builder_heap_open(r->b)) {
         gch_builder_note_missing_end(r->b);
         if ((st = end_section(r)) != GCH_OK)
@@ -277,25 +287,11 @@ static gch_status record_close(reader *r, const char *p, const char *end)
     gch_status st;
     if ((st = text_field_check(r, p, end, "c", "the appdomain name")) != GCH_OK)
         return st;
-    const char *last = end;
-    while (last > p && !is_space(last[-1]))
-        last--;
-    uint64_t ts = 0;
-    int has_ts = 0;
-    const char *name_end = end;
-    if (last > p && all_hex(last, end, &ts)) {
-        has_ts = 1;
-        name_end = last;
-        while (name_end > p && is_space(name_end[-1]))
-            name_end--;
-    }
+    const char *name_end;
+    uint64_t ts;
+    int has_ts = split_timestamp(p, end, &name_end, &ts);
     const char *open_name = gch_builder_heap_name(r->b);
     size_t n = (size_t)(name_end - p);
-    if (n == 0 && has_ts) {
-        /* "c 1234": a hex-looking name with no timestamp */
-        n = (size_t)(end - p);
-        has_ts = 0;
-    }
     if (strlen(open_name) != n || memcmp(open_name, p, n) != 0)
         gch_builder_note_end_mismatch(r->b);
     char buf[64];
@@ -413,36 +409,67 @@ static gch_status record_root(reader *r, const char *p, const char *end)
                                 NULL, r->err);
 }
 
-static gch_status parse_line(reader *r, const char *p, const char *end)
+/* What a line holds, by its record letter. */
+typedef enum record_kind {
+    RECORD_BLANK,     /* nothing but blanks (and a '\r' before its end) */
+    RECORD_APPDOMAIN, /* 'a': opens a section */
+    RECORD_TYPE,      /* 't' */
+    RECORD_OBJECT,    /* 'o' */
+    RECORD_ROOT,      /* 'r' */
+    RECORD_CLOSE,     /* 'c': closes a section */
+    RECORD_UNKNOWN    /* anything else: parse_line rejects it */
+} record_kind;
+
+/* The kind of the line [p, end) (without its '\n'), read the way
+ * parse_line reads it: a '\r' at the end is dropped, leading blanks are
+ * skipped, then one letter followed by a blank or the end of the line.
+ * *fields (may be NULL) receives where the fields start, after the letter;
+ * *line_end (may be NULL) the end without the '\r'. */
+static record_kind record_kind_of(const char *p, const char *end, const char **fields,
+                                  const char **line_end)
 {
     if (end > p && end[-1] == '\r')
         end--;
     skip_ws(&p, end);
+    if (fields)
+        *fields = p < end ? p + 1 : p;
+    if (line_end)
+        *line_end = end;
     if (p == end)
+        return RECORD_BLANK;
+    if (p + 1 < end && !is_space(p[1]))
+        return RECORD_UNKNOWN;
+    switch (*p) {
+    case 'a': return RECORD_APPDOMAIN;
+    case 't': return RECORD_TYPE;
+    case 'o': return RECORD_OBJECT;
+    case 'r': return RECORD_ROOT;
+    case 'c': return RECORD_CLOSE;
+    default: return RECORD_UNKNOWN;
+    }
+}
+
+static gch_status parse_line(reader *r, const char *p, const char *end)
+{
+    const char *fields;
+    record_kind kind = record_kind_of(p, end, &fields, &end);
+    if (kind == RECORD_BLANK)
         return GCH_OK;
-    char rec = *p++;
-    if (p < end && !is_space(*p)) {
-        char tok[40];
-        return fail(r, "unknown record type '%s' (expected a, t, o, r or c)%s",
-                    shown(p - 1, end, tok, sizeof tok), "");
+    if (kind != RECORD_APPDOMAIN && kind != RECORD_CLOSE && kind != RECORD_UNKNOWN &&
+        !gch_builder_heap_open(r->b)) {
+        char s[2] = { fields[-1], 0 };
+        return fail(r, "'%s' record outside an appdomain section (no 'a' record before it)%s", s, "");
     }
-    if (rec != 'a' && !gch_builder_heap_open(r->b)) {
-        if (rec == 't' || rec == 'o' || rec == 'r') {
-            char s[2] = { rec, 0 };
-            return fail(r, "'%s' record outside an appdomain section (no 'a' record before it)%s", s,
-                        "");
-        }
-    }
-    switch (rec) {
-    case 'o': return record_object(r, p, end);
-    case 't': return record_type(r, p, end);
-    case 'r': return record_root(r, p, end);
-    case 'a': return record_appdomain(r, p, end);
-    case 'c': return record_close(r, p, end);
+    switch (kind) {
+    case RECORD_OBJECT: return record_object(r, fields, end);
+    case RECORD_TYPE: return record_type(r, fields, end);
+    case RECORD_ROOT: return record_root(r, fields, end);
+    case RECORD_APPDOMAIN: return record_appdomain(r, fields, end);
+    case RECORD_CLOSE: return record_close(r, fields, end);
     default: {
         char tok[40];
         return fail(r, "unknown record type '%s' (expected a, t, o, r or c)%s",
-                    shown(p - 1, end, tok, sizeof tok), "");
+                    shown(fields - 1, end, tok, sizeof tok), "");
     }
     }
 }
@@ -920,22 +947,24 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
     return GCH_OK;
 }
 
-/* Whether the deferred line may not be parsed before the reserved runs are
- * filled: anything but a root or type record (those never read objects). */
-static int needs_filled_runs(const char *p, const char *end)
+/* Whether parse_line may handle a record of this kind while object runs
+ * reserved by merge_run are not filled yet (gch_builder_reserve_objects:
+ * until then nothing may read the object arrays). Only a type or a root
+ * record may: they add to the type and root tables and never read or move
+ * an object slot. Everything else waits for the fills: an object record
+ * (appended after the reserved runs), a section's start or end (end_heap
+ * reads every object), and a blank or malformed line (parse_line returns
+ * before the builder for those, but nothing is gained by telling them apart). */
+static int record_leaves_objects_alone(record_kind kind)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p == end || (*p != 'r' && *p != 't');
+    return kind == RECORD_TYPE || kind == RECORD_ROOT;
 }
 
-/* Whether a deferred line may open or close a section (so that the objects
- * of its chunk may belong to two heaps). */
-static int may_change_section(const char *p, const char *end)
+/* Whether a record opens or closes a section, so that the objects of its
+ * chunk may belong to two heaps. */
+static int record_changes_section(record_kind kind)
 {
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
-    return p < end && (*p == 'a' || *p == 'c');
+    return kind == RECORD_APPDOMAIN || kind == RECORD_CLOSE;
 }
 
 static gch_status chunk_merge(reader *r, chunk *c)
@@ -949,7 +978,8 @@ static gch_status chunk_merge(reader *r, chunk *c)
      * to one heap; otherwise each run counts its own objects. */
     int one_heap = 1;
     for (size_t k = 0; k < c->nev && one_heap; k++)
-        if (c->ev[k].is_line && may_change_section(c->ev[k].p, c->ev[k].end))
+        if (c->ev[k].is_line &&
+            record_changes_section(record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL)))
             one_heap = 0;
     size_t obj = 0, ref_pos = 0;
     gch_status st;
@@ -970,7 +1000,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
             break;
         int sections = r->sections, open = gch_builder_heap_open(r->b);
         r->line = base + e->line;
-        if (needs_filled_runs(e->p, e->end))
+        if (!record_leaves_objects_alone(record_kind_of(e->p, e->end, NULL, NULL)))
             fill_all_runs(r);
         if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
             return st;
@@ -989,12 +1019,13 @@ static gch_status chunk_merge(reader *r, chunk *c)
 
 /* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
  * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
-static int split_region(chunk *c0, chunk *c1, const char *p, const char *end)
+static int split_region(const gch_parallel *par, chunk *c0, chunk *c1, const char *p,
+                        const char *end)
 {
-    size_t size = (size_t)(end - p), min = gch_tuning_knobs.parse_block;
+    size_t size = (size_t)(end - p), min = par->knobs.parse_block;
     c0->p = p;
     c0->end = end;
-    if (min && size >= min && size >= 2) {
+    if (par->workers >= 2 && min && size >= min && size >= 2) {
         const char *mid = memchr(p + size / 2, '\n', (size_t)(end - (p + size / 2)));
         if (mid && mid + 1 < end) {
             c0->end = mid + 1;
@@ -1044,7 +1075,7 @@ static int overlap_thread(void *arg)
         chunk_parse(j->parse);
     int m;
     while ((m = atomic_load(&j->merged)) == 0)
-        thrd_yield(); /* the merge is short next to a parse: rarely waited for */
+        gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
     if (m == 1)
         fill_runs(j->b, j->fill + 1);
     return 0;
@@ -1055,10 +1086,10 @@ static gch_status parse_region_overlapped(reader *r, const char *p, const char *
 {
     chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
     r->set ^= 1;
-    int split = split_region(c0, c1, p, end);
+    int split = split_region(&r->par, c0, c1, p, end);
     overlap_job job = { r->b, split ? c1 : NULL, prev, 0 };
-    thrd_t t;
-    int threaded = (split || *prev_split >= 0) && thrd_create(&t, overlap_thread, &job) == thrd_success;
+    gch_thread t;
+    int threaded = (split || *prev_split >= 0) && gch_thread_start(&t, r->par.workers, overlap_thread, &job);
     gch_status st = *prev_split >= 0 ? merge_set(r, prev, *prev_split) : GCH_OK;
     atomic_store(&job.merged, st == GCH_OK ? 1 : 2);
     if (st == GCH_OK)
@@ -1067,7 +1098,7 @@ static gch_status parse_region_overlapped(reader *r, const char *p, const char *
         overlap_thread(&job);
     chunk_parse(c0);
     if (threaded)
-        thrd_join(t, NULL);
+        gch_thread_join(&t);
     *prev_split = split;
     return st;
 }
@@ -1172,19 +1203,19 @@ static int reader_thread(void *arg)
 {
     reader *r = arg;
     for (unsigned next = 1;; next = (next + 1) % r->nblocks) {
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         while (!r->stop && r->blk[next].state != BLOCK_FREE)
-            cnd_wait(&r->cnd, &r->mtx);
+            gch_cond_wait(&r->cnd, &r->mtx);
         int stop = r->stop;
-        mtx_unlock(&r->mtx);
+        gch_mutex_unlock(&r->mtx);
         if (stop)
             return 0;
         block *bl = &r->blk[next];
         produce(r, bl, &r->blk[(next + r->nblocks - 1) % r->nblocks]);
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         bl->state = BLOCK_READY;
-        cnd_broadcast(&r->cnd);
-        mtx_unlock(&r->mtx);
+        gch_cond_broadcast(&r->cnd);
+        gch_mutex_unlock(&r->mtx);
         if (bl->eof || bl->st != GCH_OK)
             return 0;
     }
@@ -1206,13 +1237,13 @@ static void stop_reader(reader *r)
 {
     if (!r->threaded)
         return;
-    mtx_lock(&r->mtx);
+    gch_mutex_lock(&r->mtx);
     r->stop = 1;
-    cnd_broadcast(&r->cnd);
-    mtx_unlock(&r->mtx);
-    thrd_join(r->thread, NULL);
-    cnd_destroy(&r->cnd);
-    mtx_destroy(&r->mtx);
+    gch_cond_broadcast(&r->cnd);
+    gch_mutex_unlock(&r->mtx);
+    gch_thread_join(&r->thread);
+    gch_cond_destroy(&r->cnd);
+    gch_mutex_destroy(&r->mtx);
     r->threaded = 0;
 }
 
@@ -1229,10 +1260,10 @@ static void block_done(reader *r, block *bl)
 {
     count_consumed(r, bl->k);
     if (r->threaded) {
-        mtx_lock(&r->mtx);
+        gch_mutex_lock(&r->mtx);
         bl->state = BLOCK_FREE;
-        cnd_broadcast(&r->cnd);
-        mtx_unlock(&r->mtx);
+        gch_cond_broadcast(&r->cnd);
+        gch_mutex_unlock(&r->mtx);
     }
 }
 
@@ -1244,7 +1275,7 @@ static gch_status parse_blocks(reader *r)
         /* More to come: the other buffers, for the block before (merged
          * while this one is parsed) and the blocks after (read ahead by a
          * thread if one starts; read in line, one block after is enough). */
-        int ahead = !gch_tuning_knobs.no_read_ahead && !r->opts->no_read_ahead;
+        int ahead = r->par.workers >= 2 && !r->par.knobs.no_read_ahead && !r->opts->no_read_ahead;
         r->nblocks = ahead ? BLOCKS : 3;
         for (unsigned k = 1; k < r->nblocks; k++) {
             block *other = &r->blk[k];
@@ -1255,15 +1286,15 @@ static gch_status parse_blocks(reader *r)
             other->state = BLOCK_FREE;
         }
         cur->state = BLOCK_BUSY;
-        if (ahead && mtx_init(&r->mtx, mtx_plain) == thrd_success) {
-            if (cnd_init(&r->cnd) == thrd_success) {
-                if (thrd_create(&r->thread, reader_thread, r) == thrd_success)
+        if (ahead && gch_mutex_init(&r->mtx)) {
+            if (gch_cond_init(&r->cnd)) {
+                if (gch_thread_start(&r->thread, r->par.workers, reader_thread, r))
                     r->threaded = 1;
                 else
-                    cnd_destroy(&r->cnd);
+                    gch_cond_destroy(&r->cnd);
             }
             if (!r->threaded)
-                mtx_destroy(&r->mtx);
+                gch_mutex_destroy(&r->mtx);
         }
     }
     block *pending = NULL; /* parsed; merged while cur is parsed */
@@ -1295,11 +1326,11 @@ static gch_status parse_blocks(reader *r)
         i = (i + 1) % r->nblocks;
         block *next = &r->blk[i];
         if (r->threaded) {
-            mtx_lock(&r->mtx);
+            gch_mutex_lock(&r->mtx);
             while (next->state != BLOCK_READY)
-                cnd_wait(&r->cnd, &r->mtx);
+                gch_cond_wait(&r->cnd, &r->mtx);
             next->state = BLOCK_BUSY;
-            mtx_unlock(&r->mtx);
+            gch_mutex_unlock(&r->mtx);
         } else {
             produce(r, next, cur);
         }
@@ -1397,7 +1428,9 @@ static gch_status run(reader *r, gch_dump **out)
     gch_status st = gch_builder_new(&r->b, "gclog", r->err);
     if (st != GCH_OK)
         return st;
-    r->cap = gch_tuning_knobs.read_block ? gch_tuning_knobs.read_block : 1;
+    gch_builder_set_threads(r->b, r->opts->threads);
+    r->par = gch_parallel_for(r->opts->threads);
+    r->cap = r->par.knobs.read_block ? r->par.knobs.read_block : 1;
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
     r->chunks = gch_calloc(4, sizeof *r->chunks);
