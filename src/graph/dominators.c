@@ -376,6 +376,7 @@ void gch_domtree_free(gch_domtree *t)
     gch_free(t->children);
     gch_free(t->preorder);
     gch_free(t->preorder_retained);
+    gch_free(t->preorder_idom);
     memset(t, 0, sizeof *t);
 }
 
@@ -399,6 +400,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     if (preorder_only && want_children)
         return gch_error_set(err, GCH_EINVAL,
                              "a dominator tree in preorder only has no children lists");
+    if (opts->preorder_idom && !preorder_only)
+        return gch_error_set(err, GCH_EINVAL,
+                             "preorder_idom is kept only for a dominator tree in preorder only");
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL,
                              "the dominator tree needs references, which were not loaded");
@@ -716,6 +720,16 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         out->preorder_retained = rsize;
         vert = NULL;
         rsize = NULL;
+        if (opts->preorder_idom) {
+            /* Preorder numbers (0 = virtual root) to positions, moved down
+             * one slot like the rest; reads stay one slot ahead of writes. */
+            for (uint32_t i = 0; i < N; i++) {
+                uint32_t d = parent[i + 1];
+                parent[i] = d ? d - 1 : GCH_DOM_VROOT;
+            }
+            out->preorder_idom = parent;
+            return GCH_OK;
+        }
         gch_free(parent);
         return GCH_OK;
     }

@@ -524,7 +524,7 @@ static void test_lite_matches_full(void **state)
     /* No references loaded: GCH_EINVAL, *out zeroed, as the full build. */
     gch_dump *d = th_dump_new(3, 1, 1, 0);
     d->heaps[0]->refs_loaded = 0;
-    gch_domtree_options opts = { 0, 0, 0 };
+    gch_domtree_options opts = { 0, 0, 0, 0 };
     gch_domtree t;
     memset(&t, 0x5a, sizeof t);
     assert_int_equal(gch_domtree_build_ex(d->heaps[0], &opts, &t, NULL), GCH_EINVAL);
