@@ -25,6 +25,7 @@ int cmd_objsize(int argc, char **argv);
 int cmd_retainers(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Exit statuses. */
 enum { EXIT_FINE = 0, EXIT_LIMIT = 1, EXIT_INPUT = 2 };

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     { "retainers", cmd_retainers, "why an object is alive: shortest paths from the GC roots" },
     { "diff", cmd_diff, "per-type growth between two dumps; CI gate on growth" },
     { "check", cmd_check, "CI gate: fail when a dump exceeds size/count/type limits" },
+    { "report", cmd_report, "one self-contained HTML report: overview, dominator tree chart, types" },
 };
 
 static void usage(FILE *f)
