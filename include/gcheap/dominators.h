@@ -166,7 +166,7 @@ const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32
  * of the instances that have no dominator-tree ancestor of the same type.
  * t must have been built from heap, either with children lists or in preorder
  * only with preorder_idom. O(live objects + types); the traversal stack grows
- * with the depth of the dominator tree (4 bytes per level; in preorder, 12
+ * with the depth of the dominator tree (4 bytes per level; in preorder, 20
  * bytes per live object instead).
  *
  * Returns GCH_OK, GCH_EINVAL when t does not match heap or has neither

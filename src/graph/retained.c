@@ -20,79 +20,97 @@
 #include "gcheap/alloc.h"
 #include "gcheap/dominators.h"
 
-/* How far ahead the walk in dominator-tree order prefetches (random reads). */
+/* How far ahead the placement prefetches object_type (random reads). */
 #define AHEAD 16
 
-/* The live objects of a tree in preorder only, in an order where every
- * dominator subtree is contiguous: the DFS preorder is not one (an object
- * between a dominator and its dominated objects may hang elsewhere). order[k]
- * = the position (in t->preorder) of the k-th object of a preorder of the
- * dominator tree. next[] is scratch of N entries: subtree sizes, accumulated
- * in reverse (every object comes after its dominator), then each object's
- * next free slot for its children, children placed in position order. */
-static void dominator_order(const uint32_t *pidom, uint32_t N, uint32_t *next, uint32_t *order)
+/* A live object at its place in a preorder of the dominator tree. */
+typedef struct dom_slot {
+    uint32_t parent; /* the slot of its immediate dominator; UINT32_MAX: the virtual root */
+    uint32_t type;
+    uint32_t pos;    /* its position in t->preorder */
+} dom_slot;
+
+/* Per position while placing: the next free slot of its children, and its
+ * own slot (one cache line holds both). */
+typedef struct place {
+    uint32_t next, slot;
+} place;
+
+/* Puts the live objects of a tree in preorder only into a preorder of the
+ * dominator tree, slot[]: the DFS preorder is not one (an object between a
+ * dominator and the objects it dominates may hang elsewhere). Subtree sizes
+ * are accumulated in reverse (every object comes after its dominator); then,
+ * in position order, each object takes the next free slot of its dominator
+ * and reserves its subtree's slots after it. */
+static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *pl, dom_slot *slot)
 {
+    const uint32_t N = (uint32_t)t->live_count, *pidom = t->preorder_idom, *pre = t->preorder;
+    const uint32_t *object_type = heap->object_type;
     for (uint32_t i = 0; i < N; i++)
-        next[i] = 1;
+        pl[i].next = 1;
     for (uint32_t i = N; i-- > 0;)
         if (pidom[i] != GCH_DOM_VROOT)
-            next[pidom[i]] += next[i];
+            pl[pidom[i]].next += pl[i].next;
     uint32_t root_next = 0;
     for (uint32_t i = 0; i < N; i++) {
-        uint32_t d = pidom[i], size = next[i];
-        uint32_t *slot = d == GCH_DOM_VROOT ? &root_next : &next[d];
-        uint32_t k = *slot;
-        *slot += size;
-        next[i] = k + 1;
-        order[k] = i;
+        if (i + AHEAD < N) {
+            __builtin_prefetch(&object_type[pre[i + AHEAD]]);
+            uint32_t a = pidom[i + AHEAD / 2];
+            if (a != GCH_DOM_VROOT)
+                __builtin_prefetch(&pl[a], 1);
+        }
+        uint32_t d = pidom[i], size = pl[i].next, k;
+        if (d == GCH_DOM_VROOT) {
+            k = root_next;
+            root_next += size;
+            slot[k].parent = UINT32_MAX;
+        } else {
+            k = pl[d].next;
+            pl[d].next += size;
+            slot[k].parent = pl[d].slot;
+        }
+        pl[i].next = k + 1;
+        pl[i].slot = k;
+        slot[k].type = object_type[pre[i]];
+        slot[k].pos = i;
     }
 }
 
 static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree *t,
                                          uint64_t *per_type_out, gch_error *err)
 {
-    const uint32_t types = heap->type_count, *pre = t->preorder, *pidom = t->preorder_idom;
+    const uint32_t types = heap->type_count;
     const uint64_t *ret = t->preorder_retained;
-    const uint32_t *object_type = heap->object_type;
     const uint32_t N = (uint32_t)t->live_count;
     if (types)
         memset(per_type_out, 0, (size_t)types * sizeof *per_type_out);
     if (!N)
         return GCH_OK;
     uint32_t *active = gch_calloc(types ? types : 1, sizeof *active);
-    uint32_t *next = gch_reallocarray(NULL, N, sizeof *next);
-    uint32_t *order = gch_reallocarray(NULL, N, sizeof *order);
-    if (!active || !next || !order)
-        goto nomem;
-    dominator_order(pidom, N, next, order);
-    /* The path from the virtual root to the current object: positions and
-     * their types, in next[]'s memory (a path has at most N objects). */
-    uint32_t *stack = next, sp = 0;
-    uint32_t *stype = gch_reallocarray(NULL, N, sizeof *stype);
-    if (!stype)
-        goto nomem;
-    for (uint32_t k = 0; k < N; k++) {
-        if (k + AHEAD < N)
-            __builtin_prefetch(&object_type[pre[order[k + AHEAD]]]);
-        uint32_t i = order[k], d = pidom[i];
-        while (sp && stack[sp - 1] != d)
-            active[stype[--sp]]--;
-        uint32_t ty = object_type[pre[i]];
-        if (active[ty]++ == 0)
-            per_type_out[ty] += ret[i];
-        stack[sp] = i;
-        stype[sp++] = ty;
+    place *pl = gch_reallocarray(NULL, N, sizeof *pl);
+    dom_slot *slot = gch_reallocarray(NULL, N, sizeof *slot);
+    if (!active || !pl || !slot) {
+        gch_free(active);
+        gch_free(pl);
+        gch_free(slot);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory computing retained sizes by type");
     }
-    gch_free(stype);
+    dominator_order(heap, t, pl, slot);
+    /* The path from the virtual root to the current slot, in pl's memory
+     * (a path has at most N objects): slot numbers. */
+    uint32_t *stack = (uint32_t *)(void *)pl, sp = 0;
+    for (uint32_t k = 0; k < N; k++) {
+        uint32_t d = slot[k].parent, ty = slot[k].type;
+        while (sp && stack[sp - 1] != d)
+            active[slot[stack[--sp]].type]--;
+        if (active[ty]++ == 0)
+            per_type_out[ty] += ret[slot[k].pos];
+        stack[sp++] = k;
+    }
     gch_free(active);
-    gch_free(next);
-    gch_free(order);
+    gch_free(pl);
+    gch_free(slot);
     return GCH_OK;
-nomem:
-    gch_free(active);
-    gch_free(next);
-    gch_free(order);
-    return gch_error_set(err, GCH_ENOMEM, "out of memory computing retained sizes by type");
 }
 
 gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,

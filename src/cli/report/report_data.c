@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "cli.h"
 #include "gcheap/domsummary.h"
@@ -75,6 +76,23 @@ static int by_bytes_desc(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Retained sizes by type, on a thread of their own while the tree is
+ * summarised: both only read the tree. */
+typedef struct type_job {
+    const gch_heap *h;
+    const gch_domtree *t;
+    uint64_t *out;
+    gch_error err;
+    gch_status st;
+} type_job;
+
+static int type_thread(void *arg)
+{
+    type_job *j = arg;
+    j->st = gch_type_retained(j->h, j->t, j->out, &j->err);
+    return 0;
+}
+
 static int collect(const gch_heap *h, const report_limits *lim, const cli_common *c,
                    section_data *s)
 {
@@ -93,11 +111,22 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
     s->type_retained = xcalloc(types, sizeof *s->type_retained);
     if (st == GCH_OK) {
         cli_phase(c, "summarising the dominator tree");
+        type_job job;
+        memset(&job, 0, sizeof job);
+        job.h = h;
+        job.t = &s->tree;
+        job.out = s->type_retained;
+        thrd_t th;
+        int threaded = thrd_create(&th, type_thread, &job) == thrd_success;
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
-    }
-    if (st == GCH_OK) {
-        cli_phase(c, "computing retained sizes by type");
-        st = gch_type_retained(h, &s->tree, s->type_retained, &err);
+        if (threaded)
+            thrd_join(th, NULL);
+        else
+            type_thread(&job);
+        if (st == GCH_OK && job.st != GCH_OK) {
+            st = job.st;
+            err = job.err;
+        }
     }
     cli_phase_end();
     if (st != GCH_OK) {
