@@ -11,7 +11,8 @@
  * neither "</script" nor "<!--" can appear), U+2028 and U+2029 as \u2028 and
  * \u2029, DEL as \u007f, and every byte that is not part of well-formed UTF-8
  * (stray continuation bytes, overlong forms, surrogates, code points above
- * U+10FFFF, truncated sequences) as \ufffd, one per byte. The output is ASCII. */
+ * U+10FFFF, truncated sequences) as \ufffd, one per byte; well-formed UTF-8
+ * passes as it is. */
 void html_json_string(FILE *f, const char *s);
 
 /* Writes s as HTML text: '&', '<', '>', '"' and '\'' as character
