@@ -216,7 +216,7 @@ if [ "$HAVE_NS" = 1 ]; then
     log "harness overhead ${OVERHEAD}s (subtracted from wall times)"
 fi
 
-KEYS="wc catwc stat pipe info top"
+KEYS="wc catwc stat pipe info top report"
 label() {
     case $1 in
     wc) echo "wc -l FILE" ;;
@@ -225,6 +225,7 @@ label() {
     pipe) echo "cat | gcheap stat -" ;;
     info) echo "gcheap info FILE" ;;
     top) echo "gcheap top FILE" ;;
+    report) echo "gcheap report FILE" ;;
     esac
 }
 
@@ -246,6 +247,12 @@ for n in $SIZES; do
     measure pipe "$n" sh -c 'cat "$1" | "$2" stat -' sh "$f" "$GCHEAP"
     measure info "$n" "$GCHEAP" info "$f"
     measure top "$n" "$GCHEAP" top "$f"
+    # The HTML report (to stdout); its size, and a copy for the browser check.
+    measure report "$n" "$GCHEAP" report "$f"
+    if [ -z "$(get_res report_status "$n")" ]; then
+        set_res report_bytes "$n" "$(wc -c <"$work/out" | tr -d ' ')"
+        cp "$work/out" "$DIR/report-$n.html"
+    fi
     done_sizes+="$n "
 done
 
@@ -271,6 +278,31 @@ if [ -z "$(get_res stat_status "$big")$(get_res pipe_status "$big")" ]; then
     pair_b=(sh -c 'cat "$1" | "$2" stat -' sh "$(get_res file "$big")" "$GCHEAP")
     interleave && pri=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.2f", b / a }') &&
         pri_how="medians $IL_A s and $IL_B s"
+fi
+
+# The report against top on the biggest dump, interleaved: the report does
+# top's work (load, dominator tree) plus its summary, retained sizes by type
+# and the page.
+rti=""
+if [ -z "$(get_res top_status "$big")$(get_res report_status "$big")" ]; then
+    log "interleaving top and report on the $big-object dump ($RUNS runs each)"
+    pair_a=("$GCHEAP" top "$(get_res file "$big")")
+    pair_b=("$GCHEAP" report "$(get_res file "$big")")
+    interleave && rti=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.3f", b / a }') &&
+        rti_how="medians $IL_A s and $IL_B s"
+fi
+# The biggest report in headless Chromium (tests/browser/check_report.js):
+# drawn, no console error, no network request.
+render=""
+chromium_bin=$(command -v chromium || true)
+if [ -z "$(get_res report_status "$big")" ] && [ -n "$chromium_bin" ] && command -v node >/dev/null; then
+    log "opening the $big-object report in headless Chromium"
+    if node "$root/tests/browser/check_report.js" "$chromium_bin" "$DIR/report-$big.html" \
+        >"$work/render" 2>&1; then
+        render="ok ($(grep -o 'in [0-9]* ms from launch' "$work/render"))"
+    else
+        render="FAILED: $(grep -v '^ok' "$work/render" | head -n 3 | tr '\n' ' ')"
+    fi
 fi
 
 # ---------------------------------------------------------------- report
@@ -341,6 +373,10 @@ if [ "$small" != "$big" ]; then
         "$(human "$small")" "$gti" "$gti_how"
 fi
 [ -n "$pri" ] && printf '  %-6s pipe / file time (stat), interleaved runs: %s (%s)\n' "$(human "$big")" "$pri" "$pri_how"
+[ -n "$rti" ] && printf '  %-6s report / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$rti" "$rti_how"
+rb=$(get_res report_bytes "$big")
+[ -n "$rb" ] && printf '  %-6s report size: %s bytes (%.2f MB)\n' "$(human "$big")" "$rb" "$(awk -v b="$rb" 'BEGIN { print b / 1e6 }')"
+[ -n "$render" ] && printf '  %-6s report in headless Chromium: %s\n' "$(human "$big")" "$render"
 
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
 fails=""
@@ -379,6 +415,15 @@ if [ "$small" != "$big" ]; then
 fi
 pr=$(ratio "$(get_res pipe_wall "$big")" "$(get_res stat_wall "$big")")
 target "pipe vs file, stat ($hb${pri:+, interleaved}): at most 15% slower" "${pri:-$pr}" "<=" 1.15 x
+rt=$(ratio "$(get_res report_wall "$big")" "$(get_res top_wall "$big")")
+target "report vs top ($hb${rti:+, interleaved}): at most 10% slower" "${rti:-$rt}" "<=" 1.10 x
+rmb=$(awk -v b="$(get_res report_bytes "$big")" 'BEGIN { if (b != "") printf "%.2f", b / 1e6 }')
+target "report size ($hb)" "$rmb" "<=" 5 MB
+case $render in
+ok*) target "report renders in headless Chromium, no console error ($hb)" 1 ">=" 1 "(1 = yes)" ;;
+FAILED*) target "report renders in headless Chromium, no console error ($hb)" 0 ">=" 1 "(1 = yes)" ;;
+*) target "report renders in headless Chromium, no console error ($hb)" "" ">=" 1 "(1 = yes)" ;;
+esac
 echo
 if [ -n "$fails" ]; then
     echo "FAILED targets:"

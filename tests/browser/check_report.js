@@ -45,6 +45,13 @@ async function main() {
       if (ready !== '1') await new Promise((r) => setTimeout(r, 50));
     }
     check(ready === '1', 'the page drew itself (data-ready) in ' + (Date.now() - t0) + ' ms from launch');
+    if (opt.screenshot) {
+      // As the page opens, before the checks below change it.
+      await page.mouse('mouseMoved', 5, 5);
+      const shot = await page.send('Page.captureScreenshot', { format: 'png' });
+      fs.writeFileSync(opt.screenshot, Buffer.from(shot.data, 'base64'));
+      check(fs.statSync(opt.screenshot).size > 10000, 'screenshot written to ' + opt.screenshot);
+    }
     check(await page.eval('document.scripts.length') === 2, 'exactly the two scripts of the template');
     check(await page.eval('window.__gcheap_xss === undefined'), 'no script from the data ran');
 
@@ -150,13 +157,6 @@ async function main() {
             'filtering keeps the matching rows only (' + filtered.after.length + ')');
     }
 
-    if (opt.screenshot) {
-      await page.eval('window.scrollTo(0, 0)');
-      await page.mouse('mouseMoved', 5, 5);
-      const shot = await page.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false });
-      fs.writeFileSync(opt.screenshot, Buffer.from(shot.data, 'base64'));
-      check(fs.statSync(opt.screenshot).size > 10000, 'screenshot written to ' + opt.screenshot);
-    }
     const foreign = page.requests.filter((u) => u !== url);
     check(foreign.length === 0, 'no network request besides the report itself' +
           (foreign.length ? ': ' + foreign.join(' ') : ''));

@@ -79,6 +79,8 @@ check_dump() {
 
 check_dump "$T/why/graph.gclog" graph
 check_dump "$T/basic.gclog" basic
+check_dump "$T/report/shop.gclog" shop
+check_dump "$T/report/shop.gclog" shop-nodes100 --nodes 100
 check_dump "$T/dart/twin.dartheap" dart
 check_dump "$T/gcdump/twin.gcdump" gcdump
 check_dump "$T/why/graph.gclog" graph-nodes3 --nodes 3
@@ -101,9 +103,12 @@ expect "hostile: exit status" "$?" 0
 check_dump "$h" hostile
 expect "hostile: no raw <script in the page beyond the template's two" \
     "$(grep -a -o -i '<script' "$tmp/hostile.html" | wc -l)" 2
-title=$(grep -a -o '<title>.*</title>' "$tmp/hostile.html")
-expect "hostile: the title is escaped" "$title" \
-    '<title>gcheap report: testdata/report/hostile.gclog</title>'
+# The file name goes into the page's <title>: HTML-escaped.
+cp "$h" "$tmp/a<b>&\"c'.gclog"
+"$G" report -q "$tmp/a<b>&\"c'.gclog" -o "$tmp/title.html"
+title=$(grep -a -o '<title>.*</title>' "$tmp/title.html")
+expect "hostile: the file name in the title is escaped" "$title" \
+    "<title>gcheap report: $tmp/a&lt;b&gt;&amp;&quot;c&#39;.gclog</title>"
 
 # Two dumps: the comparison rows are diff's.
 "$G" report -q "$T/diff/base.gclog" "$T/diff/new.gclog" -o "$tmp/cmp.html"

@@ -78,6 +78,8 @@ first_retained() { "$G" top -q --top 1 --format tsv "$1" | awk -F'\t' 'NR == 2 {
 
 d=$T/why/graph.gclog
 run graph "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
+d=$T/report/shop.gclog
+run shop "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
 d=$T/report/hostile.gclog
 run hostile "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" \
     --text '</script><script>window.__gcheap_xss=1</script>' \

@@ -195,10 +195,9 @@
     end_name_mismatch: 'closing record names another section'
   };
 
-  function renderOverview(sec, dump) {
+  function renderCards(sec) {
     var t = sec.totals;
-    var box = el('div');
-    box.appendChild(el('div', { cls: 'cards' },
+    return el('div', { cls: 'cards' },
       card('format', sec.format + (sec.sampled ? ' (sampled)' : '')),
       card('objects', fmtCount(t.objects), fmtBytes(t.bytes)),
       card('live (reachable from ' + (sec.include_weak ? 'all' : 'strong') + ' roots)',
@@ -207,23 +206,27 @@
            fmtCount(t.unreachable_objects) + ' objects, ' + pct(t.unreachable_bytes, t.bytes)),
       card('types', fmtCount(t.types)),
       card('references', fmtCount(t.references)),
-      card('roots', fmtCount(t.roots), fmtCount(t.strong_roots) + ' strong')));
+      card('roots', fmtCount(t.roots), fmtCount(t.strong_roots) + ' strong'),
+      card('anomalies', fmtCount(Object.keys(sec.anomalies).reduce(function (a, k) { return a + sec.anomalies[k]; }, 0)),
+           'listed under Details'));
+  }
+
+  function renderDetails(sec, dump) {
+    var box = el('div', { cls: 'details' });
     var meta = el('table', { cls: 'meta' });
     meta.appendChild(el('tr', null, el('td', { text: 'file' }), el('td', { text: dump.file })));
     meta.appendChild(el('tr', null, el('td', { text: 'section' }), el('td', { text: sec.name })));
     sec.meta.forEach(function (kv) {
       meta.appendChild(el('tr', null, el('td', { text: kv[0] }), el('td', { text: kv[1] })));
     });
-    box.appendChild(el('h3', { text: 'Metadata' }));
-    box.appendChild(meta);
-    box.appendChild(el('h3', { text: 'Anomalies' }));
+    box.appendChild(el('div', null, el('h3', { text: 'Metadata' }), meta));
     var list = el('ul', { cls: 'anomalies' });
     Object.keys(sec.anomalies).forEach(function (k) {
       var n = sec.anomalies[k];
       if (n) list.appendChild(el('li', { cls: 'anomaly', text: fmtCount(n) + ' ' + (ANOMALY_TEXT[k] || k) }));
     });
     if (!list.firstChild) list.appendChild(el('li', { text: 'none' }));
-    box.appendChild(list);
+    box.appendChild(el('div', null, el('h3', { text: 'Anomalies' }), list));
     return box;
   }
 
@@ -257,7 +260,15 @@
     });
     this.svg.addEventListener('mousemove', function (ev) {
       var node = nodeOf(ev.target);
-      if (node >= 0) showTip(ev, self.describe(node)); else hideTip();
+      var rest = ev.target.getAttribute && ev.target.getAttribute('data-rest');
+      if (rest) {
+        showTip(ev, [fmtCount(+rest) + ' children of ' + self.label(node) + ' too narrow to draw',
+                     'retained ' + fmtExact(+ev.target.getAttribute('data-rest-bytes')), 'click to zoom in']);
+      } else if (node >= 0) {
+        showTip(ev, self.describe(node));
+      } else {
+        hideTip();
+      }
     });
     this.svg.addEventListener('mouseleave', hideTip);
   }
@@ -348,15 +359,37 @@
       if (d + 1 >= MAX_DEPTH) { hidden += kids[v].length; continue; }
       var cx = x, ch = kids[v];
       /* Children are pushed in reverse so the biggest is drawn first. */
-      var placed = [];
+      var placed = [], rest = 0, restCount = 0;
       for (var i = 0; i < ch.length; i++) {
         var cw = w * tr.retained[ch[i]] / (tr.retained[v] || 1);
-        if (cw < MIN_WIDTH) { hidden += ch.length - i; break; }
+        if (cw < MIN_WIDTH) {
+          restCount = ch.length - i;
+          for (var j = i; j < ch.length; j++) rest += tr.retained[ch[j]];
+          hidden += restCount;
+          break;
+        }
         placed.push([ch[i], cx, cw, d + 1]);
         cx += cw;
       }
+      /* The children too narrow to draw, as one hatched block (their width
+       * is still theirs); hovering names them, clicking zooms into v. */
+      var rw = w * rest / (tr.retained[v] || 1);
+      if (restCount && rw >= 1) {
+        frag.appendChild(svgEl('rect', {
+          x: cx.toFixed(2), y: (d + 1) * ROW, width: Math.max(0.5, rw - 0.5).toFixed(2), height: ROW - 1,
+          fill: 'url(#hatch)', 'data-node': String(v), 'data-rest': String(restCount), 'data-rest-bytes': String(rest)
+        }));
+        if (d + 1 > maxDepth) maxDepth = d + 1;
+      }
       for (i = placed.length - 1; i >= 0; i--) stack.push(placed[i]);
     }
+    var defs = svgEl('defs', {});
+    var pat = svgEl('pattern', { id: 'hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse',
+                                 patternTransform: 'rotate(45)' });
+    pat.appendChild(svgEl('rect', { width: 4, height: 4, fill: '#e3e6ec' }));
+    pat.appendChild(svgEl('rect', { width: 2, height: 4, fill: '#b4bac6' }));
+    defs.appendChild(pat);
+    svg.appendChild(defs);
     var H = (maxDepth + 1) * ROW;
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('height', String(H));
@@ -482,7 +515,7 @@
       var id = di + '-' + si;
       var h = el('h2', { text: dump.sections.length > 1 ? 'Section ' + sec.name : 'Overview' });
       box.appendChild(h);
-      box.appendChild(renderOverview(sec, dump));
+      box.appendChild(renderCards(sec));
       box.appendChild(el('h2', { text: 'What retains the memory' }));
       box.appendChild(el('p', { cls: 'note', text: 'The dominator tree by retained size: each object holds ' +
         'the objects below it alive (every path from a GC root to them passes through it); widths are ' +
@@ -492,6 +525,8 @@
       charts.push(ic);
       box.appendChild(el('h2', { text: 'Types' }));
       box.appendChild(renderTypes(sec));
+      box.appendChild(el('h2', { text: 'Details' }));
+      box.appendChild(renderDetails(sec, dump));
     });
     return box;
   }
