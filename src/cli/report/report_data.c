@@ -16,16 +16,6 @@
 #define GCHEAP_VERSION "dev"
 #endif
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        cli_error("out of memory writing the report");
-        exit(EXIT_INPUT);
-    }
-    return p;
-}
-
 static void key(FILE *f, int *first, const char *k)
 {
     if (!*first)
@@ -117,7 +107,7 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
         job.t = &s->tree;
         job.out = s->type_retained;
         thrd_t th;
-        int threaded = thrd_create(&th, type_thread, &job) == thrd_success;
+        int threaded = cli_threads(c) != 1 && thrd_create(&th, type_thread, &job) == thrd_success;
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
         if (threaded)
             thrd_join(th, NULL);
@@ -385,17 +375,11 @@ static size_t add_totals(named_total *out, size_t n, const report_dump *d, int s
         gch_type_row *hist;
         uint32_t rows;
         gch_error err;
-        if (gch_histogram(h, NULL, &hist, &rows, &err) != GCH_OK) {
-            cli_error("%s", err.message);
-            exit(EXIT_INPUT);
-        }
+        if (gch_histogram(h, NULL, &hist, &rows, &err) != GCH_OK)
+            die("%s", err.message);
         for (uint32_t r = 0; r < rows; r++) {
             const char *name = cli_type_name(h, hist[r].type, c, buf, sizeof buf);
-            out[n].name = strdup(name);
-            if (!out[n].name) {
-                cli_error("out of memory writing the report");
-                exit(EXIT_INPUT);
-            }
+            out[n].name = xstrdup(name);
             out[n].count = hist[r].count;
             out[n].bytes = hist[r].bytes;
             out[n].side = side;
