@@ -63,10 +63,9 @@ typedef struct gch_domtree {
      * retained sizes. */
     uint32_t *preorder;
     uint64_t *preorder_retained;
-    /* Only when built with gch_domtree_options.preorder_idom (NULL
-     * otherwise): at the same positions, the position in preorder of the
-     * object's immediate dominator (always smaller than its own position), or
-     * GCH_DOM_VROOT when only the virtual root dominates it. */
+    /* Only when built with gch_domtree_options.preorder_idom (NULL otherwise):
+     * at each position of preorder, the position of the immediate dominator
+     * (always smaller), or GCH_DOM_VROOT for a child of the virtual root. */
     uint32_t *preorder_idom;
 } gch_domtree;
 
@@ -114,10 +113,10 @@ typedef struct gch_domtree_options {
      * (`gcheap top`): the per-object arrays are scattered in object order, a
      * random write per live object, and are skipped. */
     int preorder_only;
-    /* Nonzero (only with preorder_only): also keep preorder_idom, the tree's
-     * shape in preorder positions (4 more bytes per live object in the result,
-     * no more time than a pass over them). For callers that walk the tree in
-     * preorder (`gcheap report`: gch_dom_summary, gch_type_retained). Default 0. */
+    /* Nonzero, with preorder_only: keep the tree itself too, as
+     * preorder_idom (default 0). It is computed anyway; keeping it costs 4
+     * bytes per live object in the result and one pass over them. For
+     * callers that walk the tree in preorder (`gcheap suspects`). */
     int preorder_idom;
 } gch_domtree_options;
 
@@ -142,7 +141,8 @@ typedef struct gch_domtree_options {
  * reachable cross or back edge, when that is more; the result keeps 12 bytes per object.
  * Time: the same minus building and sorting the lists (about 0.3 s of the
  * 2.2 s build on the 10M-object benchmark dump). With preorder_only: the
- * same peak; the result keeps 12 bytes per live object.
+ * same peak; the result keeps 12 bytes per live object (16 with
+ * preorder_idom).
  *
  * Returns GCH_OK; GCH_EINVAL when the heap's references were not loaded
  * (skip_refs); GCH_ENOMEM when an allocation fails. On failure *out is zeroed,

@@ -121,6 +121,11 @@ typedef struct gch_dump {
     const char *format;         /* "gclog", "gcdump" or "dart" (static storage) */
     gch_heap **heaps;
     size_t heap_count;
+    /* Nonzero when an object keeps its id across the dumps of one process
+     * (V8 node ids), so that ids can be matched between dumps (`gcheap
+     * leaks`). 0 (the default) when ids are addresses that a moving GC
+     * changes (.gclog, .gcdump, HPROF) or positions in the snapshot (Dart). */
+    int ids_stable;
 } gch_dump;
 
 /* Frees a dump and everything it owns. NULL is allowed. */

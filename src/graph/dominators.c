@@ -721,16 +721,14 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
         vert = NULL;
         rsize = NULL;
         if (opts->preorder_idom) {
-            /* Preorder numbers (0 = virtual root) to positions, moved down
-             * one slot like the rest; reads stay one slot ahead of writes. */
-            for (uint32_t i = 0; i < N; i++) {
-                uint32_t d = parent[i + 1];
-                parent[i] = d ? d - 1 : GCH_DOM_VROOT;
-            }
+            /* Positions are preorder numbers minus one; idom 0 is the
+             * virtual root. */
+            for (uint32_t i = 0; i < N; i++)
+                parent[i] = parent[i + 1] ? parent[i + 1] - 1 : GCH_DOM_VROOT;
             out->preorder_idom = parent;
-            return GCH_OK;
+        } else {
+            gch_free(parent);
         }
-        gch_free(parent);
         return GCH_OK;
     }
 

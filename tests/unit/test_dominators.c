@@ -915,6 +915,7 @@ static void test_preorder_matches_full(void **state)
             assert_null(full.preorder_retained);
             opts.children = 0;
             opts.preorder_only = 1;
+            opts.preorder_idom = g % 2;
             memset(&pre, 0x5a, sizeof pre);
             assert_int_equal(gch_domtree_build_ex(h, &opts, &pre, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
@@ -942,6 +943,15 @@ static void test_preorder_matches_full(void **state)
                 uint32_t d2 = full.idom[k];
                 if (d2 != GCH_NONE && d2 != GCH_DOM_VROOT)
                     assert_true(pos[d2] < pos[k]); /* dominator first */
+                if (pos[k] == UINT32_MAX)
+                    continue;
+                if (!opts.preorder_idom) {
+                    assert_null(pre.preorder_idom);
+                } else if (d2 == GCH_DOM_VROOT) {
+                    assert_int_equal(pre.preorder_idom[pos[k]], GCH_DOM_VROOT);
+                } else {
+                    assert_int_equal(pre.preorder_idom[pos[k]], pos[d2]);
+                }
             }
             free(pos);
             uint32_t cnt = 77;

@@ -1,0 +1,249 @@
+/* Leaks across a series of dumps: a heap with a known leak (listeners added
+ * in every dump), written as .gclog, .gcdump and Dart, must give exactly the
+ * leaked objects (memlab rule, where ids are kept) and the growing path and
+ * types, with counts and bytes computed by hand from the scenario; a series
+ * that only churns (same shape, new ids) must give nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/leaks.h"
+#include "gcheap/load.h"
+#include "graph_heap.h"
+#include "leak_scenario.h"
+
+typedef void (*writer_fn)(const ls_params *, unsigned char **, size_t *);
+
+static gch_dump *load_scenario(writer_fn write, const ls_params *p)
+{
+    unsigned char *data;
+    size_t size;
+    write(p, &data, &size);
+    gch_dump *d = NULL;
+    gch_error err;
+    if (gch_load_buffer(data, size, GCH_FORMAT_AUTO, NULL, &d, &err) != GCH_OK)
+        fail_msg("load: %s", err.message);
+    free(data);
+    return d;
+}
+
+/* Runs a series: listeners[k] listeners in dump k, 20 sessions with new ids
+ * in every dump, 5 garbage objects. */
+static void run_series(writer_fn write, const uint32_t *listeners, size_t dumps, int by_ids,
+                       gch_leak_report *rep)
+{
+    gch_leaks_options o = GCH_LEAKS_OPTIONS_INIT;
+    o.by_ids = by_ids;
+    gch_leak_series *s;
+    assert_int_equal(gch_leaks_new(dumps, &o, &s, NULL), GCH_OK);
+    for (size_t k = 0; k < dumps; k++) {
+        ls_params p = { listeners[k], 20, 5, (uint32_t)k };
+        gch_dump *d = load_scenario(write, &p);
+        gch_error err;
+        /* the readers do not vouch for these ids; the scenario does (by_ids -1: auto) */
+        if (gch_leaks_add(s, d->heaps[0], by_ids != 0 && write != ls_write_dart, &err) != GCH_OK)
+            fail_msg("add: %s", err.message);
+        gch_dump_free(d);
+    }
+    assert_int_equal(gch_leaks_finish(s, rep, NULL), GCH_OK);
+    gch_leaks_free(s);
+}
+
+/* Dart names carry their library: "App.Holder (package:app/app.dart)". */
+static int named(const char *name, const char *want)
+{
+    size_t n = strlen(want);
+    return strncmp(name, want, n) == 0 && (name[n] == '\0' || name[n] == ' ');
+}
+
+static const gch_growth *find_type(const gch_leak_report *r, const char *want)
+{
+    for (size_t i = 0; i < r->type_count; i++)
+        if (named(r->types[i].key, want))
+            return &r->types[i];
+    return NULL;
+}
+
+static void check_growth(const gch_leak_report *r, const uint32_t *L, size_t dumps)
+{
+    /* One path: the listeners under the array (the closures' growth is
+     * explained by the listeners', the array's count does not grow). */
+    assert_int_equal(r->path_count, 1);
+    const gch_growth *g = &r->paths[0];
+    assert_true(named(g->type, "App.Listener"));
+    assert_non_null(strstr(g->key, "App.Holder"));
+    assert_non_null(strstr(g->key, "App.Listener[]"));
+    for (size_t k = 0; k < dumps; k++) {
+        assert_int_equal(g->counts[k], L[k]);
+        assert_int_equal(g->retained[k], (uint64_t)L[k] * (LS_LISTENER_SIZE + LS_CLOSURE_SIZE));
+    }
+    /* Types: Holder, ListenerList and the array grow in retained size,
+     * Listener and Closure in count; nothing else. */
+    assert_int_equal(r->type_count, 5);
+    const gch_growth *holder = find_type(r, "App.Holder"), *list = find_type(r, "App.ListenerList"),
+                     *arr = find_type(r, "App.Listener[]"), *lis = find_type(r, "App.Listener"),
+                     *clo = find_type(r, "App.Closure");
+    assert_non_null(holder);
+    assert_non_null(list);
+    assert_non_null(arr);
+    assert_non_null(lis);
+    assert_non_null(clo);
+    for (size_t k = 0; k < dumps; k++) {
+        uint64_t arr_ret = 16 + 8ull * L[k] + (uint64_t)L[k] * (LS_LISTENER_SIZE + LS_CLOSURE_SIZE);
+        assert_int_equal(arr->counts[k], 1);
+        assert_int_equal(arr->retained[k], arr_ret);
+        assert_int_equal(list->retained[k], 32 + arr_ret);
+        assert_int_equal(holder->retained[k], 24 + 32 + arr_ret);
+        assert_int_equal(lis->counts[k], L[k]);
+        assert_int_equal(clo->counts[k], L[k]);
+        assert_int_equal(clo->retained[k], (uint64_t)L[k] * LS_CLOSURE_SIZE);
+    }
+    /* sorted by growth of retained bytes */
+    for (size_t i = 1; i < r->type_count; i++)
+        assert_true(r->types[i - 1].retained[dumps - 1] - r->types[i - 1].retained[0] >=
+                    r->types[i].retained[dumps - 1] - r->types[i].retained[0]);
+}
+
+static void leak_found_in(writer_fn write, int ids)
+{
+    const uint32_t L[] = { 100, 200, 300 };
+    gch_leak_report r;
+    run_series(write, L, 3, ids ? -1 : 0, &r);
+    assert_int_equal(r.dumps, 3);
+    check_growth(&r, L, 3);
+    if (!ids) {
+        assert_int_equal(r.by_ids, 0);
+        assert_int_equal(r.group_count, 0);
+        assert_int_equal(r.leaked_objects, 0);
+        gch_leak_report_free(&r);
+        return;
+    }
+    /* memlab: listeners 100..199 and their closures appeared in dump 2 and
+     * live on in dump 3; the arrays and sessions of dump 2 do not. */
+    assert_int_equal(r.by_ids, 1);
+    assert_int_equal(r.leaked_objects, 200);
+    assert_int_equal(r.leaked_bytes, 100 * (LS_LISTENER_SIZE + LS_CLOSURE_SIZE));
+    assert_int_equal(r.group_count, 1);
+    const gch_leak_group *g = &r.groups[0];
+    assert_int_equal(g->heads, 100);
+    assert_int_equal(g->objects, 200);
+    assert_int_equal(g->bytes, 100 * (LS_LISTENER_SIZE + LS_CLOSURE_SIZE));
+    assert_true(named(g->type, "App.Listener"));
+    assert_int_equal(g->example_id, ls_listener_id(100));
+    if (write == ls_write_gclog)
+        assert_string_equal(g->signature, "[static App.Holder] App.Holder -> App.ListenerList -> "
+                                          "App.Listener[] -> App.Listener");
+    gch_leak_report_free(&r);
+}
+
+static void leak_gclog(void **state) { (void)state; leak_found_in(ls_write_gclog, 1); }
+static void leak_gcdump(void **state) { (void)state; leak_found_in(ls_write_gcdump, 1); }
+static void leak_dart(void **state) { (void)state; leak_found_in(ls_write_dart, 0); }
+static void leak_gclog_without_ids(void **state) { (void)state; leak_found_in(ls_write_gclog, 0); }
+
+static void churn_is_not_a_leak(void **state)
+{
+    (void)state;
+    const uint32_t L[] = { 100, 100, 100, 100 };
+    writer_fn writers[] = { ls_write_gclog, ls_write_gcdump, ls_write_dart };
+    for (size_t w = 0; w < 3; w++) {
+        gch_leak_report r;
+        run_series(writers[w], L, 4, w < 2 ? 1 : 0, &r);
+        assert_int_equal(r.path_count, 0);
+        assert_int_equal(r.type_count, 0);
+        assert_int_equal(r.group_count, 0);
+        assert_int_equal(r.leaked_objects, 0);
+        gch_leak_report_free(&r);
+    }
+}
+
+/* Growth must happen in every step: 100, 200, 200 is not reported. */
+static void growth_must_be_every_step(void **state)
+{
+    (void)state;
+    const uint32_t L[] = { 100, 200, 200 };
+    gch_leak_report r;
+    run_series(ls_write_gclog, L, 3, 1, &r);
+    assert_int_equal(r.path_count, 0);
+    assert_int_equal(r.type_count, 0);
+    /* memlab: listeners 100..199 appeared in dump 2 and live in dump 3 */
+    assert_int_equal(r.leaked_objects, 200);
+    gch_leak_report_free(&r);
+    /* four dumps, growing: the same single path */
+    const uint32_t L4[] = { 10, 20, 30, 45 };
+    run_series(ls_write_gcdump, L4, 4, 0, &r);
+    check_growth(&r, L4, 4);
+    gch_leak_report_free(&r);
+}
+
+static void misuse_refused(void **state)
+{
+    (void)state;
+    gch_leak_series *s;
+    assert_int_equal(gch_leaks_new(1, NULL, &s, NULL), GCH_EINVAL);
+    assert_null(s);
+    assert_int_equal(gch_leaks_new(2, NULL, &s, NULL), GCH_OK);
+    gch_dump *d = th_dump_new(2, 1, 1, 0);
+    assert_int_equal(gch_leaks_add(s, d->heaps[0], 0, NULL), GCH_OK);
+    gch_leak_report r;
+    assert_int_equal(gch_leaks_finish(s, &r, NULL), GCH_EINVAL); /* one dump missing */
+    gch_leaks_free(s);
+    gch_dump_free(d);
+}
+
+static void alloc_failures_clean(void **state)
+{
+    (void)state;
+    ls_params p1 = { 3, 2, 1, 0 }, p2 = { 6, 2, 1, 1 };
+    gch_dump *d1 = load_scenario(ls_write_gclog, &p1), *d2 = load_scenario(ls_write_gclog, &p2);
+    for (long fail = 0;; fail++) {
+        th_alloc_install(fail);
+        gch_leak_series *s = NULL;
+        gch_leak_report r;
+        memset(&r, 0, sizeof r);
+        gch_status st = gch_leaks_new(2, NULL, &s, NULL);
+        if (st == GCH_OK)
+            st = gch_leaks_add(s, d1->heaps[0], 1, NULL);
+        if (st == GCH_OK)
+            st = gch_leaks_add(s, d2->heaps[0], 1, NULL);
+        if (st == GCH_OK)
+            st = gch_leaks_finish(s, &r, NULL);
+        if (st != GCH_OK)
+            assert_int_equal(st, GCH_ENOMEM);
+        else
+            /* two dumps: everything new in the second is kept: 3 listeners,
+             * 3 closures, the array, 2 sessions and their 2 arrays */
+            assert_int_equal(r.leaked_objects, 11);
+        gch_leak_report_free(&r);
+        gch_leaks_free(s);
+        size_t live = th_alloc_live_blocks();
+        th_alloc_uninstall();
+        assert_int_equal(live, 0);
+        if (st == GCH_OK)
+            break;
+    }
+    gch_dump_free(d1);
+    gch_dump_free(d2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(leak_gclog),
+        cmocka_unit_test(leak_gcdump),
+        cmocka_unit_test(leak_dart),
+        cmocka_unit_test(leak_gclog_without_ids),
+        cmocka_unit_test(churn_is_not_a_leak),
+        cmocka_unit_test(growth_must_be_every_step),
+        cmocka_unit_test(misuse_refused),
+        cmocka_unit_test(alloc_failures_clean),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
