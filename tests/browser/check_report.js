@@ -24,6 +24,7 @@ for (let i = 2; i < args.length; i++) {
   else if (a === '--text') opt.texts.push(args[++i]);
   else if (a === '--compare') opt.compare = true;
   else if (a === '--quick') opt.quick = true;
+  else if (a === '--suspects') opt.suspects = true;
   else throw new Error('unknown argument ' + a);
 }
 
@@ -130,6 +131,37 @@ async function main() {
       return +c.querySelector('rect[data-node]').getAttribute('data-node');
     })()`);
     check(back === 0, 'the breadcrumb goes back to the root');
+
+    if (opt.suspects) {
+      // Leak suspects: one heading per suspect of the data; "show in the
+      // chart" zooms the chart into the first one's accumulation point.
+      const sus = await page.eval(`(() => {
+        const d = JSON.parse(document.getElementById('gcheap-data').textContent);
+        const sec = d.dumps[0].sections[0];
+        const shown = document.querySelectorAll('section.suspects h3').length;
+        return { n: sec.suspects ? sec.suspects.length : -1, shown, acc: sec.suspects && sec.suspects.length ? sec.suspects[0].accumulation.id : null };
+      })()`);
+      check(sus.n > 0 && sus.shown === sus.n, 'the suspects are shown: ' + JSON.stringify(sus));
+      const b = await page.eval(`(() => {
+        const b = document.querySelector('section.suspects button');
+        b.scrollIntoView({ block: 'center' });
+        const r = b.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2];
+      })()`);
+      await page.click(b[0], b[1]);
+      const z = await page.eval(`(() => {
+        const d = JSON.parse(document.getElementById('gcheap-data').textContent);
+        const tr = d.dumps[0].sections[0].tree;
+        const c = document.querySelector('.chart');
+        return tr.id[+c.querySelector('rect[data-node]').getAttribute('data-node')];
+      })()`);
+      check(z === sus.acc, 'show in the chart zooms into the accumulation point ' + sus.acc + ' (got ' + z + ')');
+      const crumb = await page.eval(`(() => {
+        const b = document.querySelector('.chart .crumbs button').getBoundingClientRect();
+        return [b.x + b.width / 2, b.y + b.height / 2];
+      })()`);
+      await page.click(crumb[0], crumb[1]);
+    }
 
     if (!opt.compare) {
       // The type table: sort by retained, then filter.

@@ -12,6 +12,7 @@
 //   keptids  id retained of every kept object
 //   rootkids id retained of the kept children of the root, then "merged BYTES COUNT"
 //   nodes    node count, kept count
+//   suspects group id retained accumulation-id accumulation-retained (--suspects)
 //   compare  type base_count new_count base_bytes new_bytes
 //   sections name objects bytes live_objects live_bytes (every section of the first dump)
 'use strict';
@@ -74,6 +75,8 @@ if (view === 'types') {
     else merged = t.retained[k] + '\t' + t.merged[k];
   }
   out.push('merged\t' + merged);
+} else if (view === 'suspects') {
+  (sec.suspects || []).forEach((x) => out.push([x.group, x.id, x.retained, x.accumulation.id, x.accumulation.retained].join('\t')));
 } else if (view === 'nodes') {
   out.push(sec.tree.parent.length + '\t' + kept().length);
 } else if (view === 'compare') {

@@ -88,6 +88,18 @@ check_dump "$T/why/graph.gclog" graph-nodes3 --nodes 3
 # App.Root's other App.Node, App.Cache's and App.Node's System.Object[].
 expect "graph --nodes 3: 3 kept, 4 merged" "$(node "$RD" "$tmp/graph-nodes3.html" nodes)" "$(printf '8\t3')"
 
+# --suspects: each single-object suspect and its accumulation point retain
+# what top says they retain; none without --suspects.
+"$G" report -q --suspects "$T/report/shop.gclog" -o "$tmp/sus.html"
+expect "--suspects: exit status" "$?" 0
+node "$RD" "$tmp/sus.html" suspects > "$tmp/sus"
+"$G" top -q --top 100000 --format tsv "$T/report/shop.gclog" | awk -F'\t' 'NR > 1 { print $1 "\t" $3 }' |
+    sort > "$tmp/top-all"
+if [ -s "$tmp/sus" ]; then ok "--suspects: $(wc -l < "$tmp/sus") suspect(s)"; else bad "--suspects: none"; fi
+awk -F'\t' '$1 == 0 { print $2 "\t" $3; print $4 "\t" $5 }' "$tmp/sus" | sort -u > "$tmp/sus-ret"
+expect "--suspects: retained sizes = top's" "$(comm -23 "$tmp/sus-ret" "$tmp/top-all" | wc -l)" 0
+expect "no --suspects: no suspects" "$(node "$RD" "$tmp/shop.html" suspects | wc -l)" 0
+
 # Several sections: one per section, totals as info reports them.
 "$G" report -q "$T/sections.gclog" -o "$tmp/sections.html"
 node "$RD" "$tmp/sections.html" sections | cut -f2- > "$tmp/secs"

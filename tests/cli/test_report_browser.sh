@@ -58,9 +58,11 @@ run() {
         dumps="$dumps $1"
         shift
     done
+    extra=""
+    case " $* " in *" --suspects "*) extra=--suspects ;; esac
     shift
     # shellcheck disable=SC2086 # the dump list splits on purpose
-    if ! "$G" report -q $dumps -o "$tmp/$name.html"; then
+    if ! "$G" report -q $extra $dumps -o "$tmp/$name.html"; then
         echo "FAIL - $name: gcheap report failed"
         failed=$((failed + 1))
         return
@@ -79,7 +81,7 @@ first_retained() { "$G" top -q --top 1 --format tsv "$1" | awk -F'\t' 'NR == 2 {
 d=$T/why/graph.gclog
 run graph "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
 d=$T/report/shop.gclog
-run shop "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
+run shop "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" --suspects
 d=$T/report/hostile.gclog
 run hostile "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" \
     --text '</script><script>window.__gcheap_xss=1</script>' \

@@ -17,9 +17,10 @@ extern const size_t report_template_html_len, report_template_css_len, report_te
 typedef struct report_state {
     const char *output;
     uint64_t nodes, types;
+    int suspects;
 } report_state;
 
-static const report_state defaults = { NULL, 20000, 20000 };
+static const report_state defaults = { NULL, 20000, 20000, 0 };
 
 static const cli_option report_options[] = {
     OPT_STRING('o', "output", report_state, output, "FILE",
@@ -28,6 +29,8 @@ static const cli_option report_options[] = {
              "objects kept in each dominator-tree chart (default 20000; the rest merged)"),
     OPT_UINT(0, "types", report_state, types, "N", 1, 10000000,
              "rows of each type table and of the comparison (default 20000)"),
+    OPT_BOOL(0, "suspects", report_state, suspects,
+             "add the leak suspects (as gcheap suspects; about doubles the time)"),
     OPT_END
 };
 
@@ -44,7 +47,11 @@ static const char description[] =
     "- the type histogram with retained sizes, sortable and filterable;\n"
     "- with two dumps, the growth by type from BASE to NEW (all objects, types\n"
     "  matched by name, as `gcheap diff`), with bars, and the new and gone types;\n"
-    "  the page opens on it, with a tab for each dump.";
+    "  the page opens on it, with a tab for each dump;\n"
+    "- with --suspects, the leak suspects of each section (Eclipse MAT's rule, as\n"
+    "  `gcheap suspects`): what they retain, their accumulation point, the path\n"
+    "  from a GC root. It computes the dominator tree once more, so it is not\n"
+    "  the default.";
 
 /* Writes the template up to the next @NAME@ marker; returns the marker's
  * name (without the @s) in name[], or "" at the end. */
@@ -123,7 +130,7 @@ static int report_run(cli_run *run)
     }
     static char buf[1 << 16];
     setvbuf(f, buf, _IOFBF, sizeof buf);
-    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types };
+    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects };
     int rc = write_page(f, &d[0], run->ninputs == 2 ? &d[1] : NULL, &lim, run->c);
     int werr = fflush(f) != 0 || ferror(f);
     if (f != stdout)

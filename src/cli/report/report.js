@@ -435,19 +435,51 @@
 
   /* ------------------------------------------------------------ suspects */
 
-  /* Leak suspects (gcheap suspects): the report writes "suspects": null until
-   * that analysis is merged; then an array of {title, text, path: [strings]}. */
-  function renderSuspects(list) {
-    var s = el('section', { cls: 'suspects', id: 'suspects' });
+  /* Leak suspects (gcheap report --suspects; null without it): Eclipse MAT's
+   * rule as gcheap suspects computes it. Each suspect: what it retains, its
+   * accumulation point (shown in the chart when it is there), the path from
+   * a GC root and what it holds by type. */
+  function renderSuspects(list, sec, chart) {
+    var s = el('section', { cls: 'suspects' });
     s.appendChild(el('h2', { text: 'Leak suspects' }));
-    if (!list.length) s.appendChild(el('p', { text: 'No suspects.' }));
-    list.forEach(function (x) {
-      s.appendChild(el('h3', { text: String(x.title || '') }));
-      if (x.text) s.appendChild(el('p', { text: String(x.text) }));
-      if (x.path && x.path.length) {
-        var ol = el('ol');
-        x.path.forEach(function (p) { ol.appendChild(el('li', { text: String(p) })); });
+    var live = sec.totals.live_bytes;
+    if (!list.length) {
+      s.appendChild(el('p', { text: 'No suspect: no object or type retains more than 10% of the live bytes.' }));
+    }
+    list.forEach(function (x, i) {
+      var what = x.group ? fmtCount(x.instances) + ' instances of ' + x.type : x.type + ' (id ' + x.id + ')';
+      s.appendChild(el('h3', { text: (i + 1) + '. ' + what + ' retains ' + fmtBytes(x.retained) +
+        ' (' + pct(x.retained, live) + ' of live, ' + fmtCount(x.retained_objects) + ' objects)' }));
+      var acc = x.accumulation;
+      var p = el('p', null, 'Accumulation point: ' + acc.type + ' (id ' + acc.id + '), retaining ' +
+        fmtBytes(acc.retained) + ', ' + fmtCount(acc.depth) + ' level' + (acc.depth === 1 ? '' : 's') + ' below. ');
+      var node = -1, tr = sec.tree;
+      for (var k = 1; k < tr.id.length; k++) if (tr.type[k] >= 0 && tr.id[k] === acc.id) { node = k; break; }
+      if (node >= 0) {
+        var b = el('button', { type: 'button', text: 'show in the chart' });
+        b.addEventListener('click', function () { chart.zoomTo(node); chart.box.scrollIntoView(); });
+        p.appendChild(b);
+      }
+      s.appendChild(p);
+      if (x.path.length) {
+        var ol = el('ol', { cls: 'path' });
+        x.path.forEach(function (step, j) {
+          var t = (j === 0 && x.root_kind ? '[' + x.root_kind + ' root] ' : '') +
+                  (step.field ? '.' + step.field + ' \u2192 ' : '') + step.type + ' (id ' + step.id + ')';
+          ol.appendChild(el('li', { text: t }));
+        });
+        s.appendChild(el('p', { cls: 'note', text: 'Shortest path from a GC root to the accumulation point:' }));
         s.appendChild(ol);
+      }
+      if (x.holds.length) {
+        var t = el('table', { cls: 'holds' });
+        t.appendChild(el('tr', null, el('th', { text: 'count' }), el('th', { text: 'bytes' }),
+                         el('th', { cls: 'name', text: 'retained objects by type' })));
+        x.holds.forEach(function (r) {
+          t.appendChild(el('tr', null, el('td', { text: fmtCount(r.count) }), el('td', { text: fmtCount(r.bytes) }),
+                           el('td', { cls: 'name', text: r.type })));
+        });
+        s.appendChild(t);
       }
     });
     return s;
@@ -523,6 +555,7 @@
       var ic = new Icicle(sec, id);
       box.appendChild(ic.box);
       charts.push(ic);
+      if (Array.isArray(sec.suspects)) box.appendChild(renderSuspects(sec.suspects, sec, ic));
       box.appendChild(el('h2', { text: 'Types' }));
       box.appendChild(renderTypes(sec));
       box.appendChild(el('h2', { text: 'Details' }));
@@ -547,7 +580,6 @@
       labels.push('Base: ' + data.compare.base);
     }
     data.dumps.forEach(function (d, i) { panels.push(renderDump(d, i)); });
-    if (Array.isArray(data.suspects)) panels[0].appendChild(renderSuspects(data.suspects));
     panels.forEach(function (p) { mainEl.appendChild(p); });
     var drawVisible = function () {
       charts.forEach(function (c) { if (c.box.offsetParent !== null) c.render(); });

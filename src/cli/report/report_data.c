@@ -10,6 +10,7 @@
 #include "gcheap/domsummary.h"
 #include "gcheap/dominators.h"
 #include "gcheap/histogram.h"
+#include "gcheap/leaks.h"
 #include "html_escape.h"
 
 #ifndef GCHEAP_VERSION
@@ -260,6 +261,83 @@ static void write_tree(FILE *f, const gch_heap *h, const section_data *s)
     putc('}', f);
 }
 
+static void kv_id(FILE *f, int *first, const char *k, const gch_heap *h, uint32_t o)
+{
+    key(f, first, k);
+    fprintf(f, h->id_radix == 10 ? "\"%" PRIu64 "\"" : "\"%" PRIx64 "\"", h->object_id[o]);
+}
+
+/* Leak suspects (gch_suspects_find: Eclipse MAT's rule) as an array of
+ * {group, id, type, instances, retained, retained_objects, accumulation:
+ * {id, type, retained, depth}, root_kind, path: [{id, type, field}], holds:
+ * [{type, count, bytes}]}. The library builds its own dominator tree: this
+ * doubles the report's time, so it runs only with --suspects. */
+static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
+{
+    gch_suspects_options opts = GCH_SUSPECTS_OPTIONS_INIT;
+    opts.include_weak = c->include_weak;
+    gch_suspects sus;
+    gch_error err;
+    cli_phase(c, "finding leak suspects");
+    gch_status st = gch_suspects_find(h, &opts, &sus, &err);
+    cli_phase_end();
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    char buf[8192];
+    putc('[', f);
+    for (size_t i = 0; i < sus.count; i++) {
+        const gch_suspect *s = &sus.items[i];
+        int first = 1;
+        fputs(i ? ",{" : "{", f);
+        kv_u64(f, &first, "group", (uint64_t)s->group);
+        kv_id(f, &first, "id", h, s->object);
+        kv_str(f, &first, "type", cli_type_name(h, s->type, c, buf, sizeof buf));
+        kv_u64(f, &first, "instances", s->instances);
+        kv_u64(f, &first, "retained", s->retained);
+        kv_u64(f, &first, "retained_objects", s->retained_objects);
+        key(f, &first, "accumulation");
+        int af = 1;
+        putc('{', f);
+        kv_id(f, &af, "id", h, s->accumulation);
+        kv_str(f, &af, "type", cli_type_name(h, h->object_type[s->accumulation], c, buf, sizeof buf));
+        kv_u64(f, &af, "retained", s->accumulation_retained);
+        kv_u64(f, &af, "depth", s->accumulation_depth);
+        putc('}', f);
+        kv_str(f, &first, "root_kind",
+               s->root_record == GCH_NONE ? "" : gch_root_kind_name(h->root_kind[s->root_record]));
+        key(f, &first, "path");
+        putc('[', f);
+        for (size_t k = 0; k < s->path_len; k++) {
+            uint32_t o = sus.path[s->path_start + k];
+            int pf = 1;
+            fputs(k ? ",{" : "{", f);
+            kv_id(f, &pf, "id", h, o);
+            kv_str(f, &pf, "type", cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
+            uint32_t label = k ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
+            kv_str(f, &pf, "field", gch_heap_string(h, label));
+            putc('}', f);
+        }
+        putc(']', f);
+        key(f, &first, "holds");
+        putc('[', f);
+        for (size_t k = 0; k < s->holds_count; k++) {
+            const gch_type_row *r = &sus.holds[s->holds_start + k];
+            int hf = 1;
+            fputs(k ? ",{" : "{", f);
+            kv_str(f, &hf, "type", cli_type_name(h, r->type, c, buf, sizeof buf));
+            kv_u64(f, &hf, "count", r->count);
+            kv_u64(f, &hf, "bytes", r->bytes);
+            putc('}', f);
+        }
+        fputs("]}", f);
+    }
+    putc(']', f);
+    gch_suspects_free(&sus);
+    return 0;
+}
+
 static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const report_limits *lim,
                          const cli_common *c)
 {
@@ -307,8 +385,13 @@ static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const re
     write_types(f, h, &s, c);
     key(f, &first, "tree");
     write_tree(f, h, &s);
-    putc('}', f);
     section_free(&s);
+    key(f, &first, "suspects");
+    if (!lim->suspects)
+        fputs("null", f);
+    else if (write_suspects(f, h, c) != 0)
+        return EXIT_INPUT;
+    putc('}', f);
     return 0;
 }
 
@@ -467,10 +550,6 @@ int report_write_json(FILE *f, const report_dump *base, const report_dump *new_d
         write_compare(f, base, new_dump, lim, c);
     else
         fputs("null", f);
-    /* Leak suspects (gcheap suspects) go here once that analysis is merged:
-     * an array the page's suspects section renders; null hides it. */
-    key(f, &first, "suspects");
-    fputs("null", f);
     putc('}', f);
     return 0;
 }

@@ -14,6 +14,7 @@
 typedef struct report_limits {
     uint32_t max_nodes;  /* objects kept in each section's tree */
     uint32_t max_types;  /* histogram and comparison rows per section */
+    int suspects;        /* nonzero: leak suspects per section (gch_suspects_find) */
 } report_limits;
 
 /* One loaded dump and the sections the report covers. */
@@ -25,8 +26,7 @@ typedef struct report_dump {
 } report_dump;
 
 /* Writes the JSON document for one dump (new = NULL) or the comparison of
- * base and new: {"schema":1,"generator":...,"dumps":[...],"compare":...,
- * "suspects":null}. Every string goes through html_json_string, so the text
+ * base and new: {"schema":1,"generator":...,"dumps":[...],"compare":...}. Every string goes through html_json_string, so the text
  * can be embedded in a <script> element as it is. Prints the error and
  * returns EXIT_INPUT when an analysis fails (memory), else 0. */
 int report_write_json(FILE *f, const report_dump *base, const report_dump *new_dump,
