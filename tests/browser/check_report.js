@@ -92,7 +92,8 @@ async function main() {
     })()`);
     if (opt.firstType !== undefined) {
       check(firstInfo.type === opt.firstType, 'the widest root child is ' + opt.firstType + ' (got ' + firstInfo.type + ')');
-      check(first.label.startsWith(opt.firstType.slice(0, 10)), 'its label starts with its type: ' + first.label);
+      if (first.w > 46) check(first.label.startsWith(opt.firstType.slice(0, 10)), 'its label starts with its type: ' + first.label);
+      else console.log('skip its label: ' + first.w.toFixed(1) + ' px is too narrow for one');
     }
     if (opt.firstRetained !== undefined)
       check(firstInfo.retained === opt.firstRetained, 'it retains ' + opt.firstRetained + ' bytes (got ' + firstInfo.retained + ')');

@@ -239,7 +239,12 @@
     for (var k = 0; k < n; k++) kids[k] = [];
     for (k = 1; k < n; k++) kids[tr.parent[k]].push(k);
     for (k = 0; k < n; k++) {
-      if (kids[k].length > 1) kids[k].sort(function (a, b) { return tr.retained[b] - tr.retained[a] || a - b; });
+      /* Biggest first; the merged "(N smaller objects)" last, whatever its size. */
+      if (kids[k].length > 1) {
+        kids[k].sort(function (a, b) {
+          return (tr.type[a] < 0) - (tr.type[b] < 0) || tr.retained[b] - tr.retained[a] || a - b;
+        });
+      }
     }
     this.sec = sec;
     this.tr = tr;
@@ -362,12 +367,21 @@
       var placed = [], rest = 0, restCount = 0;
       for (var i = 0; i < ch.length; i++) {
         var cw = w * tr.retained[ch[i]] / (tr.retained[v] || 1);
-        if (cw < MIN_WIDTH) {
-          restCount = ch.length - i;
-          for (var j = i; j < ch.length; j++) rest += tr.retained[ch[j]];
+        if (cw < MIN_WIDTH && tr.type[ch[i]] >= 0) {
+          /* The rest are narrower still, but for the merged node (last). */
+          var last = ch[ch.length - 1], mergedLast = tr.type[last] < 0 && i < ch.length - 1;
+          var end = mergedLast && w * tr.retained[last] / (tr.retained[v] || 1) >= MIN_WIDTH ? ch.length - 1 : ch.length;
+          restCount = end - i;
+          for (var j = i; j < end; j++) rest += tr.retained[ch[j]];
           hidden += restCount;
+          if (end < ch.length) {
+            /* Leave room for the narrow ones, then draw the merged node. */
+            var lw = w * tr.retained[last] / (tr.retained[v] || 1);
+            placed.push([last, cx + w * rest / (tr.retained[v] || 1), lw, d + 1]);
+          }
           break;
         }
+        if (cw < MIN_WIDTH) { hidden++; continue; }
         placed.push([ch[i], cx, cw, d + 1]);
         cx += cw;
       }
