@@ -46,11 +46,17 @@ static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *p
 {
     const uint32_t N = (uint32_t)t->live_count, *pidom = t->preorder_idom, *pre = t->preorder;
     const uint32_t *object_type = heap->object_type;
-    for (uint32_t i = 0; i < N; i++)
-        pl[i].next = 1;
-    for (uint32_t i = N; i-- > 0;)
+    /* pl[] comes zeroed: next counts the objects below, the object itself
+     * not included, until it is placed. */
+    for (uint32_t i = N; i-- > 0;) {
+        if (i >= AHEAD) {
+            uint32_t a = pidom[i - AHEAD];
+            if (a != GCH_DOM_VROOT)
+                __builtin_prefetch(&pl[a], 1);
+        }
         if (pidom[i] != GCH_DOM_VROOT)
-            pl[pidom[i]].next += pl[i].next;
+            pl[pidom[i]].next += pl[i].next + 1;
+    }
     uint32_t root_next = 0;
     for (uint32_t i = 0; i < N; i++) {
         if (i + AHEAD < N) {
@@ -58,8 +64,14 @@ static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *p
             uint32_t a = pidom[i + AHEAD / 2];
             if (a != GCH_DOM_VROOT)
                 __builtin_prefetch(&pl[a], 1);
+            /* Where that object's slot will be, near enough: its dominator's
+             * next free slot now (siblings placed in between only move it
+             * on by their subtrees). pl[a] was fetched AHEAD / 4 ago. */
+            a = pidom[i + AHEAD / 4];
+            if (a != GCH_DOM_VROOT && pl[a].next < N)
+                __builtin_prefetch(&slot[pl[a].next], 1);
         }
-        uint32_t d = pidom[i], size = pl[i].next, k;
+        uint32_t d = pidom[i], size = pl[i].next + 1, k;
         if (d == GCH_DOM_VROOT) {
             k = root_next;
             root_next += size;
@@ -87,7 +99,7 @@ static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree
     if (!N)
         return GCH_OK;
     uint32_t *active = gch_calloc(types ? types : 1, sizeof *active);
-    place *pl = gch_reallocarray(NULL, N, sizeof *pl);
+    place *pl = gch_calloc(N, sizeof *pl);
     dom_slot *slot = gch_reallocarray(NULL, N, sizeof *slot);
     if (!active || !pl || !slot) {
         gch_free(active);

@@ -139,6 +139,8 @@ static int report_run(cli_run *run)
         cli_error("cannot write %s", s->output ? s->output : "the report to standard output");
         rc = EXIT_INPUT;
     }
+    if (rc && s->output)
+        remove(s->output); /* no half page left behind */
     return rc;
 }
 
