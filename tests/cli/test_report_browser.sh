@@ -98,6 +98,15 @@ if [ -x "$GENDUMP" ]; then
 else
     echo "skip - $GENDUMP not built: no generated dump"
 fi
+# Edge cases: they draw without an error: an empty section, a heap with no
+# root (nothing live), a comparison where --domain finds the section in one
+# dump only.
+printf 'a 2 empty.exe 1\nc empty.exe 2\n' > "$tmp/empty.gclog"
+printf 'a 2 noroots.exe 1\nt 1 A\no 10 1 20\no 20 1 30 10\nc noroots.exe 2\n' > "$tmp/noroots.gclog"
+run empty "$tmp/empty.gclog" -- --render-only
+run noroots "$tmp/noroots.gclog" -- --render-only
+run onesided --domain demo.exe "$T/basic.gclog" "$T/why/graph.gclog" -- --render-only
+
 # The checker itself must catch what it looks for: the graph report with an
 # image from the network (and no Content-Security-Policy to block it), then
 # with a console error. Both runs must fail.
