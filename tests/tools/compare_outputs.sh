@@ -12,6 +12,8 @@
 # are taken from the old binary's `top` and `roots` output for each dump.
 # Prints one line per differing run ("DIFF: args"), the first differences in
 # full (set SHOW=N, default 5), and a summary "runs N, identical N, differing N".
+# VERBOSE=1 prints progress on stderr. Extra DUMPs need absolute paths or
+# paths relative to the current directory.
 # Exit status 0 when nothing differs, 1 otherwise.
 set -u
 if [ $# -lt 2 ]; then
@@ -25,25 +27,20 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 show=${SHOW:-5}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/compare-outputs.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
-runs=0 same=0 differ=0
+runs=0
+mkdir "$tmp/old" "$tmp/new" || exit 2
+: > "$tmp/plan"
+cd "$root/testdata" || exit 2
 
-# compare ARGS...: one command line through both binaries (cwd testdata/).
+# compare ARGS...: one command line through both binaries (cwd testdata/);
+# the outputs are compared at the end, all at once.
 compare() {
     runs=$((runs + 1))
-    (cd "$root/testdata" && "$old" "$@" > "$tmp/o.out" 2> "$tmp/o.err" < /dev/null; echo $? > "$tmp/o.rc")
-    (cd "$root/testdata" && "$new" "$@" > "$tmp/n.out" 2> "$tmp/n.err" < /dev/null; echo $? > "$tmp/n.rc")
-    if cmp -s "$tmp/o.out" "$tmp/n.out" && cmp -s "$tmp/o.err" "$tmp/n.err" &&
-        cmp -s "$tmp/o.rc" "$tmp/n.rc"; then
-        same=$((same + 1))
-        return
-    fi
-    differ=$((differ + 1))
-    echo "DIFF: $*"
-    if [ "$differ" -le "$show" ]; then
-        diff "$tmp/o.rc" "$tmp/n.rc" | sed 's/^/  status /'
-        diff "$tmp/o.err" "$tmp/n.err" | head -10 | sed 's/^/  stderr /'
-        diff "$tmp/o.out" "$tmp/n.out" | head -10 | sed 's/^/  stdout /'
-    fi
+    printf '%s\n' "$*" >> "$tmp/plan"
+    "$old" "$@" > "$tmp/old/$runs.out" 2> "$tmp/old/$runs.err" < /dev/null
+    echo $? > "$tmp/old/$runs.rc"
+    "$new" "$@" > "$tmp/new/$runs.out" 2> "$tmp/new/$runs.err" < /dev/null
+    echo $? > "$tmp/new/$runs.rc"
 }
 
 # each_format ARGS...: the command line in every output format.
@@ -56,10 +53,10 @@ each_format() {
 
 # A value of column 1 of the old binary's tsv output (its first data row).
 first_id() {
-    (cd "$root/testdata" && "$old" "$@" --format tsv 2> /dev/null) | awk -F'\t' 'NR == 2 { print $1; exit }'
+    "$old" "$@" --format tsv 2> /dev/null | awk -F'\t' 'NR == 2 { print $1; exit }'
 }
 
-dumps=$( (cd "$root/testdata" && find . -type f ! -name '*.case' ! -name '*.md' ! -name '*.sh' \
+dumps=$( (find . -type f ! -name '*.case' ! -name '*.md' ! -name '*.sh' \
     ! -name 'README*' | sed 's|^\./||' | LC_ALL=C sort) )
 for d in "$@"; do dumps="$dumps
 $(abs "$d")"; done
@@ -69,10 +66,10 @@ ndumps=$(printf '%s\n' "$dumps" | wc -l)
 k=0
 for d in $dumps; do
     k=$((k + 1))
-    [ -n "${VERBOSE:-}" ] && echo "# dump $k/$ndumps: $d ($runs runs, $differ differing)" >&2
+    [ -n "${VERBOSE:-}" ] && echo "# dump $k/$ndumps: $d ($runs runs)" >&2
     each_format info "$d"
     each_format stat "$d"
-    if ! (cd "$root/testdata" && "$old" stat "$d" > /dev/null 2>&1); then
+    if ! "$old" stat "$d" > /dev/null 2>&1; then
         # Not loadable: every command stops at the same error; a few suffice.
         each_format roots "$d"
         each_format diff "$d" basic.gclog
@@ -134,5 +131,17 @@ compare retainers --all --max-paths 18446744073709551615 basic.gclog 1000
 compare check --max-bytes 1XB basic.gclog
 compare diff --fail-on-type 'x' basic.gclog basic.gclog
 
-echo "runs $runs, identical $same, differing $differ"
+# Which runs differ in stdout, stderr or status.
+diff -rq "$tmp/old" "$tmp/new" | sed -n 's|.*/old/\([0-9]*\)\.[a-z]* and .*|\1|p' | sort -un > "$tmp/differ"
+differ=$(wc -l < "$tmp/differ")
+shown=0
+while read -r n; do
+    echo "DIFF: $(sed -n "${n}p" "$tmp/plan")"
+    shown=$((shown + 1))
+    [ "$shown" -le "$show" ] || continue
+    for part in rc err out; do
+        diff "$tmp/old/$n.$part" "$tmp/new/$n.$part" | head -10 | sed "s/^/  $part /"
+    done
+done < "$tmp/differ"
+echo "runs $runs, identical $((runs - differ)), differing $differ"
 [ "$differ" -eq 0 ]
