@@ -232,7 +232,7 @@ if [ "$HAVE_NS" = 1 ]; then
     log "harness overhead ${OVERHEAD}s (subtracted from wall times)"
 fi
 
-KEYS="wc catwc stat pipe info top"
+KEYS="wc catwc stat pipe info top report"
 label() {
     case $1 in
     wc) echo "wc -l FILE" ;;
@@ -241,6 +241,7 @@ label() {
     pipe) echo "cat | gcheap stat -" ;;
     info) echo "gcheap info FILE" ;;
     top) echo "gcheap top FILE" ;;
+    report) echo "gcheap report FILE" ;;
     esac
 }
 
@@ -262,6 +263,12 @@ for n in $SIZES; do
     measure pipe "$n" sh -c 'cat "$1" | "$2" stat -' sh "$f" "$GCHEAP"
     measure info "$n" "$GCHEAP" info "$f"
     measure top "$n" "$GCHEAP" top "$f"
+    # The HTML report (to stdout); its size, and a copy for the browser check.
+    measure report "$n" "$GCHEAP" report "$f"
+    if [ -z "$(get_res report_status "$n")" ]; then
+        set_res report_bytes "$n" "$(wc -c <"$work/out" | tr -d ' ')"
+        cp "$work/out" "$DIR/report-$n.html"
+    fi
     done_sizes+="$n "
 done
 
@@ -351,6 +358,31 @@ if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
     fi
 else
     hprof_file=""
+fi
+
+# The report against top on the biggest dump, interleaved: the report does
+# top's work (load, dominator tree) plus its summary, retained sizes by type
+# and the page.
+rti=""
+if [ -z "$(get_res top_status "$big")$(get_res report_status "$big")" ]; then
+    log "interleaving top and report on the $big-object dump ($RUNS runs each)"
+    pair_a=("$GCHEAP" top "$(get_res file "$big")")
+    pair_b=("$GCHEAP" report "$(get_res file "$big")")
+    interleave && rti=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.3f", b / a }') &&
+        rti_how="medians $IL_A s and $IL_B s"
+fi
+# The biggest report in headless Chromium (tests/browser/check_report.js):
+# drawn, no console error, no network request.
+render=""
+chromium_bin=$(command -v chromium || true)
+if [ -z "$(get_res report_status "$big")" ] && [ -n "$chromium_bin" ] && command -v node >/dev/null; then
+    log "opening the $big-object report in headless Chromium"
+    if node "$root/tests/browser/check_report.js" "$chromium_bin" "$DIR/report-$big.html" \
+        >"$work/render" 2>&1; then
+        render="ok ($(grep -o 'in [0-9]* ms from launch' "$work/render"))"
+    else
+        render="FAILED: $(grep -v '^ok' "$work/render" | head -n 3 | tr '\n' ' ')"
+    fi
 fi
 
 # ---------------------------------------------------------------- report
@@ -447,6 +479,10 @@ fi
 [ -n "$sti" ] && printf '  %-6s suspects / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$sti" "$sti_how"
 [ -n "$hti" ] && printf '  top HPROF / top .gclog (%s): time %sx interleaved (%s), peak RSS %sx\n' \
     "$(human "$big")" "$hti" "$hti_how" "${htm:-n/a}"
+[ -n "$rti" ] && printf '  %-6s report / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$rti" "$rti_how"
+rb=$(get_res report_bytes "$big")
+[ -n "$rb" ] && printf '  %-6s report size: %s bytes (%.2f MB)\n' "$(human "$big")" "$rb" "$(awk -v b="$rb" 'BEGIN { print b / 1e6 }')"
+[ -n "$render" ] && printf '  %-6s report in headless Chromium: %s\n' "$(human "$big")" "$render"
 
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
 fails=""
@@ -490,6 +526,15 @@ if [ -n "$hprof_file" ]; then
     target "top on the HPROF dump / on the $hb .gclog: time" "$hti" "<=" 1 x
     target "top on the HPROF dump / on the $hb .gclog: peak RSS" "$htm" "<=" 1 x
 fi
+rt=$(ratio "$(get_res report_wall "$big")" "$(get_res top_wall "$big")")
+target "report vs top ($hb${rti:+, interleaved}): at most 10% slower" "${rti:-$rt}" "<=" 1.10 x
+rmb=$(awk -v b="$(get_res report_bytes "$big")" 'BEGIN { if (b != "") printf "%.2f", b / 1e6 }')
+target "report size ($hb)" "$rmb" "<=" 5 MB
+case $render in
+ok*) target "report renders in headless Chromium, no console error ($hb)" 1 ">=" 1 "(1 = yes)" ;;
+FAILED*) target "report renders in headless Chromium, no console error ($hb)" 0 ">=" 1 "(1 = yes)" ;;
+*) target "report renders in headless Chromium, no console error ($hb)" "" ">=" 1 "(1 = yes)" ;;
+esac
 echo
 if [ -n "$fails" ]; then
     echo "FAILED targets:"

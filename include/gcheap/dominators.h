@@ -169,11 +169,13 @@ const uint32_t *gch_domtree_children(const gch_domtree *t, uint32_t node, uint32
  * by the caller) receives, for each type, the total size of the union of the
  * dominator subtrees of its live instances, i.e. the sum of the retained sizes
  * of the instances that have no dominator-tree ancestor of the same type.
- * t must have been built from heap. O(live objects + types); the traversal
- * stack grows with the depth of the dominator tree (4 bytes per level).
+ * t must have been built from heap, either with children lists or in preorder
+ * only with preorder_idom. O(live objects + types); the traversal stack grows
+ * with the depth of the dominator tree (4 bytes per level; in preorder, 20
+ * bytes per live object instead).
  *
- * Returns GCH_OK, GCH_EINVAL when t does not match heap or was built without
- * children lists, or GCH_ENOMEM (then per_type_out is unspecified; nothing
+ * Returns GCH_OK, GCH_EINVAL when t does not match heap or has neither
+ * children lists nor preorder_idom, or GCH_ENOMEM (then per_type_out is unspecified; nothing
  * stays allocated). */
 gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,
                              gch_error *err);

@@ -51,7 +51,7 @@ static int needs_refs(const cli_run *run)
 static int open_inputs(cli_run *run)
 {
     const cli_spec *spec = run->spec;
-    int two = (spec->flags & CLI_TWO_DUMPS) != 0;
+    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
     int refs = (needs_refs(run) ? CLI_LOAD_REFS : 0) |
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
     for (int i = 0; i < 1 + two; i++) {

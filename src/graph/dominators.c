@@ -936,6 +936,9 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     if (opts->preorder_only && opts->children)
         return gch_error_set(err, GCH_EINVAL,
                              "a dominator tree in preorder only has no children lists");
+    if (opts->preorder_idom && !opts->preorder_only)
+        return gch_error_set(err, GCH_EINVAL,
+                             "preorder_idom is kept only for a dominator tree in preorder only");
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL,
                              "the dominator tree needs references, which were not loaded");

@@ -1,0 +1,555 @@
+/* The data of an HTML report: see report_data.h. */
+#include "report_data.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include "cli.h"
+#include "gcheap/domsummary.h"
+#include "gcheap/dominators.h"
+#include "gcheap/histogram.h"
+#include "gcheap/leaks.h"
+#include "html_escape.h"
+
+#ifndef GCHEAP_VERSION
+#define GCHEAP_VERSION "dev"
+#endif
+
+static void key(FILE *f, int *first, const char *k)
+{
+    if (!*first)
+        putc(',', f);
+    *first = 0;
+    html_json_string(f, k);
+    putc(':', f);
+}
+
+static void kv_u64(FILE *f, int *first, const char *k, uint64_t v)
+{
+    key(f, first, k);
+    fprintf(f, "%" PRIu64, v);
+}
+
+static void kv_str(FILE *f, int *first, const char *k, const char *v)
+{
+    key(f, first, k);
+    html_json_string(f, v);
+}
+
+/* A JSON array of n numbers: v[i], or v[idx[i]] when idx is given. */
+static void u64_array(FILE *f, const uint64_t *v, const uint32_t *idx, size_t n)
+{
+    putc('[', f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, v[idx ? idx[i] : i]);
+    putc(']', f);
+}
+
+/* What one section contributes, collected before anything is written. */
+typedef struct section_data {
+    gch_domtree tree;
+    gch_dom_summary sum;
+    uint64_t *type_count, *type_bytes, *type_retained; /* per type index */
+    uint32_t *rows;        /* type indices shown, biggest bytes first */
+    uint32_t nrows;
+    uint32_t *row_of;      /* type index -> row, or GCH_NONE */
+    uint64_t omitted_types, omitted_bytes;
+} section_data;
+
+static const uint64_t *g_bytes;
+static int by_bytes_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (g_bytes[x] != g_bytes[y])
+        return g_bytes[x] > g_bytes[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Retained sizes by type, on a thread of their own while the tree is
+ * summarised: both only read the tree. */
+typedef struct type_job {
+    const gch_heap *h;
+    const gch_domtree *t;
+    uint64_t *out;
+    gch_error err;
+    gch_status st;
+} type_job;
+
+static int type_thread(void *arg)
+{
+    type_job *j = arg;
+    j->st = gch_type_retained(j->h, j->t, j->out, &j->err);
+    return 0;
+}
+
+static int collect(const gch_heap *h, const report_limits *lim, const cli_common *c,
+                   section_data *s)
+{
+    gch_error err;
+    memset(s, 0, sizeof *s);
+    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+    opts.include_weak = c->include_weak;
+    opts.children = 0;
+    opts.preorder_only = 1;
+    opts.preorder_idom = 1;
+    cli_phase(c, "computing the dominator tree");
+    gch_status st = gch_domtree_build_ex(h, &opts, &s->tree, &err);
+    const uint32_t types = h->type_count;
+    s->type_count = xcalloc(types, sizeof *s->type_count);
+    s->type_bytes = xcalloc(types, sizeof *s->type_bytes);
+    s->type_retained = xcalloc(types, sizeof *s->type_retained);
+    if (st == GCH_OK) {
+        cli_phase(c, "summarising the dominator tree");
+        type_job job;
+        memset(&job, 0, sizeof job);
+        job.h = h;
+        job.t = &s->tree;
+        job.out = s->type_retained;
+        thrd_t th;
+        int threaded = cli_threads(c) != 1 && thrd_create(&th, type_thread, &job) == thrd_success;
+        st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
+        if (threaded)
+            thrd_join(th, NULL);
+        else
+            type_thread(&job);
+        if (st == GCH_OK && job.st != GCH_OK) {
+            st = job.st;
+            err = job.err;
+        }
+    }
+    cli_phase_end();
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    if (h->type_objects && h->type_bytes) {
+        for (uint32_t t = 0; t < types; t++) {
+            s->type_count[t] = h->type_objects[t];
+            s->type_bytes[t] = h->type_bytes[t];
+        }
+    } else {
+        gch_type_row *hist;
+        uint32_t n;
+        if (gch_histogram(h, NULL, &hist, &n, &err) != GCH_OK) {
+            cli_error("%s", err.message);
+            return EXIT_INPUT;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            s->type_count[hist[i].type] = hist[i].count;
+            s->type_bytes[hist[i].type] = hist[i].bytes;
+        }
+        free(hist);
+    }
+    /* Rows: the max_types biggest types by bytes, plus every type a tree
+     * node names (so that every node has its row). */
+    uint32_t *order = xcalloc(types, sizeof *order), present = 0;
+    for (uint32_t t = 0; t < types; t++)
+        if (s->type_count[t])
+            order[present++] = t;
+    g_bytes = s->type_bytes;
+    qsort(order, present, sizeof *order, by_bytes_desc);
+    s->row_of = xcalloc(types, sizeof *s->row_of);
+    for (uint32_t t = 0; t < types; t++)
+        s->row_of[t] = GCH_NONE;
+    s->rows = xcalloc((size_t)present + s->sum.kept_count, sizeof *s->rows);
+    for (uint32_t i = 0; i < present && i < lim->max_types; i++) {
+        s->row_of[order[i]] = s->nrows;
+        s->rows[s->nrows++] = order[i];
+    }
+    for (uint32_t k = 1; k <= s->sum.kept_count; k++) {
+        uint32_t t = h->object_type[s->sum.object[k]];
+        if (s->row_of[t] == GCH_NONE) {
+            s->row_of[t] = s->nrows;
+            s->rows[s->nrows++] = t;
+        }
+    }
+    for (uint32_t i = 0; i < present; i++)
+        if (s->row_of[order[i]] == GCH_NONE) {
+            s->omitted_types++;
+            s->omitted_bytes += s->type_bytes[order[i]];
+        }
+    free(order);
+    return 0;
+}
+
+static void section_free(section_data *s)
+{
+    gch_domtree_free(&s->tree);
+    gch_dom_summary_free(&s->sum);
+    free(s->type_count);
+    free(s->type_bytes);
+    free(s->type_retained);
+    free(s->rows);
+    free(s->row_of);
+}
+
+static void write_anomalies(FILE *f, const gch_anomalies *a)
+{
+    int first = 1;
+    putc('{', f);
+    kv_u64(f, &first, "dangling_references", a->dangling_refs);
+    kv_u64(f, &first, "objects_of_undeclared_types", a->unknown_type_objects);
+    kv_u64(f, &first, "undeclared_types", a->unknown_types);
+    kv_u64(f, &first, "dangling_roots", a->dangling_roots);
+    kv_u64(f, &first, "duplicate_objects", a->duplicate_objects);
+    kv_u64(f, &first, "duplicate_types", a->duplicate_types);
+    kv_u64(f, &first, "absent_containers", a->absent_containers);
+    kv_u64(f, &first, "missing_end", a->missing_end);
+    kv_u64(f, &first, "end_name_mismatch", a->end_name_mismatch);
+    putc('}', f);
+}
+
+static void write_types(FILE *f, const gch_heap *h, const section_data *s, const cli_common *c)
+{
+    char buf[8192];
+    fputs("{\"name\":[", f);
+    for (uint32_t i = 0; i < s->nrows; i++) {
+        if (i)
+            putc(',', f);
+        html_json_string(f, cli_type_name(h, s->rows[i], c, buf, sizeof buf));
+    }
+    fputs("],\"count\":", f);
+    u64_array(f, s->type_count, s->rows, s->nrows);
+    fputs(",\"bytes\":", f);
+    u64_array(f, s->type_bytes, s->rows, s->nrows);
+    fputs(",\"retained\":", f);
+    u64_array(f, s->type_retained, s->rows, s->nrows);
+    fprintf(f, ",\"omitted_types\":%" PRIu64 ",\"omitted_bytes\":%" PRIu64 "}", s->omitted_types,
+            s->omitted_bytes);
+}
+
+/* The tree as columns; type is a row of "types" (-1 for the virtual root
+ * and merged nodes); id is the object id as the dump writes it ("" for
+ * those); size the object's own size; merged the number of objects a merged
+ * node stands for (0 otherwise). */
+static void write_tree(FILE *f, const gch_heap *h, const section_data *s)
+{
+    const gch_dom_summary *m = &s->sum;
+    fputs("{\"parent\":[-1", f);
+    for (uint32_t k = 1; k < m->node_count; k++)
+        fprintf(f, ",%" PRIu32, m->parent[k]);
+    fputs("],\"type\":[", f);
+    for (uint32_t k = 0; k < m->node_count; k++) {
+        uint32_t o = m->object[k];
+        if (o == GCH_NONE)
+            fputs(k ? ",-1" : "-1", f);
+        else
+            fprintf(f, ",%" PRIu32, s->row_of[h->object_type[o]]);
+    }
+    fputs("],\"id\":[", f);
+    for (uint32_t k = 0; k < m->node_count; k++) {
+        uint32_t o = m->object[k];
+        if (k)
+            putc(',', f);
+        if (o == GCH_NONE)
+            fputs("\"\"", f);
+        else
+            fprintf(f, h->id_radix == 10 ? "\"%" PRIu64 "\"" : "\"%" PRIx64 "\"",
+                    h->object_id[o]);
+    }
+    fputs("],\"size\":[", f);
+    for (uint32_t k = 0; k < m->node_count; k++) {
+        uint32_t o = m->object[k];
+        fprintf(f, k ? ",%" PRIu64 : "%" PRIu64, o == GCH_NONE ? 0 : h->object_size[o]);
+    }
+    fputs("],\"retained\":", f);
+    u64_array(f, m->retained, NULL, m->node_count);
+    fputs(",\"merged\":", f);
+    u64_array(f, m->merged, NULL, m->node_count);
+    putc('}', f);
+}
+
+static void kv_id(FILE *f, int *first, const char *k, const gch_heap *h, uint32_t o)
+{
+    key(f, first, k);
+    fprintf(f, h->id_radix == 10 ? "\"%" PRIu64 "\"" : "\"%" PRIx64 "\"", h->object_id[o]);
+}
+
+/* Leak suspects (gch_suspects_find: Eclipse MAT's rule) as an array of
+ * {group, id, type, instances, retained, retained_objects, accumulation:
+ * {id, type, retained, depth}, root_kind, path: [{id, type, field}], holds:
+ * [{type, count, bytes}]}. The library builds its own dominator tree: this
+ * doubles the report's time, so it runs only with --suspects. */
+static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
+{
+    gch_suspects_options opts = GCH_SUSPECTS_OPTIONS_INIT;
+    opts.include_weak = c->include_weak;
+    gch_suspects sus;
+    gch_error err;
+    cli_phase(c, "finding leak suspects");
+    gch_status st = gch_suspects_find(h, &opts, &sus, &err);
+    cli_phase_end();
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    char buf[8192];
+    putc('[', f);
+    for (size_t i = 0; i < sus.count; i++) {
+        const gch_suspect *s = &sus.items[i];
+        int first = 1;
+        fputs(i ? ",{" : "{", f);
+        kv_u64(f, &first, "group", (uint64_t)s->group);
+        kv_id(f, &first, "id", h, s->object);
+        kv_str(f, &first, "type", cli_type_name(h, s->type, c, buf, sizeof buf));
+        kv_u64(f, &first, "instances", s->instances);
+        kv_u64(f, &first, "retained", s->retained);
+        kv_u64(f, &first, "retained_objects", s->retained_objects);
+        key(f, &first, "accumulation");
+        int af = 1;
+        putc('{', f);
+        kv_id(f, &af, "id", h, s->accumulation);
+        kv_str(f, &af, "type", cli_type_name(h, h->object_type[s->accumulation], c, buf, sizeof buf));
+        kv_u64(f, &af, "retained", s->accumulation_retained);
+        kv_u64(f, &af, "depth", s->accumulation_depth);
+        putc('}', f);
+        kv_str(f, &first, "root_kind",
+               s->root_record == GCH_NONE ? "" : gch_root_kind_name(h->root_kind[s->root_record]));
+        key(f, &first, "path");
+        putc('[', f);
+        for (size_t k = 0; k < s->path_len; k++) {
+            uint32_t o = sus.path[s->path_start + k];
+            int pf = 1;
+            fputs(k ? ",{" : "{", f);
+            kv_id(f, &pf, "id", h, o);
+            kv_str(f, &pf, "type", cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
+            uint32_t label = k ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
+            kv_str(f, &pf, "field", gch_heap_string(h, label));
+            putc('}', f);
+        }
+        putc(']', f);
+        key(f, &first, "holds");
+        putc('[', f);
+        for (size_t k = 0; k < s->holds_count; k++) {
+            const gch_type_row *r = &sus.holds[s->holds_start + k];
+            int hf = 1;
+            fputs(k ? ",{" : "{", f);
+            kv_str(f, &hf, "type", cli_type_name(h, r->type, c, buf, sizeof buf));
+            kv_u64(f, &hf, "count", r->count);
+            kv_u64(f, &hf, "bytes", r->bytes);
+            putc('}', f);
+        }
+        fputs("]}", f);
+    }
+    putc(']', f);
+    gch_suspects_free(&sus);
+    return 0;
+}
+
+static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const report_limits *lim,
+                         const cli_common *c)
+{
+    section_data s;
+    if (collect(h, lim, c, &s) != 0) {
+        section_free(&s);
+        return EXIT_INPUT;
+    }
+    int first = 1;
+    putc('{', f);
+    kv_str(f, &first, "name", h->name);
+    kv_str(f, &first, "format", d->format);
+    key(f, &first, "meta");
+    putc('[', f);
+    for (size_t i = 0; i < h->meta_count; i++) {
+        fputs(i ? ",[" : "[", f);
+        html_json_string(f, h->meta[i].key);
+        putc(',', f);
+        html_json_string(f, h->meta[i].value);
+        putc(']', f);
+    }
+    putc(']', f);
+    kv_u64(f, &first, "sampled", h->sampled ? 1 : 0);
+    kv_u64(f, &first, "include_weak", c->include_weak ? 1 : 0);
+    key(f, &first, "totals");
+    int tf = 1;
+    uint64_t strong = 0;
+    for (uint32_t r = 0; r < h->root_count; r++)
+        strong += (h->root_flags[r] & GCH_ROOT_WEAK) ? 0 : 1;
+    putc('{', f);
+    kv_u64(f, &tf, "objects", h->object_count);
+    kv_u64(f, &tf, "bytes", h->total_size);
+    kv_u64(f, &tf, "types", h->type_count);
+    kv_u64(f, &tf, "references", h->ref_count);
+    kv_u64(f, &tf, "roots", h->root_count);
+    kv_u64(f, &tf, "strong_roots", strong);
+    kv_u64(f, &tf, "live_objects", s.tree.live_count);
+    kv_u64(f, &tf, "live_bytes", s.tree.live_bytes);
+    kv_u64(f, &tf, "unreachable_objects", h->object_count - s.tree.live_count);
+    kv_u64(f, &tf, "unreachable_bytes", h->total_size - s.tree.live_bytes);
+    putc('}', f);
+    key(f, &first, "anomalies");
+    write_anomalies(f, &h->anomalies);
+    key(f, &first, "types");
+    write_types(f, h, &s, c);
+    key(f, &first, "tree");
+    write_tree(f, h, &s);
+    section_free(&s);
+    key(f, &first, "suspects");
+    if (!lim->suspects)
+        fputs("null", f);
+    else if (write_suspects(f, h, c) != 0)
+        return EXIT_INPUT;
+    putc('}', f);
+    return 0;
+}
+
+static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
+                      const cli_common *c)
+{
+    int first = 1;
+    putc('{', f);
+    kv_str(f, &first, "file", d->path);
+    kv_str(f, &first, "format", d->dump->format);
+    key(f, &first, "sections");
+    putc('[', f);
+    for (size_t i = 0; i < d->count; i++) {
+        if (i)
+            putc(',', f);
+        if (write_section(f, d->dump, d->heaps[i], lim, c) != 0)
+            return EXIT_INPUT;
+    }
+    fputs("]}", f);
+    return 0;
+}
+
+/* ---------------------------------------------------------- comparison */
+
+/* A type of one dump, by display name, summed over the dump's sections. */
+typedef struct named_total {
+    char *name;
+    uint64_t count, bytes;
+    int side; /* 0 base, 1 new */
+} named_total;
+
+static int by_name_side(const void *a, const void *b)
+{
+    const named_total *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : x->side - y->side;
+}
+
+typedef struct compare_row {
+    const char *name;
+    uint64_t count[2], bytes[2];
+} compare_row;
+
+static uint64_t abs_delta(const compare_row *r)
+{
+    return r->bytes[1] > r->bytes[0] ? r->bytes[1] - r->bytes[0] : r->bytes[0] - r->bytes[1];
+}
+
+static int by_change(const void *a, const void *b)
+{
+    const compare_row *x = a, *y = b;
+    uint64_t dx = abs_delta(x), dy = abs_delta(y);
+    if (dx != dy)
+        return dx > dy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static size_t add_totals(named_total *out, size_t n, const report_dump *d, int side,
+                         const cli_common *c)
+{
+    char buf[8192];
+    for (size_t i = 0; i < d->count; i++) {
+        const gch_heap *h = d->heaps[i];
+        gch_type_row *hist;
+        uint32_t rows;
+        gch_error err;
+        if (gch_histogram(h, NULL, &hist, &rows, &err) != GCH_OK)
+            die("%s", err.message);
+        for (uint32_t r = 0; r < rows; r++) {
+            const char *name = cli_type_name(h, hist[r].type, c, buf, sizeof buf);
+            out[n].name = xstrdup(name);
+            out[n].count = hist[r].count;
+            out[n].bytes = hist[r].bytes;
+            out[n].side = side;
+            n++;
+        }
+        free(hist);
+    }
+    return n;
+}
+
+static void write_compare(FILE *f, const report_dump *base, const report_dump *nw,
+                          const report_limits *lim, const cli_common *c)
+{
+    size_t cap = 0;
+    for (int side = 0; side < 2; side++) {
+        const report_dump *d = side ? nw : base;
+        for (size_t i = 0; i < d->count; i++)
+            cap += d->heaps[i]->type_count;
+    }
+    named_total *all = xcalloc(cap, sizeof *all);
+    size_t n = add_totals(all, 0, base, 0, c);
+    n = add_totals(all, n, nw, 1, c);
+    qsort(all, n, sizeof *all, by_name_side);
+    compare_row *rows = xcalloc(n, sizeof *rows);
+    size_t nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!nrows || strcmp(rows[nrows - 1].name, all[i].name) != 0)
+            rows[nrows++].name = all[i].name;
+        compare_row *r = &rows[nrows - 1];
+        r->count[all[i].side] += all[i].count;
+        r->bytes[all[i].side] += all[i].bytes;
+    }
+    qsort(rows, nrows, sizeof *rows, by_change);
+    size_t shown = nrows < lim->max_types ? nrows : lim->max_types;
+    int first = 1;
+    putc('{', f);
+    kv_str(f, &first, "base", base->path);
+    kv_str(f, &first, "new", nw->path);
+    key(f, &first, "name");
+    putc('[', f);
+    for (size_t i = 0; i < shown; i++) {
+        if (i)
+            putc(',', f);
+        html_json_string(f, rows[i].name);
+    }
+    putc(']', f);
+    static const char *const cols[4] = { "base_count", "new_count", "base_bytes", "new_bytes" };
+    for (int col = 0; col < 4; col++) {
+        key(f, &first, cols[col]);
+        putc('[', f);
+        for (size_t i = 0; i < shown; i++) {
+            uint64_t v = col < 2 ? rows[i].count[col] : rows[i].bytes[col - 2];
+            fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, v);
+        }
+        putc(']', f);
+    }
+    kv_u64(f, &first, "omitted_types", nrows - shown);
+    putc('}', f);
+    for (size_t i = 0; i < n; i++)
+        free(all[i].name);
+    free(all);
+    free(rows);
+}
+
+int report_write_json(FILE *f, const report_dump *base, const report_dump *new_dump,
+                      const report_limits *lim, const cli_common *c)
+{
+    int first = 1;
+    putc('{', f);
+    kv_u64(f, &first, "schema", 1);
+    kv_str(f, &first, "generator", "gcheap " GCHEAP_VERSION);
+    key(f, &first, "dumps");
+    putc('[', f);
+    /* The newer dump first: it is the one the page opens on. */
+    if (new_dump) {
+        if (write_dump(f, new_dump, lim, c) != 0)
+            return EXIT_INPUT;
+        putc(',', f);
+    }
+    if (write_dump(f, base, lim, c) != 0)
+        return EXIT_INPUT;
+    putc(']', f);
+    key(f, &first, "compare");
+    if (new_dump)
+        write_compare(f, base, new_dump, lim, c);
+    else
+        fputs("null", f);
+    putc('}', f);
+    return 0;
+}

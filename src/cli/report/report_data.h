@@ -1,0 +1,35 @@
+/* The data of an HTML report: what `gcheap report` collects from the library
+ * (totals, the type histogram with retained sizes, the dominator tree bounded
+ * by gch_dom_summary_build, the comparison of two dumps) and writes as one
+ * JSON document (docs/report.md describes its schema). */
+#ifndef GCHEAP_CLI_REPORT_REPORT_DATA_H
+#define GCHEAP_CLI_REPORT_REPORT_DATA_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gcheap/heap.h"
+#include "options.h"
+
+typedef struct report_limits {
+    uint32_t max_nodes;  /* objects kept in each section's tree */
+    uint32_t max_types;  /* histogram and comparison rows per section */
+    int suspects;        /* nonzero: leak suspects per section (gch_suspects_find) */
+} report_limits;
+
+/* One loaded dump and the sections the report covers. */
+typedef struct report_dump {
+    const char *path;        /* as shown */
+    const gch_dump *dump;
+    gch_heap *const *heaps;
+    size_t count;
+} report_dump;
+
+/* Writes the JSON document for one dump (new = NULL) or the comparison of
+ * base and new: {"schema":1,"generator":...,"dumps":[...],"compare":...}. Every string goes through html_json_string, so the text
+ * can be embedded in a <script> element as it is. Prints the error and
+ * returns EXIT_INPUT when an analysis fails (memory), else 0. */
+int report_write_json(FILE *f, const report_dump *base, const report_dump *new_dump,
+                      const report_limits *lim, const cli_common *c);
+
+#endif
