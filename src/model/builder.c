@@ -15,6 +15,7 @@
 #include "gcheap/alloc.h"
 #include "grow.h"
 #include "builder_internal.h"
+#include "hash.h"
 #include "resolve.h"
 
 void gch_heap_free_internal(gch_heap *h);
@@ -27,6 +28,7 @@ void gch_heap_free_internal(gch_heap *h);
 
 struct gch_builder {
     const char *format;
+    gch_hash_key key; /* for every table: see hash.h */
     gch_heap **heaps;
     size_t heap_count, heap_cap;
 
@@ -62,16 +64,6 @@ struct gch_builder {
     size_t string_hash_cap, string_hash_len;
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* Grows *p (elements of elem bytes, capacity *cap) to hold at least need. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -89,6 +81,7 @@ gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err
     if (!*out)
         return oom(err);
     (*out)->format = format;
+    (*out)->key = gch_hash_key_get();
     return GCH_OK;
 }
 
@@ -200,7 +193,7 @@ static int string_hash_rehash(gch_builder *b, size_t ncap)
         if (off == GCH_NONE)
             continue;
         const char *s = b->cur->strings + off;
-        size_t j = hash_bytes(s, strlen(s)) & (ncap - 1);
+        size_t j = gch_hash_bytes(s, strlen(s), &b->key) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = off;
@@ -222,7 +215,7 @@ static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *of
         if (!string_hash_rehash(b, b->string_hash_cap ? b->string_hash_cap * 2 : 64))
             return oom(err);
     }
-    uint64_t hv = hash_bytes(s, len);
+    uint64_t hv = gch_hash_bytes(s, len, &b->key);
     size_t mask = b->string_hash_cap - 1;
     size_t j = hv & mask;
     while (b->string_hash[j] != GCH_NONE) {
@@ -257,7 +250,7 @@ static int type_hash_rehash(gch_builder *b, size_t ncap)
         return 0;
     memset(nt, 0xff, ncap * sizeof *nt);
     for (uint32_t t = 0; t < b->cur->type_count; t++) {
-        size_t j = gch_mix64(b->cur->type_raw_id[t]) & (ncap - 1);
+        size_t j = gch_hash_u64(b->cur->type_raw_id[t], &b->key) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = t;
@@ -273,7 +266,7 @@ static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
     if (!b->type_hash_cap)
         return GCH_NONE;
     size_t mask = b->type_hash_cap - 1;
-    for (size_t j = gch_mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
+    for (size_t j = gch_hash_u64(raw, &b->key) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
         if (b->cur->type_raw_id[b->type_hash[j]] == raw)
             return b->type_hash[j];
     return GCH_NONE;
@@ -316,7 +309,7 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         h->type_objects[t] = 0;
         h->type_bytes[t] = 0;
         size_t mask = b->type_hash_cap - 1;
-        size_t j = gch_mix64(raw) & mask;
+        size_t j = gch_hash_u64(raw, &b->key) & mask;
         while (b->type_hash[j] != GCH_NONE)
             j = (j + 1) & mask;
         b->type_hash[j] = t;
@@ -629,8 +622,8 @@ static void id_lookup_free(id_lookup *l)
 
 /* Builds the id table; objects whose id is already present get keep[i] = 0
  * (allocated only when a duplicate exists). */
-static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask_out,
-                                 uint8_t **keep_out, gch_error *err)
+static gch_status build_id_table(gch_heap *h, const gch_hash_key *key, uint32_t **table_out,
+                                 size_t *mask_out, uint8_t **keep_out, gch_error *err)
 {
     size_t cap = 16;
     while (cap < (size_t)h->object_count * 2)
@@ -643,7 +636,7 @@ static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask
     uint8_t *keep = NULL;
     for (uint32_t i = 0; i < h->object_count; i++) {
         uint64_t id = h->object_id[i];
-        size_t j = gch_mix64(id) & mask;
+        size_t j = gch_hash_u64(id, key) & mask;
         int dup = 0;
         while (table[j] != GCH_NONE) {
             if (h->object_id[table[j]] == id) {
@@ -750,7 +743,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
      * Ns.T from B.dll stay apart. */
     for (uint32_t t = 0; t < h->type_count; t++) {
         uint64_t key = (uint64_t)h->type_name[t] << 32 | h->type_module[t];
-        size_t j = gch_mix64(key) & (cap - 1);
+        size_t j = gch_hash_u64(key, &b->key) & (cap - 1);
         while (table[j] != GCH_NONE && (h->type_name[table[j]] != h->type_name[t] ||
                                         h->type_module[table[j]] != h->type_module[t]))
             j = (j + 1) & (cap - 1);
@@ -816,7 +809,8 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
             return st;
     } else {
         uint8_t *keep = NULL;
-        st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
+        lookup.key = b->key;
+        st = build_id_table(h, &b->key, &lookup.table, &lookup.mask, &keep, err);
         if (st != GCH_OK)
             return st;
         if (keep) {
@@ -824,7 +818,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
             gch_free(keep);
             gch_free(lookup.table);
             lookup.table = NULL;
-            st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
+            st = build_id_table(h, &b->key, &lookup.table, &lookup.mask, &keep, err);
             if (st != GCH_OK)
                 return st;
         }

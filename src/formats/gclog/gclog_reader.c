@@ -16,6 +16,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "builder_internal.h"
+#include "hash.h"
 #include "tuning.h"
 
 #define REF_CHUNK 4096
@@ -489,8 +490,9 @@ typedef struct chunk {
     uint64_t *type_bytes;
     int bytes_overflow;     /* a type_bytes sum passed 2^64 */
     size_t ntypes, type_cap;
-    uint32_t *thash;
+    uint32_t *thash;        /* keyed: see hash.h */
     size_t thash_cap;
+    gch_hash_key key;
     struct {
         uint64_t raw;
         uint32_t index;
@@ -551,8 +553,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
         return c->tcache[slot].index;
     size_t mask = c->thash_cap - 1, j = 0;
     if (c->thash_cap) {
-        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
-             j = (j + 1) & mask)
+        for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             if (c->type_raw[c->thash[j]] == raw) {
                 c->tcache[slot].raw = raw;
                 c->tcache[slot].index = c->thash[j];
@@ -566,7 +567,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
             return GCH_NONE;
         memset(nt, 0xff, ncap * sizeof *nt);
         for (uint32_t t = 0; t < c->ntypes; t++) {
-            size_t k = (size_t)(c->type_raw[t] * 0x9e3779b97f4a7c15ULL >> 32) & (ncap - 1);
+            size_t k = gch_hash_u64(c->type_raw[t], &c->key) & (ncap - 1);
             while (nt[k] != GCH_NONE)
                 k = (k + 1) & (ncap - 1);
             nt[k] = t;
@@ -575,8 +576,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
         c->thash = nt;
         c->thash_cap = ncap;
         mask = ncap - 1;
-        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
-             j = (j + 1) & mask)
+        for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             ;
     }
     if (c->ntypes == c->type_cap) {
@@ -1405,8 +1405,10 @@ static gch_status run(reader *r, gch_dump **out)
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 4; k++) {
         r->chunks[k].skip_refs = r->opts->skip_refs;
+        r->chunks[k].key = gch_hash_key_get();
+    }
     st = parse_all(r);
     if (st == GCH_OK)
         st = gch_builder_finish(r->b, out, r->err);
