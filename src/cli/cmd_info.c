@@ -82,12 +82,9 @@ static int info_heap(kv_writer *w, const gch_dump *d, const gch_heap *h)
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    uint64_t strong = 0, weak = 0, declared = 0, used_types = 0;
+    uint64_t strong = 0, weak = 0;
     for (uint32_t r = 0; r < h->root_count; r++)
         (h->root_flags[r] & GCH_ROOT_WEAK) ? weak++ : strong++;
-    for (uint32_t t = 0; t < h->type_count; t++)
-        declared += h->type_declared[t] ? 1 : 0;
-    (void)used_types;
     const gch_anomalies *a = &h->anomalies;
 
     if (w->c->format == FMT_JSON) {
@@ -116,8 +113,8 @@ static int info_heap(kv_writer *w, const gch_dump *d, const gch_heap *h)
     }
     kv_num(w, "objects", h->object_count, 0);
     kv_num(w, "bytes", h->total_size, 1);
-    kv_num(w, "types", h->type_count, 0);
-    kv_num(w, "declared_types", declared, 0);
+    kv_num(w, "types", h->reported_types, 0);
+    kv_num(w, "declared_types", h->reported_declared_types, 0);
     kv_num(w, "references", h->ref_count, 0);
     kv_num(w, "roots", h->root_count, 0);
     kv_num(w, "strong_roots", strong, 0);

@@ -774,6 +774,61 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
     return GCH_OK;
 }
 
+/* The id lookup of the open heap; duplicate object records (only possible
+ * when ids are not increasing) are dropped on the way. */
+static gch_status build_lookup(gch_builder *b, id_lookup *lookup, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
+    lookup->ids = h->object_id;
+    if (!b->ids_unsorted) {
+        lookup->sorted = 1;
+        return id_index_build(&lookup->index, h->object_id, h->object_count,
+                              b->raw_ref_count + h->root_count, err);
+    }
+    uint8_t *keep = NULL;
+    lookup->key = b->key;
+    gch_status st = build_id_table(h, &b->key, &lookup->table, &lookup->mask, &keep, err);
+    if (st != GCH_OK || !keep)
+        return st;
+    drop_duplicates(b, keep);
+    gch_free(keep);
+    gch_free(lookup->table);
+    lookup->table = NULL;
+    return build_id_table(h, &b->key, &lookup->table, &lookup->mask, &keep, err);
+}
+
+/* Anomalies of types, names of undeclared types, merging by name, and the
+ * counts of types as reports see them. Runs after duplicates are dropped. */
+static gch_status count_types(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    /* An undeclared type with no object was made by a dropped duplicate
+     * (placeholder types for containers of static roots are looked up, not
+     * created): it is not counted. Objects of undeclared types are counted
+     * before merging by name can hide them. */
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        if (!h->type_declared[t] && h->type_objects[t]) {
+            h->anomalies.unknown_types++;
+            h->anomalies.unknown_type_objects += h->type_objects[t];
+        }
+    }
+    gch_status st = name_unknown_types(b, err);
+    if (st == GCH_OK)
+        st = merge_types_by_name(b, err);
+    if (st != GCH_OK)
+        return st;
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        if (b->type_canon && b->type_canon[t] != t)
+            continue;
+        if (h->type_declared[t] || h->type_objects[t]) {
+            h->reported_types++;
+            h->reported_declared_types += h->type_declared[t] ? 1 : 0;
+        }
+    }
+    return GCH_OK;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -781,47 +836,17 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
     gch_status st;
 
-    /* Placeholder types for containers of static roots are looked up, not created. */
-    for (uint32_t t = 0; t < h->type_count; t++)
-        if (!h->type_declared[t])
-            h->anomalies.unknown_types++;
-    st = name_unknown_types(b, err);
-    if (st != GCH_OK)
-        return st;
-    /* Count objects of undeclared types before merging by name can hide them. */
-    for (uint32_t t = 0; t < h->type_count; t++)
-        if (!h->type_declared[t])
-            h->anomalies.unknown_type_objects += h->type_objects[t];
-    st = merge_types_by_name(b, err);
-    if (st != GCH_OK)
-        return st;
-
     h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
 
-    /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
+    /* Duplicate records go first, so that nothing below counts them. */
     id_lookup lookup = { 0 };
-    lookup.ids = h->object_id;
-    if (!b->ids_unsorted) {
-        lookup.sorted = 1;
-        st = id_index_build(&lookup.index, h->object_id, h->object_count,
-                            b->raw_ref_count + h->root_count, err);
-        if (st != GCH_OK)
-            return st;
-    } else {
-        uint8_t *keep = NULL;
-        lookup.key = b->key;
-        st = build_id_table(h, &b->key, &lookup.table, &lookup.mask, &keep, err);
-        if (st != GCH_OK)
-            return st;
-        if (keep) {
-            drop_duplicates(b, keep);
-            gch_free(keep);
-            gch_free(lookup.table);
-            lookup.table = NULL;
-            st = build_id_table(h, &b->key, &lookup.table, &lookup.mask, &keep, err);
-            if (st != GCH_OK)
-                return st;
-        }
+    st = build_lookup(b, &lookup, err);
+    if (st != GCH_OK)
+        return st;
+    st = count_types(b, err);
+    if (st != GCH_OK) {
+        id_lookup_free(&lookup);
+        return st;
     }
 
     /* Resolve references in place: raw u64 ids -> u32 indices (GCH_NONE when

@@ -275,6 +275,41 @@ static void duplicate_ids_first_wins(void **state)
     gch_dump_free(d);
 }
 
+/* A duplicate record is dropped before anything is counted: the undeclared
+ * type only the dropped record used is no type at all (issue 20, finding 4). */
+static void duplicate_of_undeclared_type(void **state)
+{
+    (void)state;
+    gch_dump *d = accept_file("duplicate_undeclared.gclog");
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 1);
+    assert_int_equal(h->anomalies.duplicate_objects, 1);
+    assert_int_equal(h->anomalies.unknown_type_objects, 0);
+    assert_int_equal(h->anomalies.unknown_types, 0);
+    assert_int_equal(h->reported_types, 1);
+    assert_int_equal(h->reported_declared_types, 1);
+    assert_string_equal(gch_type_name(h, h->object_type[0]), "A");
+    gch_dump_free(d);
+}
+
+/* Types merged by name count once, as every report shows them: A (ids 1 and
+ * 2), B (declared, no objects) and the undeclared 7; 8 was only used by a
+ * duplicate of object 12. */
+static void types_merged_by_name_count_once(void **state)
+{
+    (void)state;
+    gch_dump *d = accept_file("same_name_types.gclog");
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 3);
+    assert_int_equal(h->anomalies.duplicate_objects, 1);
+    assert_int_equal(h->anomalies.unknown_types, 1);
+    assert_int_equal(h->anomalies.unknown_type_objects, 1);
+    assert_int_equal(h->reported_types, 3);
+    assert_int_equal(h->reported_declared_types, 2);
+    assert_int_equal(h->object_type[0], h->object_type[1]);
+    gch_dump_free(d);
+}
+
 static void self_references_and_whole_cycle(void **state)
 {
     (void)state;
@@ -515,6 +550,8 @@ int main(void)
         cmocka_unit_test(ids_with_leading_zeros),
         cmocka_unit_test(size_sum_beyond_2_64),
         cmocka_unit_test(duplicate_ids_first_wins),
+        cmocka_unit_test(duplicate_of_undeclared_type),
+        cmocka_unit_test(types_merged_by_name_count_once),
         cmocka_unit_test(self_references_and_whole_cycle),
         cmocka_unit_test(nul_and_invalid_utf8_in_names),
         cmocka_unit_test(carriage_returns),
