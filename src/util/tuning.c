@@ -7,11 +7,11 @@
 #define DEFAULT_DFS_TOUCH_AHEAD ((size_t)1 << 16)
 
 gch_tuning gch_tuning_knobs = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK, DEFAULT_READ_BLOCK, 0,
-                                 DEFAULT_DFS_TOUCH_AHEAD };
+                                 DEFAULT_DFS_TOUCH_AHEAD, 0 };
 
 void gch_internal_set_tuning(const gch_tuning *t)
 {
     static const gch_tuning defaults = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK,
-                                         DEFAULT_READ_BLOCK, 0, DEFAULT_DFS_TOUCH_AHEAD };
+                                         DEFAULT_READ_BLOCK, 0, DEFAULT_DFS_TOUCH_AHEAD, 0 };
     gch_tuning_knobs = t ? *t : defaults;
 }

@@ -21,6 +21,8 @@ typedef struct gch_tuning {
      * touching takes over ahead of it (0: no such thread); it also needs
      * parallel_min_refs references. */
     size_t dfs_touch_ahead;
+    /* .gclog: the longest line accepted (0: GCH_GCLOG_MAX_LINE). */
+    size_t max_line;
 } gch_tuning;
 
 extern gch_tuning gch_tuning_knobs;
