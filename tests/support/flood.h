@@ -40,11 +40,11 @@ char *flood_fnv_names(size_t n, size_t *stride);
  * ordinary keys). */
 enum { FLOOD_CRAFTED_N, FLOOD_CRAFTED_4N, FLOOD_PLAIN_N, FLOOD_PLAIN_4N };
 
-/* The processor time of the fastest of three calls of fn(ctx, k), in seconds
- * (the minimum of three: a shared machine only ever adds time). */
-double flood_min_time(void (*fn)(void *ctx, int k), void *ctx, int k);
+/* The processor time of one call of fn(ctx, k), in seconds (1 ms at least). */
+double flood_time(void (*fn)(void *ctx, int k), void *ctx, int k);
 
-/* Near-linear growth, failing the test (cmocka) otherwise:
+/* Near-linear growth, failing the test (cmocka) otherwise; each input's time
+ * is the fastest of five, the four inputs taken in turn:
  *  - the attack on 4n costs under 6 times the attack on n (a quadratic cost
  *    gives about 16). Where the ordinary input itself grows faster than
  *    4x (a table that fits a cache at n and not at 4n), the bound grows in
