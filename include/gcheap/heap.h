@@ -79,6 +79,12 @@ typedef struct gch_heap {
      * objects come (NULL in heaps made without it: then count the objects). */
     uint32_t *type_objects;
     uint64_t *type_bytes;
+    /* Types as every report counts them (what `info` shows): types merged
+     * by name (same name and module: their objects all carry the first one's
+     * index) count once, and a type that was never declared and holds no
+     * object (only a dropped duplicate record used it) not at all. Of those,
+     * how many a type record declared. Set by the builder. */
+    uint32_t reported_types, reported_declared_types;
 
     /* Objects, dense 0..object_count-1, in the order of their records. */
     uint32_t object_count;

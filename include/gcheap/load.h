@@ -53,6 +53,14 @@ typedef struct gch_load_options {
 #define GCH_HPROF_REFS_AUTO 0
 #define GCH_HPROF_REFS_COMPRESSED 1
 #define GCH_HPROF_REFS_WIDE 2
+/* .gclog: the longest line accepted, in bytes before its newline. A record
+ * is one line; this one holds an object with over 3.9 million 64-bit
+ * references (7 million 32-bit ones), far more than a .NET Compact
+ * Framework heap (tens of MB at most) can give one object. A longer line is
+ * an error (GCH_EFORMAT, "line longer than 67108864 bytes", with its line
+ * number), so that no input makes the reader buffer more than this for a
+ * line: reading /dev/zero or a file of zeros stops after its first block. */
+#define GCH_GCLOG_MAX_LINE ((size_t)64 << 20)
 
 /* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
  * or -1 on error (the reader then fails with GCH_EIO). Calls never overlap,

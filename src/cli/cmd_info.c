@@ -43,11 +43,9 @@ static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const 
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    uint64_t strong = 0, weak = 0, declared = 0;
+    uint64_t strong = 0, weak = 0;
     for (uint32_t r = 0; r < h->root_count; r++)
         (h->root_flags[r] & GCH_ROOT_WEAK) ? weak++ : strong++;
-    for (uint32_t t = 0; t < h->type_count; t++)
-        declared += h->type_declared[t] ? 1 : 0;
     const gch_anomalies *a = &h->anomalies;
 
     report_begin_record(rep, h->name);
@@ -67,8 +65,8 @@ static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const 
     } fields[] = {
         { "objects", h->object_count, COL_COUNT },
         { "bytes", h->total_size, COL_BYTES },
-        { "types", h->type_count, COL_COUNT },
-        { "declared_types", declared, COL_COUNT },
+        { "types", h->reported_types, COL_COUNT },
+        { "declared_types", h->reported_declared_types, COL_COUNT },
         { "references", h->ref_count, COL_COUNT },
         { "roots", h->root_count, COL_COUNT },
         { "strong_roots", strong, COL_COUNT },

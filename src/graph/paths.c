@@ -7,6 +7,7 @@
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
+#include "hash.h"
 
 /* ---------------------------------------------------------------- BFS tree */
 
@@ -320,17 +321,12 @@ typedef struct merge_state {
     size_t count, cap;
     uint32_t *table;  /* node indices, GCH_NONE = empty; capacity a power of 2 */
     size_t table_cap;
+    gch_hash_key key; /* the graph's shape comes from the input: see hash.h */
 } merge_state;
 
-static uint64_t node_hash(uint32_t parent, uint32_t type, uint8_t kind)
+static uint64_t node_hash(const merge_state *s, uint32_t parent, uint32_t type, uint8_t kind)
 {
-    uint64_t x = ((uint64_t)parent << 32) ^ type ^ ((uint64_t)kind << 56);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    return gch_hash_u64(((uint64_t)parent << 32) ^ type ^ ((uint64_t)kind << 56), &s->key);
 }
 
 static int table_grow(merge_state *s)
@@ -343,7 +339,7 @@ static int table_grow(merge_state *s)
         nt[i] = GCH_NONE;
     for (size_t k = 0; k < s->count; k++) {
         const gch_merged_node *nd = &s->nodes[k];
-        size_t i = node_hash(nd->parent, nd->type, nd->root_kind) & (ncap - 1);
+        size_t i = node_hash(s, nd->parent, nd->type, nd->root_kind) & (ncap - 1);
         while (nt[i] != GCH_NONE)
             i = (i + 1) & (ncap - 1);
         nt[i] = (uint32_t)k;
@@ -360,7 +356,7 @@ static uint32_t node_get(merge_state *s, uint32_t parent, uint32_t type, uint8_t
     if ((s->count + 1) * 2 > s->table_cap && !table_grow(s))
         return GCH_NONE;
     size_t mask = s->table_cap - 1;
-    size_t i = node_hash(parent, type, kind) & mask;
+    size_t i = node_hash(s, parent, type, kind) & mask;
     while (s->table[i] != GCH_NONE) {
         const gch_merged_node *nd = &s->nodes[s->table[i]];
         if (nd->parent == parent && nd->type == type && nd->root_kind == kind)
@@ -406,7 +402,7 @@ gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
             return gch_error_set(err, GCH_EINVAL, "object index %u out of range",
                                  (unsigned)targets[k]);
 
-    merge_state s = { NULL, 0, 0, NULL, 0 };
+    merge_state s = { NULL, 0, 0, NULL, 0, gch_hash_key_get() };
     uint32_t *node_of = gch_reallocarray(NULL, n ? n : 1, sizeof *node_of);
     uint8_t *is_target = gch_calloc(((size_t)n + 7) / 8 + 1, 1);
     size_t cap = 64, sp = 0;

@@ -16,6 +16,7 @@
 #include "gcheap/alloc.h"
 #include "grow.h"
 #include "builder_internal.h"
+#include "hash.h"
 #include "resolve.h"
 #include "threading.h"
 #include "invariant.h"
@@ -30,6 +31,7 @@ void gch_heap_free_internal(gch_heap *h);
 
 struct gch_builder {
     const char *format;
+    gch_hash_key key; /* for every table: see hash.h */
     gch_heap **heaps;
     size_t heap_count, heap_cap;
 
@@ -71,16 +73,6 @@ struct gch_builder {
     size_t string_hash_cap, string_hash_len;
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* Grows *p (elements of elem bytes, capacity *cap) to hold at least need. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -99,6 +91,7 @@ gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err
         return oom(err);
     (*out)->format = format;
     (*out)->par = gch_parallel_for(0);
+    (*out)->key = gch_hash_key_get();
     return GCH_OK;
 }
 
@@ -215,7 +208,7 @@ static int string_hash_rehash(gch_builder *b, size_t ncap)
         if (off == GCH_NONE)
             continue;
         const char *s = b->cur->strings + off;
-        size_t j = hash_bytes(s, strlen(s)) & (ncap - 1);
+        size_t j = gch_hash_bytes(s, strlen(s), &b->key) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = off;
@@ -237,7 +230,7 @@ static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *of
         if (!string_hash_rehash(b, b->string_hash_cap ? b->string_hash_cap * 2 : 64))
             return oom(err);
     }
-    uint64_t hv = hash_bytes(s, len);
+    uint64_t hv = gch_hash_bytes(s, len, &b->key);
     size_t mask = b->string_hash_cap - 1;
     size_t j = hv & mask;
     while (b->string_hash[j] != GCH_NONE) {
@@ -272,7 +265,7 @@ static int type_hash_rehash(gch_builder *b, size_t ncap)
         return 0;
     memset(nt, 0xff, ncap * sizeof *nt);
     for (uint32_t t = 0; t < b->cur->type_count; t++) {
-        size_t j = gch_mix64(b->cur->type_raw_id[t]) & (ncap - 1);
+        size_t j = gch_hash_u64(b->cur->type_raw_id[t], &b->key) & (ncap - 1);
         while (nt[j] != GCH_NONE)
             j = (j + 1) & (ncap - 1);
         nt[j] = t;
@@ -288,7 +281,7 @@ static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
     if (!b->type_hash_cap)
         return GCH_NONE;
     size_t mask = b->type_hash_cap - 1;
-    for (size_t j = gch_mix64(raw) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
+    for (size_t j = gch_hash_u64(raw, &b->key) & mask; b->type_hash[j] != GCH_NONE; j = (j + 1) & mask)
         if (b->cur->type_raw_id[b->type_hash[j]] == raw)
             return b->type_hash[j];
     return GCH_NONE;
@@ -331,7 +324,7 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         h->type_objects[t] = 0;
         h->type_bytes[t] = 0;
         size_t mask = b->type_hash_cap - 1;
-        size_t j = gch_mix64(raw) & mask;
+        size_t j = gch_hash_u64(raw, &b->key) & mask;
         while (b->type_hash[j] != GCH_NONE)
             j = (j + 1) & mask;
         b->type_hash[j] = t;
@@ -763,8 +756,8 @@ static void id_lookup_free(id_lookup *l)
 
 /* Builds the id table; objects whose id is already present get keep[i] = 0
  * (allocated only when a duplicate exists). */
-static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask_out,
-                                 uint8_t **keep_out, gch_error *err)
+static gch_status build_id_table(gch_heap *h, const gch_hash_key *key, uint32_t **table_out,
+                                 size_t *mask_out, uint8_t **keep_out, gch_error *err)
 {
     size_t cap = 16;
     while (cap < (size_t)h->object_count * 2)
@@ -777,7 +770,7 @@ static gch_status build_id_table(gch_heap *h, uint32_t **table_out, size_t *mask
     uint8_t *keep = NULL;
     for (uint32_t i = 0; i < h->object_count; i++) {
         uint64_t id = h->object_id[i];
-        size_t j = gch_mix64(id) & mask;
+        size_t j = gch_hash_u64(id, key) & mask;
         int dup = 0;
         while (table[j] != GCH_NONE) {
             if (h->object_id[table[j]] == id) {
@@ -884,7 +877,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
      * Ns.T from B.dll stay apart. */
     for (uint32_t t = 0; t < h->type_count; t++) {
         uint64_t key = (uint64_t)h->type_name[t] << 32 | h->type_module[t];
-        size_t j = gch_mix64(key) & (cap - 1);
+        size_t j = gch_hash_u64(key, &b->key) & (cap - 1);
         while (table[j] != GCH_NONE && (h->type_name[table[j]] != h->type_name[t] ||
                                         h->type_module[table[j]] != h->type_module[t]))
             j = (j + 1) & (cap - 1);
@@ -915,6 +908,61 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
     return GCH_OK;
 }
 
+/* The id lookup of the open heap; duplicate object records (only possible
+ * when ids are not increasing) are dropped on the way. */
+static gch_status build_lookup(gch_builder *b, id_lookup *lookup, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
+    lookup->ids = h->object_id;
+    if (!b->ids_unsorted) {
+        lookup->sorted = 1;
+        return id_index_build(&lookup->index, h->object_id, h->object_count,
+                              b->raw_ref_count + h->root_count, &b->par, err);
+    }
+    uint8_t *keep = NULL;
+    lookup->key = b->key;
+    gch_status st = build_id_table(h, &b->key, &lookup->table, &lookup->mask, &keep, err);
+    if (st != GCH_OK || !keep)
+        return st;
+    drop_duplicates(b, keep);
+    gch_free(keep);
+    gch_free(lookup->table);
+    lookup->table = NULL;
+    return build_id_table(h, &b->key, &lookup->table, &lookup->mask, &keep, err);
+}
+
+/* Anomalies of types, names of undeclared types, merging by name, and the
+ * counts of types as reports see them. Runs after duplicates are dropped. */
+static gch_status count_types(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    /* An undeclared type with no object was made by a dropped duplicate
+     * (placeholder types for containers of static roots are looked up, not
+     * created): it is not counted. Objects of undeclared types are counted
+     * before merging by name can hide them. */
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        if (!h->type_declared[t] && h->type_objects[t]) {
+            h->anomalies.unknown_types++;
+            h->anomalies.unknown_type_objects += h->type_objects[t];
+        }
+    }
+    gch_status st = name_unknown_types(b, err);
+    if (st == GCH_OK)
+        st = merge_types_by_name(b, err);
+    if (st != GCH_OK)
+        return st;
+    for (uint32_t t = 0; t < h->type_count; t++) {
+        if (b->type_canon && b->type_canon[t] != t)
+            continue;
+        if (h->type_declared[t] || h->type_objects[t]) {
+            h->reported_types++;
+            h->reported_declared_types += h->type_declared[t] ? 1 : 0;
+        }
+    }
+    return GCH_OK;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -925,46 +973,17 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 #endif
     gch_status st;
 
-    /* Placeholder types for containers of static roots are looked up, not created. */
-    for (uint32_t t = 0; t < h->type_count; t++)
-        if (!h->type_declared[t])
-            h->anomalies.unknown_types++;
-    st = name_unknown_types(b, err);
-    if (st != GCH_OK)
-        return st;
-    /* Count objects of undeclared types before merging by name can hide them. */
-    for (uint32_t t = 0; t < h->type_count; t++)
-        if (!h->type_declared[t])
-            h->anomalies.unknown_type_objects += h->type_objects[t];
-    st = merge_types_by_name(b, err);
-    if (st != GCH_OK)
-        return st;
-
     h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
 
-    /* Strictly increasing ids cannot repeat: no hash table, no duplicates. */
+    /* Duplicate records go first, so that nothing below counts them. */
     id_lookup lookup = { 0 };
-    lookup.ids = h->object_id;
-    if (!b->ids_unsorted) {
-        lookup.sorted = 1;
-        st = id_index_build(&lookup.index, h->object_id, h->object_count,
-                            b->raw_ref_count + h->root_count, &b->par, err);
-        if (st != GCH_OK)
-            return st;
-    } else {
-        uint8_t *keep = NULL;
-        st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
-        if (st != GCH_OK)
-            return st;
-        if (keep) {
-            drop_duplicates(b, keep);
-            gch_free(keep);
-            gch_free(lookup.table);
-            lookup.table = NULL;
-            st = build_id_table(h, &lookup.table, &lookup.mask, &keep, err);
-            if (st != GCH_OK)
-                return st;
-        }
+    st = build_lookup(b, &lookup, err);
+    if (st != GCH_OK)
+        return st;
+    st = count_types(b, err);
+    if (st != GCH_OK) {
+        id_lookup_free(&lookup);
+        return st;
     }
 
     /* Resolve references in place: raw u64 ids -> u32 indices (GCH_NONE when

@@ -142,6 +142,7 @@ static void resolve_hashed(range_job *j)
     const uint32_t *table = l->table;
     const uint64_t *ids = l->ids;
     const size_t mask = l->mask;
+    const gch_hash_key key = l->key;
     uint64_t ring_id[RING];
     size_t ring_slot[RING];
     const uint64_t n = j->n;
@@ -150,7 +151,7 @@ static void resolve_hashed(range_job *j)
             size_t s = k & (RING - 1);
             uint64_t id;
             memcpy(&id, j->src + k * 8, sizeof id);
-            size_t slot = gch_mix64(id) & mask;
+            size_t slot = gch_hash_u64(id, &key) & mask;
             PREFETCH(&table[slot]);
             ring_id[s] = id;
             ring_slot[s] = slot;

@@ -8,23 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gcheap/error.h"
+#include "hash.h"
 #include "id_index.h"
-
-static inline uint64_t gch_mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 typedef struct id_lookup {
     int sorted;
     id_index index;       /* sorted */
     uint32_t *table;      /* hashed: open addressing, UINT32_MAX = empty */
     size_t mask;
+    gch_hash_key key;     /* hashed: the key the table was built with */
     const uint64_t *ids;
 } id_lookup;
 
@@ -33,7 +25,7 @@ static inline uint32_t id_lookup_find(const id_lookup *l, uint64_t id)
 {
     if (l->sorted)
         return id_index_find(&l->index, id);
-    for (size_t j = gch_mix64(id) & l->mask; l->table[j] != UINT32_MAX; j = (j + 1) & l->mask)
+    for (size_t j = gch_hash_u64(id, &l->key) & l->mask; l->table[j] != UINT32_MAX; j = (j + 1) & l->mask)
         if (l->ids[l->table[j]] == id)
             return l->table[j];
     return UINT32_MAX;

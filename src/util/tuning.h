@@ -27,6 +27,8 @@ typedef struct gch_tuning {
      * as the machine has processors (at most 2). Tests set 2 so that the
      * parallel paths run on a one-processor machine too. */
     unsigned default_workers;
+    /* .gclog: the longest line accepted (0: GCH_GCLOG_MAX_LINE). */
+    size_t max_line;
 } gch_tuning;
 
 /* The knobs in force (a copy). */

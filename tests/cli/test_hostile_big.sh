@@ -6,7 +6,11 @@
 #   - one object with 1,000,000 references (an 8 MB line, read from stdin);
 #   - a 10 MB type name;
 #   - out of memory (ulimit -v) must exit 2 with "out of memory", not crash
-#     (skipped when the program cannot start under the limit, as with ASan).
+#     (skipped when the program cannot start under the limit, as with ASan);
+#   - endless lines: /dev/zero and a 4.3 GB sparse file fail at once, under a
+#     400 MB memory limit (where the program starts under one); a line of
+#     exactly GCH_GCLOG_MAX_LINE (64 MiB) bytes is read, one byte more is
+#     refused with its line number, from a file and from stdin.
 # Usage: sh test_hostile_big.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 set -u
 bin=$1
@@ -80,6 +84,38 @@ if (ulimit -v 150000 && "$bin" --version) >/dev/null 2>&1; then
 else
     echo "skip out of memory: the program does not start under ulimit -v (sanitizer build?)"
 fi
+
+# 5. Endless lines.
+limit=
+if (ulimit -v 400000 && "$bin" --version) >/dev/null 2>&1; then
+    limit="ulimit -v 400000 &&"
+fi
+zeros="unknown record type '????????????????????????...' (expected a, t, o, r or c)"
+(eval "$limit" timeout 120 "$bin" stat /dev/zero) >/dev/null 2>"$work/err"
+check "/dev/zero: status" 2 "$?"
+check "/dev/zero: message" "gcheap: /dev/zero:1: $zeros" "$(cat "$work/err")"
+if truncate -s 4300M "$work/sparse.gclog" 2>/dev/null; then
+    (eval "$limit" timeout 120 "$bin" stat "$work/sparse.gclog") >/dev/null 2>"$work/err"
+    check "4.3 GB of zeros: status" 2 "$?"
+    check "4.3 GB of zeros: message" "gcheap: $work/sparse.gclog:1: $zeros" "$(cat "$work/err")"
+    rm -f "$work/sparse.gclog"
+fi
+longest=67108864
+for extra in 0 1; do
+    { printf 'a 2 x\nt 1 '; head -c $((longest - 4 + extra)) /dev/zero | tr '\0' 'N'; printf '\no 1 1 8\nc x\n'; } >"$work/long.gclog"
+    if [ $extra = 0 ]; then
+        out=$("$bin" stat --format tsv "$work/long.gclog" | awk -F '\t' 'NR == 2 { print $1, $2, length($3) }')
+        check "line of $longest bytes: file" "1 8 $((longest - 4))" "$out"
+        out=$("$bin" stat --format tsv - <"$work/long.gclog" | awk -F '\t' 'NR == 2 { print $1, $2, length($3) }')
+        check "line of $longest bytes: stdin" "1 8 $((longest - 4))" "$out"
+    else
+        "$bin" stat "$work/long.gclog" >/dev/null 2>"$work/err"
+        check "line of $((longest + 1)) bytes: file" "2 gcheap: $work/long.gclog:2: line longer than $longest bytes" "$? $(cat "$work/err")"
+        "$bin" stat - <"$work/long.gclog" >/dev/null 2>"$work/err"
+        check "line of $((longest + 1)) bytes: stdin" "2 gcheap: <stdin>:2: line longer than $longest bytes" "$? $(cat "$work/err")"
+    fi
+done
+rm -f "$work/long.gclog"
 
 [ "$fails" -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all checks passed"

@@ -1,15 +1,21 @@
 /* fuzz_gclog: the .gclog reader on arbitrary bytes.
  *
- * Each input is read three ways, which must agree:
+ * Each input is read four ways, which must agree:
  *   1. gch_read_gclog_buffer (the whole input in memory);
  *   2. gch_read_gclog through a callback handing out 1-64 byte chunks;
- *   3. gch_read_gclog_buffer with skip_refs (what `stat` and `roots` use).
+ *   3. gch_read_gclog_buffer with skip_refs (what `stat` and `roots` use);
+ *   4. gch_read_gclog_buffer under another hash key (fuzz_check_other_key).
+ * Inputs of odd size are read with 200-byte blocks and a longest line of
+ * 600 bytes (tuning knobs), so that lines longer than a block, lines over
+ * the limit and lines cut at their first bytes (issue 20) are fuzzed too,
+ * parsed in place and reassembled from reads alike.
  * A success must pass heap_check_dump (CSR starts monotone, targets <
  * object_count, roots valid or GCH_NONE, total_size == sum of sizes, ...);
  * a failure must be EFORMAT or ELIMIT with a clean message and a line number
  * inside the input. Same status, same error line and message, same heaps.
  */
 #include "fuzz_common.h"
+#include "tuning.h"
 
 #define H "fuzz_gclog"
 
@@ -18,6 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t lines = fuzz_line_count(data, size);
+    gch_internal_set_tuning(NULL);
+    if (size % 2) {
+        gch_tuning knobs = gch_tuning_get();
+        knobs.read_block = 200;
+        knobs.max_line = 600;
+        gch_internal_set_tuning(&knobs);
+    }
     gch_dump *whole = NULL, *streamed = NULL, *skipped = NULL;
     gch_error e1, e2, e3;
 
@@ -55,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail(H, "skip_refs read and full read report different errors");
     }
 
+    fuzz_check_other_key(H, gch_read_gclog_buffer, data, size, s1, whole, &e1);
     gch_dump_free(whole);
     gch_dump_free(streamed);
     gch_dump_free(skipped);

@@ -16,6 +16,7 @@
 #include "gcheap/histogram.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
+#include "tuning.h"
 
 /* ---- helpers ---- */
 
@@ -275,6 +276,41 @@ static void duplicate_ids_first_wins(void **state)
     gch_dump_free(d);
 }
 
+/* A duplicate record is dropped before anything is counted: the undeclared
+ * type only the dropped record used is no type at all (issue 20, finding 4). */
+static void duplicate_of_undeclared_type(void **state)
+{
+    (void)state;
+    gch_dump *d = accept_file("duplicate_undeclared.gclog");
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 1);
+    assert_int_equal(h->anomalies.duplicate_objects, 1);
+    assert_int_equal(h->anomalies.unknown_type_objects, 0);
+    assert_int_equal(h->anomalies.unknown_types, 0);
+    assert_int_equal(h->reported_types, 1);
+    assert_int_equal(h->reported_declared_types, 1);
+    assert_string_equal(gch_type_name(h, h->object_type[0]), "A");
+    gch_dump_free(d);
+}
+
+/* Types merged by name count once, as every report shows them: A (ids 1 and
+ * 2), B (declared, no objects) and the undeclared 7; 8 was only used by a
+ * duplicate of object 12. */
+static void types_merged_by_name_count_once(void **state)
+{
+    (void)state;
+    gch_dump *d = accept_file("same_name_types.gclog");
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_count, 3);
+    assert_int_equal(h->anomalies.duplicate_objects, 1);
+    assert_int_equal(h->anomalies.unknown_types, 1);
+    assert_int_equal(h->anomalies.unknown_type_objects, 1);
+    assert_int_equal(h->reported_types, 3);
+    assert_int_equal(h->reported_declared_types, 2);
+    assert_int_equal(h->object_type[0], h->object_type[1]);
+    gch_dump_free(d);
+}
+
 static void self_references_and_whole_cycle(void **state)
 {
     (void)state;
@@ -503,6 +539,114 @@ static void long_chain(void **state)
     gch_dump_free(d);
 }
 
+/* ---- endless lines (issue 20, finding 3) ---- */
+
+/* An input that goes on and on: prefix, then byte repeated (as /dev/zero
+ * gives zeros), stopping after cap bytes in all. given counts what was read. */
+typedef struct endless {
+    const char *prefix;
+    unsigned char byte;
+    uint64_t given, cap;
+} endless;
+
+static long long endless_read(void *ctx, void *buf, size_t cap)
+{
+    endless *e = ctx;
+    size_t n = cap, pre = strlen(e->prefix);
+    if (n > e->cap - e->given)
+        n = (size_t)(e->cap - e->given);
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)buf)[i] = e->given + i < pre ? (unsigned char)e->prefix[e->given + i] : e->byte;
+    e->given += n;
+    return (long long)n;
+}
+
+static void reject_endless(endless *e, uint64_t line, const char *msg)
+{
+    gch_source src = { endless_read, e };
+    gch_dump *d = (gch_dump *)1;
+    gch_error err;
+    gch_status st = gch_read_gclog(&src, NULL, &d, &err);
+    assert_null(d);
+    assert_int_equal(st, GCH_EFORMAT);
+    assert_int_equal(err.line, line);
+    assert_string_equal(err.message, msg);
+}
+
+/* Zeros cannot start a record: the reader stops at its first block (8 MiB;
+ * before, it doubled its buffer until memory ran out). */
+static void endless_zeros(void **state)
+{
+    (void)state;
+    endless e = { "", 0, 0, 96u << 20 };
+    reject_endless(&e, 1, "unknown record type '????????????????????????...' (expected a, t, o, r or c)");
+    assert_true(e.given <= 16u << 20);
+    /* After valid lines too, and for any byte that is not a record letter. */
+    endless g = { "a 2 x\nt 1 T\n", 'q', 0, 96u << 20 };
+    reject_endless(&g, 3, "unknown record type 'qqqqqqqqqqqqqqqqqqqqqqqq...' (expected a, t, o, r or c)");
+    assert_true(g.given <= 16u << 20);
+}
+
+/* Blanks could still become a record: the line grows to the limit, then it
+ * is an error (before, 80 MiB of blanks were one blank line). */
+static void endless_blanks(void **state)
+{
+    (void)state;
+    endless e = { "a 2 x\n", ' ', 0, 80u << 20 };
+    reject_endless(&e, 2, "line longer than 67108864 bytes");
+    assert_true(e.given <= GCH_GCLOG_MAX_LINE + (16u << 20));
+}
+
+/* The limit exactly, from memory (lines parsed in place) and through reads
+ * of every size (lines reassembled in blocks): a line of the longest length
+ * is accepted, one byte more is refused at its line, and a long line whose
+ * first bytes are no record gives the message of the whole line. */
+static void line_limit_exact(void **state)
+{
+    (void)state;
+    enum { LONGEST = 4096 };
+    static const size_t blocks[] = { 64, 100, 1000, 4096, 5000 };
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        gch_tuning k = gch_tuning_get();
+        k.read_block = blocks[b];
+        k.max_line = LONGEST;
+        gch_internal_set_tuning(&k);
+        for (int extra = 0; extra <= 1; extra++) {
+            text t = { 0 };
+            put(&t, "a 2 x\nt 1 ");
+            for (size_t i = 0; i < LONGEST - 4 + (size_t)extra; i++)
+                put(&t, "%c", 'A' + (int)(i % 26));
+            put(&t, "\no 1 1 8\nc x\n");
+            if (!extra) {
+                gch_dump *d = accept(t.s, t.len, NULL);
+                assert_int_equal(strlen(gch_type_name(d->heaps[0], 0)), LONGEST - 4);
+                gch_dump_free(d);
+            } else {
+                reject(t.s, t.len, NULL, GCH_EFORMAT, 2, "line longer than 4096 bytes");
+                for (size_t chunk = 1; chunk <= 4099; chunk += 1366) {
+                    chunked c = { t.s, t.len, chunk };
+                    gch_source src = { chunked_read, &c };
+                    gch_dump *d = (gch_dump *)1;
+                    gch_error err;
+                    assert_int_equal(gch_read_gclog(&src, NULL, &d, &err), GCH_EFORMAT);
+                    assert_int_equal(err.line, 2);
+                    assert_string_equal(err.message, "line longer than 4096 bytes");
+                }
+            }
+            free(t.s);
+        }
+        text g = { 0 };
+        put(&g, "a 2 x\n");
+        for (int i = 0; i < 3 * LONGEST; i++)
+            put(&g, "z");
+        put(&g, "\nc x\n");
+        reject(g.s, g.len, NULL, GCH_EFORMAT, 2,
+               "unknown record type 'zzzzzzzzzzzzzzzzzzzzzzzz...' (expected a, t, o, r or c)");
+        free(g.s);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
 int main(void)
 {
     if (getenv("GCHEAP_TEST_FILTER"))
@@ -515,6 +659,8 @@ int main(void)
         cmocka_unit_test(ids_with_leading_zeros),
         cmocka_unit_test(size_sum_beyond_2_64),
         cmocka_unit_test(duplicate_ids_first_wins),
+        cmocka_unit_test(duplicate_of_undeclared_type),
+        cmocka_unit_test(types_merged_by_name_count_once),
         cmocka_unit_test(self_references_and_whole_cycle),
         cmocka_unit_test(nul_and_invalid_utf8_in_names),
         cmocka_unit_test(carriage_returns),
@@ -527,6 +673,9 @@ int main(void)
         cmocka_unit_test(long_line_in_small_reads),
         cmocka_unit_test(million_references),
         cmocka_unit_test(long_chain),
+        cmocka_unit_test(endless_zeros),
+        cmocka_unit_test(endless_blanks),
+        cmocka_unit_test(line_limit_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,8 @@ typedef struct gch_dart_class {
     size_t name_len;
     const char *uri;   /* library URI; points into the input */
     size_t uri_len;
-    size_t first_field, field_count; /* in snapshot.fields, sorted by index */
+    size_t first_field, field_count; /* in snapshot.fields, sorted by index, one per
+                                        index (the first the class record gives) */
     gch_dart_role role;
     int is_mint;       /* "_Mint": IntData is signed LEB128 */
 } gch_dart_class;

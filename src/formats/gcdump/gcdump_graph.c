@@ -20,6 +20,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
+#include "hash.h"
 
 #define REF_CHUNK 512
 #define PROGRESS_EVERY (1u << 16)
@@ -259,19 +260,13 @@ typedef struct type_map {
     char **keys;            /* hash table of shown-name keys */
     uint32_t *values;
     size_t cap;
+    gch_hash_key key;       /* see hash.h */
 } type_map;
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
 
 static gch_status type_map_init(type_map *m, uint32_t type_count, gch_error *err)
 {
     memset(m, 0, sizeof *m);
+    m->key = gch_hash_key_get();
     m->cap = 16;
     while (m->cap < (size_t)type_count * 2)
         m->cap *= 2;
@@ -339,7 +334,7 @@ static gch_status resolve_type(gch_builder *b, const gcd_graph *g, type_map *m, 
         gch_free(shown);
         return oom(err);
     }
-    size_t j = hash_str(key) & (m->cap - 1);
+    size_t j = gch_hash_bytes(key, strlen(key), &m->key) & (m->cap - 1);
     while (m->keys[j] && strcmp(m->keys[j], key) != 0)
         j = (j + 1) & (m->cap - 1);
     gch_status st = GCH_OK;

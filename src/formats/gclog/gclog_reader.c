@@ -15,7 +15,9 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "builder_internal.h"
+#include "hash.h"
 #include "threading.h"
+#include "tuning.h"
 
 #define REF_CHUNK 4096
 
@@ -36,6 +38,7 @@ typedef struct block {
     int eof;        /* the input ends after these bytes */
     gch_status st;  /* GCH_EIO or GCH_ENOMEM: producing it failed */
     size_t err_cap; /* for the message of a failed growth */
+    int too_long;   /* st GCH_EFORMAT: a line longer than the limit starts the block */
     int state;      /* BLOCK_*, under the reader's mutex */
 } block;
 
@@ -516,8 +519,9 @@ typedef struct chunk {
     uint64_t *type_bytes;
     int bytes_overflow;     /* a type_bytes sum passed 2^64 */
     size_t ntypes, type_cap;
-    uint32_t *thash;
+    uint32_t *thash;        /* keyed: see hash.h */
     size_t thash_cap;
+    gch_hash_key key;
     struct {
         uint64_t raw;
         uint32_t index;
@@ -578,8 +582,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
         return c->tcache[slot].index;
     size_t mask = c->thash_cap - 1, j = 0;
     if (c->thash_cap) {
-        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
-             j = (j + 1) & mask)
+        for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             if (c->type_raw[c->thash[j]] == raw) {
                 c->tcache[slot].raw = raw;
                 c->tcache[slot].index = c->thash[j];
@@ -593,7 +596,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
             return GCH_NONE;
         memset(nt, 0xff, ncap * sizeof *nt);
         for (uint32_t t = 0; t < c->ntypes; t++) {
-            size_t k = (size_t)(c->type_raw[t] * 0x9e3779b97f4a7c15ULL >> 32) & (ncap - 1);
+            size_t k = gch_hash_u64(c->type_raw[t], &c->key) & (ncap - 1);
             while (nt[k] != GCH_NONE)
                 k = (k + 1) & (ncap - 1);
             nt[k] = t;
@@ -602,8 +605,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
         c->thash = nt;
         c->thash_cap = ncap;
         mask = ncap - 1;
-        for (j = (size_t)(raw * 0x9e3779b97f4a7c15ULL >> 32) & mask; c->thash[j] != GCH_NONE;
-             j = (j + 1) & mask)
+        for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             ;
     }
     if (c->ntypes == c->type_cap) {
@@ -1121,6 +1123,30 @@ static gch_status parse_region_overlapped(reader *r, const char *p, const char *
 
 #define PAD 16 /* readable bytes after a block's data (zeroed) */
 
+/* The longest line accepted: see GCH_GCLOG_MAX_LINE. */
+static size_t max_line(void)
+{
+    size_t knob = gch_tuning_get().max_line;
+    return knob ? knob : GCH_GCLOG_MAX_LINE;
+}
+
+/* Whether the start of a line, [p, p + n) without its end, makes the line an
+ * error whatever follows: parse_line rejects a line whose first field is not
+ * one record letter. Decided only with 32 bytes from the first non-blank one
+ * on, so that the message (which quotes at most 24 bytes) is the one the
+ * whole line gives. */
+static int hopeless_line(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (n - i < 32)
+        return 0;
+    char rec = p[i], next = p[i + 1];
+    int letter = rec == 'a' || rec == 't' || rec == 'o' || rec == 'r' || rec == 'c';
+    return !letter || (next != ' ' && next != '\t');
+}
+
 static void block_free(block *bl)
 {
     gch_free(bl->buf);
@@ -1136,6 +1162,7 @@ static void produce(reader *r, block *bl, const block *prev)
     bl->st = GCH_OK;
     bl->eof = 0;
     bl->err_cap = 0;
+    bl->too_long = 0;
     if (bl->alloc < r->cap) {
         char *nb = gch_realloc(bl->buf, r->cap + 1 + PAD); /* + 1: the last line's sentinel */
         if (!nb) {
@@ -1180,21 +1207,34 @@ static void produce(reader *r, block *bl, const block *prev)
             memset(bl->buf + n, 0, PAD);
             return;
         }
-        /* One partial line fills the block: grow it. */
+        /* One partial line fills the block. When its first bytes already
+         * make it an error, it is cut there and reading stops: the parser
+         * reports it as it would the whole line (/dev/zero ends here).
+         * Otherwise the block grows, up to one byte past the longest line
+         * accepted. */
         scanned = n;
-        if (r->cap > SIZE_MAX / 4) {
-            bl->st = GCH_ENOMEM;
-            bl->err_cap = SIZE_MAX;
+        if (hopeless_line(bl->buf, n)) {
+            bl->buf[n++] = '\n'; /* the sentinel byte */
+            bl->n = bl->k = n;
+            bl->eof = 1;
+            memset(bl->buf + n, 0, PAD);
             return;
         }
-        char *nb = gch_realloc(bl->buf, r->cap * 2 + 1 + PAD);
+        size_t limit = max_line();
+        if (n > limit) {
+            bl->st = GCH_EFORMAT;
+            bl->too_long = 1;
+            return;
+        }
+        size_t ncap = r->cap <= limit / 2 ? r->cap * 2 : limit + 1;
+        char *nb = gch_realloc(bl->buf, ncap + 1 + PAD);
         if (!nb) {
             bl->st = GCH_ENOMEM;
             bl->err_cap = r->cap;
             return;
         }
         bl->buf = nb;
-        r->cap *= 2;
+        r->cap = ncap;
         bl->alloc = r->cap;
     }
 }
@@ -1225,8 +1265,13 @@ static gch_status block_status(reader *r, const block *bl)
 {
     if (bl->st == GCH_EIO)
         return gch_error_set(r->err, GCH_EIO, "read error");
-    if (bl->err_cap == SIZE_MAX)
-        return gch_error_set(r->err, GCH_ENOMEM, "line too long");
+    if (bl->too_long) {
+        /* Every line before it is parsed: it is the next one. */
+        char longest[32];
+        snprintf(longest, sizeof longest, "%zu", max_line());
+        r->line++;
+        return fail(r, "line longer than %s bytes%s", longest, "");
+    }
     if (bl->err_cap)
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory (a line of %zu bytes)", bl->err_cap);
     return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
@@ -1359,16 +1404,24 @@ static gch_status parse_in_place(reader *r)
     const char *limit = r->data_size > PAD ? r->data + (r->data_size - PAD) : r->data;
     const char *parsed = p; /* [parsed, p): the region parsed but not merged yet */
     int prev_split = -1;
+    const size_t longest = max_line();
     while (p < limit) {
         const char *s = (size_t)(limit - p) > r->cap ? p + r->cap - 1 : limit - 1;
-        const char *nl = memchr(s, '\n', (size_t)(limit - s));
+        /* The line holding s ends within the longest line accepted, or it
+         * goes through a block, which reports it. */
+        const char *ls = s; /* its start */
+        while (ls > p && ls[-1] != '\n')
+            ls--;
+        size_t used = (size_t)(s - ls), room = (size_t)(limit - s);
+        if (used >= longest)
+            room = 0;
+        else if (longest - used + 1 < room)
+            room = longest - used + 1;
+        const char *nl = room ? memchr(s, '\n', room) : NULL;
         if (!nl) {
-            size_t k = (size_t)(s - p) + 1; /* the last newline before s, if any */
-            while (k > 0 && p[k - 1] != '\n')
-                k--;
-            if (k == 0)
+            if (ls == p)
                 break;
-            nl = p + k - 1;
+            nl = ls - 1;
         }
         gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_split);
         if (st != GCH_OK)
@@ -1431,6 +1484,8 @@ static gch_status run(reader *r, gch_dump **out)
     gch_builder_set_threads(r->b, r->opts->threads);
     r->par = gch_parallel_for(r->opts->threads);
     r->cap = r->par.knobs.read_block ? r->par.knobs.read_block : 1;
+    if (r->cap > max_line()) /* so that every longer line makes a block grow */
+        r->cap = max_line();
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
     r->chunks = gch_calloc(4, sizeof *r->chunks);
@@ -1438,8 +1493,10 @@ static gch_status run(reader *r, gch_dump **out)
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 4; k++) {
         r->chunks[k].skip_refs = r->opts->skip_refs;
+        r->chunks[k].key = gch_hash_key_get();
+    }
     st = parse_all(r);
     if (st == GCH_OK)
         st = gch_builder_finish(r->b, out, r->err);

@@ -1,0 +1,59 @@
+/* flood.h - test-only: hash-flooding attack generators (issue 20, finding 1),
+ * and a near-linear growth check.
+ *
+ * Before the tables were keyed, the library hashed with fixed functions an
+ * input could aim at:
+ *  - object and type ids: MurmurHash3's fmix64, then the low bits (builder,
+ *    id resolution);
+ *  - type ids in the .gclog parser's per-chunk table: Fibonacci hashing, bits
+ *    32 and up of raw * 0x9e3779b97f4a7c15;
+ *  - names: FNV-1a, then the low bits (the builder's string pool, the
+ *    .gcdump reader's type names).
+ * Each generator below makes keys whose unkeyed hashes agree in their low 24
+ * bits: every one of them lands in the same slot of any table of up to 2^24
+ * slots, so with those hashes inserting n keys probed n^2/2 slots. With keyed
+ * hashing they are keys like any others. */
+#ifndef GCHEAP_TEST_FLOOD_H
+#define GCHEAP_TEST_FLOOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The unkeyed hashes, as they were (for the tests' own checks). */
+uint64_t flood_fmix64(uint64_t x);
+uint64_t flood_fnv1a(const char *s, size_t n);
+
+/* n distinct nonzero ids, in no order, with equal low 24 bits of fmix64. */
+void flood_fmix_ids(uint64_t *out, size_t n);
+/* n distinct nonzero ids with equal bits 32-55 of id * 0x9e3779b97f4a7c15. */
+void flood_fibonacci_ids(uint64_t *out, size_t n);
+
+/* n distinct names (n <= 2^20) made only of [A-Za-z0-9_.], whose FNV-1a
+ * hashes agree in the low 24 bits (a multicollision: up to 20 pairs of 4-byte
+ * blocks, each pair leading from one state to the same state). Returns one
+ * buffer: name i is at out + i * (*stride), NUL-terminated. free() it. */
+char *flood_fnv_names(size_t n, size_t *stride);
+
+/* The inputs of a growth check: fn(ctx, k) loads (and checks) input k, one
+ * of FLOOD_CRAFTED_N, FLOOD_CRAFTED_4N (the attack at sizes n and 4n) and
+ * FLOOD_PLAIN_N, FLOOD_PLAIN_4N (inputs of the same shape and sizes with
+ * ordinary keys). */
+enum { FLOOD_CRAFTED_N, FLOOD_CRAFTED_4N, FLOOD_PLAIN_N, FLOOD_PLAIN_4N };
+
+/* The processor time of one call of fn(ctx, k), in seconds (1 ms at least). */
+double flood_time(void (*fn)(void *ctx, int k), void *ctx, int k);
+
+/* Near-linear growth, failing the test (cmocka) otherwise; each input's time
+ * is the fastest of five, the four inputs taken in turn:
+ *  - the attack on 4n costs under 6 times the attack on n (a quadratic cost
+ *    gives about 16). Where the ordinary input itself grows faster than
+ *    4x (a table that fits a cache at n and not at 4n), the bound grows in
+ *    proportion: 6 * max(1, plain(4n) / (4 * plain(n)));
+ *  - the attack on 4n costs under 3 times the ordinary input on 4n. */
+void flood_assert_near_linear(const char *what, void (*fn)(void *ctx, int k), void *ctx);
+
+/* A deterministic stream of nonzero 64-bit numbers (splitmix64) for the
+ * ordinary inputs. */
+uint64_t flood_plain_u64(uint64_t *state);
+
+#endif
