@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
 #include "gcheap/error.h"
 #include "gcheap/load.h"
 
@@ -132,6 +133,7 @@ typedef struct hprof_reader {
     size_t class_count, class_cap;
     uint32_t *class_hash;     /* open addressing over classes, by id */
     size_t class_hash_cap;
+    gch_hash_key class_hash_key;
     uint64_t *load_class;     /* pairs (class id, name id), sorted by class id */
     size_t load_class_count, load_class_cap;
     hp_thread *threads;

@@ -389,12 +389,10 @@ static int compare_pairs(const void *pa, const void *pb)
     return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
-static uint64_t mix(uint64_t x)
+/* Class ids come from the input: keyed hashing (src/util/hash.h). */
+static uint64_t mix(const hprof_reader *r, uint64_t x)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
+    return gch_hash_u64(x, &r->class_hash_key);
 }
 
 static gch_status build_class_hash(hprof_reader *r)
@@ -406,12 +404,13 @@ static gch_status build_class_hash(hprof_reader *r)
     if (!r->class_hash)
         return hp_oom(r);
     r->class_hash_cap = cap;
+    r->class_hash_key = gch_hash_key_get();
     for (size_t i = 0; i < cap; i++)
         r->class_hash[i] = HP_NONE;
     for (size_t i = 0; i < r->class_count; i++) {
         if (i > 0 && r->classes[i].id == r->classes[i - 1].id)
             continue; /* a second dump of a class: the first wins */
-        size_t j = mix(r->classes[i].id) & (cap - 1);
+        size_t j = mix(r, r->classes[i].id) & (cap - 1);
         while (r->class_hash[j] != HP_NONE)
             j = (j + 1) & (cap - 1);
         r->class_hash[j] = (uint32_t)i;
@@ -423,7 +422,7 @@ uint32_t hp_class_find(const hprof_reader *r, uint64_t id)
 {
     if (!r->class_hash_cap)
         return HP_NONE;
-    size_t mask = r->class_hash_cap - 1, j = mix(id) & mask;
+    size_t mask = r->class_hash_cap - 1, j = mix(r, id) & mask;
     for (;;) {
         uint32_t i = r->class_hash[j];
         if (i == HP_NONE || r->classes[i].id == id)

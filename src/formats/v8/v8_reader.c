@@ -24,6 +24,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "hash.h"
 #include "builder_internal.h"
 #include "grow.h"
 #include "v8_json.h"
@@ -58,6 +59,7 @@ typedef struct key_set {
     size_t hashed;        /* ids in the slots */
     uint64_t *keys;       /* by dense id */
     size_t len, keys_cap;
+    gch_hash_key hash;    /* keyed: the keys come from the input (src/util/hash.h) */
 } key_set;
 
 /* A per-node 64-bit value (id, size) held in 32 bits until one needs more:
@@ -390,18 +392,13 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
 /* ------------------------------------------------------------------------ */
 /* nodes, edges, strings */
 
-static uint64_t hash_key(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return k;
-}
 
 /* The dense id of key (added when new). Returns 0 when out of memory. */
 static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
 {
     if ((s->hashed + 1) * 2 > s->cap) {
+        if (!s->cap)
+            s->hash = gch_hash_key_get();
         size_t cap = s->cap ? s->cap * 2 : 1024;
         uint32_t *slot = gch_reallocarray(NULL, cap, sizeof *slot);
         if (!slot)
@@ -410,7 +407,7 @@ static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
         for (size_t i = 0; i < s->cap; i++) {
             if (s->slot[i] == UINT32_MAX)
                 continue;
-            size_t j = (size_t)hash_key(s->keys[s->slot[i]]) & (cap - 1);
+            size_t j = (size_t)gch_hash_u64(s->keys[s->slot[i]], &s->hash) & (cap - 1);
             while (slot[j] != UINT32_MAX)
                 j = (j + 1) & (cap - 1);
             slot[j] = s->slot[i];
@@ -419,7 +416,7 @@ static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
         s->slot = slot;
         s->cap = cap;
     }
-    size_t j = (size_t)hash_key(key) & (s->cap - 1);
+    size_t j = (size_t)gch_hash_u64(key, &s->hash) & (s->cap - 1);
     while (s->slot[j] != UINT32_MAX) {
         if (s->keys[s->slot[j]] == key) {
             *id = s->slot[j];
