@@ -119,6 +119,8 @@ typedef struct gch_heap {
 
 typedef struct gch_dump {
     const char *format;         /* "gclog", "gcdump" or "dart" (static storage) */
+    const char *compression;    /* "gzip" when the input was decompressed on the way, else
+                                   NULL (static storage) */
     gch_heap **heaps;
     size_t heap_count;
 } gch_dump;

@@ -98,6 +98,8 @@ static int info_heap(kv_writer *w, const gch_dump *d, const gch_heap *h)
     }
     kv_str(w, "domain", h->name);
     kv_str(w, "format", d->format);
+    if (d->compression)
+        kv_str(w, "compression", d->compression);
     if (w->c->format == FMT_JSON) {
         printf(",\"meta\":{");
         for (size_t i = 0; i < h->meta_count; i++) {
