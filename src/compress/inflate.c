@@ -234,7 +234,7 @@ static const char *build(uint32_t *t, unsigned cap, unsigned root, const uint8_t
     for (unsigned s = 0; s < n; s++)
         if (lens[s])
             sorted[offs[lens[s]]++] = (uint16_t)s;
-    unsigned total = offs[15] + count[15];
+    unsigned total = n - count[0];
     memcpy(left, count, sizeof left);
 
     /* huff is the current code bit-reversed (the order bits arrive in); codes

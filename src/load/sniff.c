@@ -36,7 +36,7 @@ static const char *elf_kind(const unsigned char *p, size_t n)
     case 1: return "an ELF object file";
     case 2: return "an ELF executable";
     case 3: return "an ELF shared library or executable";
-    case 4: return "an ELF core dump: a process image, not a heap dump";
+    case 4: return "an ELF core dump, a process image";
     default: return "an ELF file";
     }
 }
@@ -93,7 +93,7 @@ static const char *executables(const unsigned char *p, size_t n)
     if (starts(p, n, "\x7f" "ELF", 4))
         return elf_kind(p, n);
     if (starts(p, n, "MDMP", 4))
-        return "a Windows minidump: a process image, not a heap dump";
+        return "a Windows minidump, a process image";
     if (starts(p, n, "\xfe\xed\xfa\xce", 4) || starts(p, n, "\xfe\xed\xfa\xcf", 4) ||
         starts(p, n, "\xce\xfa\xed\xfe", 4) || starts(p, n, "\xcf\xfa\xed\xfe", 4))
         return "a Mach-O file";
