@@ -282,8 +282,9 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     /* A gzip error comes first: what the reader saw may be garbage out of
      * corrupt data. Otherwise the rest is read, so every CRC is checked even
      * when the reader stopped early. */
-    if (got < 0 || st == GCH_OK || st == GCH_EFORMAT) {
-        if (gz_drain(g) < 0) {
+    int gz_failed = gch_gunzip_error(g->z)->status != GCH_OK;
+    if (gz_failed || st == GCH_OK || st == GCH_EFORMAT) {
+        if (gz_failed || gz_drain(g) < 0) {
             gch_dump_free(*out);
             *out = NULL;
             if (err)
