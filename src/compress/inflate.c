@@ -499,6 +499,10 @@ static gch_inflate_result decode_huffman(gch_inflate *s, gch_bitin *in, unsigned
             count |= 56;
         } else {
             in->bits = bits, in->count = count, in->next = next;
+            /* Bits past the end were used: stop now, not when the output is
+             * full of what the zero padding decodes to. */
+            if (gch_bitin_overrun(in))
+                break;
             refill_slow(in);
             bits = in->bits, count = in->count, next = in->next, end = in->end;
         }

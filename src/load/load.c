@@ -144,14 +144,17 @@ static gch_status classify(const unsigned char *head, size_t n, int inside_gzip,
     return GCH_OK;
 }
 
-/* A stream whose first n bytes (head) were already read from src. */
+/* A stream whose first n bytes (head) were already read from src. *early
+ * (may be NULL) is set when the input was refused from those bytes alone. */
 static gch_status load_stream(const gch_source *src, const unsigned char *head, size_t n,
                               gch_format format, int inside_gzip, const gch_load_options *opts,
-                              gch_dump **out, gch_error *err)
+                              gch_dump **out, gch_error *err, int *early)
 {
     gch_status st = classify(head, n, inside_gzip, &format, err);
     if (st == GCH_OK)
         st = refuse_early(head, n, format, opts, out, err);
+    if (early)
+        *early = st != GCH_OK;
     if (st != GCH_OK)
         return st;
     replay rp = { src, head, n, 0 };
@@ -277,22 +280,24 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     inner_opts.progress_ctx = g;
     gch_format inside = format == GCH_FORMAT_AUTO ? gch_detect_format(head, n) : format;
     g->progress_here = inside != GCH_FORMAT_GCLOG; /* binary: read whole on this thread */
+    int early = 0;
     if (got >= 0)
-        st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err);
+        st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err, &early);
     /* A gzip error comes first: what the reader saw may be garbage out of
      * corrupt data. Otherwise the rest is read, so every CRC is checked even
-     * when the reader stopped early. */
+     * when the reader stopped early, unless the first bytes were enough to
+     * refuse the input (that must not cost a pass over all of it). */
     int gz_failed = gch_gunzip_error(g->z)->status != GCH_OK;
-    if (gz_failed || st == GCH_OK || st == GCH_EFORMAT) {
-        if (gz_failed || gz_drain(g) < 0) {
-            gch_dump_free(*out);
-            *out = NULL;
-            if (err)
-                *err = *gch_gunzip_error(g->z);
-            st = gch_gunzip_error(g->z)->status;
-        } else if (st == GCH_EFORMAT) {
-            mark_decompressed(err);
-        }
+    if (!gz_failed && !early && (st == GCH_OK || st == GCH_EFORMAT))
+        gz_failed = gz_drain(g) < 0;
+    if (gz_failed) {
+        gch_dump_free(*out);
+        *out = NULL;
+        if (err)
+            *err = *gch_gunzip_error(g->z);
+        st = gch_gunzip_error(g->z)->status;
+    } else if (st == GCH_EFORMAT) {
+        mark_decompressed(err);
     }
     if (st == GCH_OK)
         (*out)->compression = "gzip";
@@ -327,7 +332,7 @@ gch_status gch_load(const gch_source *src, gch_format format, const gch_load_opt
         g.src = &chained;
         return load_gzip(&g, format, opts, out, err);
     }
-    return load_stream(src, head, n, format, 0, opts, out, err);
+    return load_stream(src, head, n, format, 0, opts, out, err, NULL);
 }
 
 gch_status gch_load_buffer(const void *data, size_t size, gch_format format,
