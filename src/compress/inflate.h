@@ -9,7 +9,8 @@
  * earlier output (up to 32 KiB) kept in front of the write position for
  * matches to copy from.
  *
- * Nothing here allocates, prints or exits.
+ * Nothing here prints or exits; only gch_inflate_buffer allocates (through
+ * the library's allocation hook).
  */
 #ifndef GCH_INFLATE_H
 #define GCH_INFLATE_H
