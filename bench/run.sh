@@ -5,7 +5,11 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR]
+#                [--v8-sizes "1000000 10000000"] [--no-v8]
 #
+# Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
+# (written once and cached), gcheap's stat and top on them, and memlab
+# beside gcheap on the 1M one (skipped with --no-v8 or without node).
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
 # when a dump with the same generator version and parameters is there.
 # Every command runs under /usr/bin/time -f '%e %M' (peak RSS); wall time is
@@ -28,10 +32,12 @@ RUNS=5
 SEED=1
 RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
+V8_SIZES="1000000 10000000"
+V8=1
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,16s/^# \{0,1\}//p' "$0"
+    sed -n '2,22s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -50,7 +56,9 @@ while [ $# -gt 0 ]; do
     --seed=*) SEED=${1#*=}; shift ;;
     --dir) DIR=$2; shift 2 ;;
     --dir=*) DIR=${1#*=}; shift ;;
-    --quick) SIZES="100000 1000000"; RUNS=1; shift ;;
+    --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
+    --v8-sizes) V8_SIZES=$2; shift 2 ;;
+    --no-v8) V8=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     esac
@@ -446,5 +454,9 @@ fi
 if [ -n "$nas" ]; then
     echo "Not measured (command missing or failing):"
     printf '%s' "$nas"
+fi
+if [ "$V8" = 1 ]; then
+    echo
+    bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
 fi
 exit 0

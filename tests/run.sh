@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds gcheap and runs the whole test suite. On Debian/Ubuntu it installs
-# cmocka (libcmocka-dev) first when it is missing.
+# Builds gcheap and runs the whole test suite. On Debian/Ubuntu it first
+# installs what is missing (tests/setup.sh: cmocka, a JDK, Node.js, Chromium).
 #   sh tests/run.sh              # Release build in build/, then ctest
 #   sh tests/run.sh --sanitize   # AddressSanitizer + UBSan build in build-asan/
 set -eu
@@ -14,19 +14,7 @@ if [ "${1:-}" = "--sanitize" ]; then
     flags="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCHEAP_SANITIZE=ON"
 fi
 
-have_cmocka() {
-    for d in /usr/include /usr/local/include; do
-        [ -f "$d/cmocka.h" ] && return 0
-    done
-    return 1
-}
-if ! have_cmocka; then
-    echo "tests/run.sh: installing libcmocka-dev" >&2
-    sudo=""
-    [ "$(id -u)" -ne 0 ] && command -v sudo > /dev/null && sudo=sudo
-    $sudo apt-get update -qq > /dev/null
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libcmocka-dev > /dev/null
-fi
+sh "$root/tests/setup.sh"
 
 jobs=$(nproc 2> /dev/null || echo 2)
 # shellcheck disable=SC2086

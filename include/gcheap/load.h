@@ -53,7 +53,8 @@ typedef enum gch_format {
     GCH_FORMAT_AUTO = 0,
     GCH_FORMAT_GCLOG,
     GCH_FORMAT_GCDUMP,
-    GCH_FORMAT_DART
+    GCH_FORMAT_DART,
+    GCH_FORMAT_V8
 } gch_format;
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
@@ -61,7 +62,9 @@ const char *gch_format_name(gch_format format);
 int gch_format_parse(const char *name, gch_format *out);
 
 /* Guesses the format from the first n bytes of a dump (n >= 32 is enough):
- * "!FastSerialization" framing is gcdump, "dartheap" is Dart, anything else gclog. */
+ * "!FastSerialization" framing is gcdump, "dartheap" is Dart, a JSON object
+ * whose first key is "snapshot" (blanks allowed) a V8 heap snapshot, anything
+ * else gclog. */
 gch_format gch_detect_format(const void *head, size_t n);
 
 /* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
@@ -88,6 +91,12 @@ gch_status gch_read_gclog_buffer(const void *data, size_t size, const gch_load_o
                                  gch_dump **out, gch_error *err);
 gch_status gch_read_gcdump_buffer(const void *data, size_t size, const gch_load_options *opts,
                                   gch_dump **out, gch_error *err);
+/* V8 heap snapshots (.heapsnapshot JSON) are streamed from a source (never
+ * held whole) or parsed in place from a buffer; errors carry byte offsets. */
+gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                       gch_error *err);
+gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts,
+                              gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
 

@@ -59,11 +59,7 @@ int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_typ
 {
     gch_domtree t;
     gch_error err;
-    *per_type = calloc(h->type_count ? h->type_count : 1, sizeof **per_type);
-    if (!*per_type) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
+    *per_type = xcalloc(h->type_count, sizeof **per_type);
     int rc = cli_domtree(h, c, 1, &t);
     if (rc == 0 && gch_type_retained(h, &t, *per_type, &err) != GCH_OK) {
         cli_error("%s", err.message);

@@ -1,5 +1,47 @@
-/* What every subcommand shares: the command table entries, loading dumps with
- * the program's error and warning messages, and section selection. */
+/* The program's command driver, in the manner of git's run_builtin: a command
+ * is one file holding a cli_spec (its name, help, typed options bound to its
+ * own state struct, positional arguments, flags) and a report function; the
+ * driver does the one lifecycle for every command:
+ *
+ *   parse argv (typed options, cli_parse)  ->  --help  ->  argument count,
+ *   --format folded, spec->check (cross-option rules)  ->  open and load the
+ *   dump(s), select --domain's sections  ->  spec->prepare (find the IDs or
+ *   types asked about; may fail before any warning)  ->  anomaly warnings
+ *   (unless CLI_NO_WARNINGS)
+ *   ->  spec->report (rows into run->out)  ->  end the output  ->  close the
+ *   dumps, spec->release.
+ *
+ * Adding a command: a new cmd_NAME.c with a `const cli_spec NAME_command`,
+ * and one line in the command table of main.c (docs/conventions.md, "Adding a
+ * command"). A minimal command:
+ *
+ *   typedef struct hello_state { int live; } hello_state;
+ *   static const cli_option hello_options[] = {
+ *       OPT_BOOL(0, "live", hello_state, live, "only live objects"),
+ *       OPT_END
+ *   };
+ *   static int hello_report(cli_run *run)
+ *   {
+ *       const hello_state *s = run->state;
+ *       static const col_spec cols[] = { { "objects", COL_COUNT }, { "domain", COL_TEXT } };
+ *       report *rep = report_new(run->out, REPORT_COLUMNS(cols), 0);
+ *       report_begin_section(rep, "");
+ *       for (size_t i = 0; i < run->in[0].count; i++) { ...report_cell_u64, report_cell_text... }
+ *       report_end_section(rep);
+ *       return 0;
+ *   }
+ *   const cli_spec hello_command = {
+ *       .name = "hello", .summary = "one line for 'gcheap --help'",
+ *       .usage = "usage: gcheap hello [OPTIONS] DUMP", .description = "...",
+ *       .options = hello_options, .state_size = sizeof(hello_state),
+ *       .min_args = 1, .max_args = 1, .report = hello_report,
+ *   };
+ *
+ * Errors: a hook prints its message (cli_error, cli_usage_error, or the
+ * library's error through cli_error) and returns EXIT_INPUT; out of memory
+ * dies in xmalloc (xalloc.h). Exit statuses: 0 fine, 1 a limit exceeded
+ * (check/diff report returns EXIT_LIMIT), 2 usage or input error.
+ */
 #ifndef GCHEAP_CLI_CLI_H
 #define GCHEAP_CLI_CLI_H
 
@@ -9,49 +51,11 @@
 #include "gcheap/paths.h"
 #include "gcheap/load.h"
 #include "options.h"
-
-typedef struct cli_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} cli_command;
-
-int cmd_info(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
-int cmd_roots(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_dom(int argc, char **argv);
-int cmd_objsize(int argc, char **argv);
-int cmd_retainers(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_check(int argc, char **argv);
+#include "output.h"
+#include "xalloc.h"
 
 /* Exit statuses. */
 enum { EXIT_FINE = 0, EXIT_LIMIT = 1, EXIT_INPUT = 2 };
-
-/* What every command declares: its help, its options and the positional
- * arguments (dumps, ids) it takes. */
-typedef struct cli_spec {
-    const char *name;
-    const char *usage;        /* "usage: gcheap NAME ..." */
-    const char *description;
-    const cli_option *options;
-    cli_option_fn on_option;  /* NULL when the command has no options of its own */
-    int min_args, max_args;   /* positional arguments; max_args < 0: no limit */
-    const char *too_many;     /* "too many arguments (expected ...)" text, or NULL */
-    int folded_ok;            /* --format folded applies */
-} cli_spec;
-
-/* cli_start's return when --help was printed: the command exits 0. */
-#define CLI_HELP_SHOWN (-1)
-
-/* The start of every command: parses argv (common options, the spec's
- * options through on_option(state, ...)), prints the help for --help, checks
- * the number of positional arguments and --format folded. Returns 0 to run
- * (free a->positional when done), CLI_HELP_SHOWN, or EXIT_INPUT after a usage
- * error; a->positional is already freed on every return but 0. */
-int cli_start(const cli_spec *spec, void *state, int argc, char **argv, cli_common *c,
-              cli_args *a);
 
 /* A loaded dump and the sections a command reports (all, or --domain's). */
 typedef struct cli_input {
@@ -61,13 +65,56 @@ typedef struct cli_input {
     size_t count;
 } cli_input;
 
-/* Loads path (references only when need_refs) and selects the sections.
- * Prints the error and returns EXIT_INPUT on failure (nothing to close). */
-int cli_open(const char *command, const char *path, const cli_common *c, int need_refs,
-             cli_input *in);
-/* The anomaly warning line of every selected section (unless -q). */
-void cli_warn_input(const cli_input *in, const cli_common *c);
-void cli_close(cli_input *in);
+/* Spec flags. */
+#define CLI_NEEDS_REFS 0x1u /* load references (else readers may skip them) */
+#define CLI_TWO_DUMPS  0x2u /* args 0 and 1 are dumps: in[0], in[1]; --domain may
+                               miss in one of them (not in both) */
+#define CLI_FOLDED_OK  0x4u /* --format folded applies */
+#define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
+
+typedef struct cli_spec cli_spec;
+
+/* One run of a command, as the hooks see it. */
+typedef struct cli_run {
+    const cli_spec *spec;
+    const cli_common *c;
+    void *state;              /* the command's state struct (options filled) */
+    const char *const *args;  /* positional arguments; args[0] the dump */
+    int nargs;
+    cli_input in[2];          /* the dump (and with CLI_TWO_DUMPS, the second) */
+    int ninputs;
+    cli_out *out;             /* stdout: only in report */
+} cli_run;
+
+struct cli_spec {
+    const char *name;
+    const char *summary;            /* one line for 'gcheap --help' */
+    const char *usage;              /* "usage: gcheap NAME ..." (may be several lines) */
+    const char *description;        /* the rest of 'gcheap NAME --help' */
+    const cli_option *options;      /* the command's own, OPT_END-terminated; NULL: none */
+    size_t state_size;              /* sizeof the state struct the options fill */
+    const void *defaults;           /* its initial value (NULL: all zero) */
+    const char *const *sort_keys;   /* what --sort accepts, NULL-terminated; NULL: no --sort */
+    int min_args, max_args;         /* positional arguments; max_args < 0: no limit */
+    const char *too_many;           /* "too many arguments (expected ...)" text, or NULL */
+    unsigned flags;                 /* CLI_NEEDS_REFS, CLI_TWO_DUMPS, ... */
+    /* Optional hooks. needs_refs overrides CLI_NEEDS_REFS (options decide);
+     * check: rules between options, before loading (0 or cli_usage_error);
+     * prepare: after loading, before warnings; release: frees what options
+     * and hooks kept in the state (called on every path). */
+    int (*needs_refs)(const void *state);
+    int (*check)(cli_run *run);
+    int (*prepare)(cli_run *run);
+    int (*report)(cli_run *run);    /* required: prints through run->out */
+    void (*release)(void *state);
+};
+
+/* Runs the command spec on argv (argv[0] is the command name): the whole
+ * lifecycle above. Returns the exit status. */
+int cli_run_command(const cli_spec *spec, int argc, char **argv);
+
+/* 'gcheap NAME --help'. */
+void cli_print_help(const cli_spec *spec);
 
 /* "-" is shown as "<stdin>" in messages. */
 const char *cli_display_path(const char *path);
@@ -78,23 +125,14 @@ const char *cli_display_path(const char *path);
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 
 /* The sections to report: all, or the one --domain names. Prints an error and
- * returns EXIT_INPUT when --domain names none. *out is malloc'd. */
+ * returns EXIT_INPUT when --domain names none (unless lenient). *out is
+ * malloc'd. */
 int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,
-               gch_heap ***out, size_t *count);
+               int lenient, gch_heap ***out, size_t *count);
 
 /* One warning line on stderr summarising a heap's anomalies (unless -q). */
 void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *heap,
                         const cli_common *common);
-
-/* Prints "gcheap: message" for an error that is not about a file position. */
-void cli_error(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* Prints a command's help: usage lines, description, its options, common options. */
-void cli_print_help(const char *usage, const char *description, const cli_option *options);
 
 /* A type's display name, honouring --short-names (Dart) and --module (.gcdump).
  * Returns a pointer into buf or into the heap. */

@@ -5,24 +5,7 @@
 
 #include "cli.h"
 #include "gate.h"
-#include "output.h"
 #include "stat_sort.h"
-
-enum { OPT_LIVE = 1, OPT_GROWTH, OPT_COUNT_GROWTH, OPT_TYPE, OPT_TYPE_TOTAL, OPT_RETAINED };
-
-static const cli_option diff_options[] = {
-    { "live", 0, 0, OPT_LIVE, NULL, "compare only objects reachable from strong roots" },
-    { "fail-on-growth", 0, 1, OPT_GROWTH, "X",
-      "exit 1 if total bytes grew by more than X (SIZE or PERCENT)" },
-    { "fail-on-count-growth", 0, 1, OPT_COUNT_GROWTH, "X",
-      "exit 1 if the object count grew by more than X (COUNT or PERCENT)" },
-    { "fail-on-type", 0, 1, OPT_TYPE, "SPEC",
-      "exit 1 if any matching type breaks SPEC (each type apart)" },
-    { "fail-on-type-total", 0, 1, OPT_TYPE_TOTAL, "SPEC",
-      "the same on the sum of all matching types" },
-    { "retained", 0, 0, OPT_RETAINED, NULL, "add retained sizes (dominator tree) and their change" },
-    { NULL, 0, 0, 0, NULL, NULL }
-};
 
 typedef struct diff_state {
     int live;
@@ -30,25 +13,37 @@ typedef struct diff_state {
     gate gate;
 } diff_state;
 
-static int on_option(void *state, int id, const char *value)
+static int growth(void *state, const char *command, const char *option, const char *value)
 {
     diff_state *s = state;
-    switch (id) {
-    case OPT_LIVE: s->live = 1; return 0;
-    case OPT_RETAINED: s->retained = 1; return 0;
-    case OPT_GROWTH:
-        return gate_add_total(&s->gate, "diff", "fail-on-growth", value, MEASURE_BYTES,
-                              GCH_BOUND_BYTES | GCH_BOUND_GROWTH_ONLY);
-    case OPT_COUNT_GROWTH:
-        return gate_add_total(&s->gate, "diff", "fail-on-count-growth", value, MEASURE_OBJECTS,
-                              GCH_BOUND_GROWTH_ONLY);
-    case OPT_TYPE: return gate_add_type(&s->gate, "diff", "fail-on-type", value, 1, 0);
-    case OPT_TYPE_TOTAL: return gate_add_type(&s->gate, "diff", "fail-on-type-total", value, 1, 1);
-    }
-    return 0;
+    int bytes = strcmp(option, "fail-on-growth") == 0;
+    return gate_add_total(&s->gate, command, option, value, bytes ? MEASURE_BYTES : MEASURE_OBJECTS,
+                          (bytes ? GCH_BOUND_BYTES : 0) | GCH_BOUND_GROWTH_ONLY);
 }
 
-static const char usage_text[] = "usage: gcheap diff [OPTIONS] BASE NEW";
+static int type_growth(void *state, const char *command, const char *option, const char *value)
+{
+    diff_state *s = state;
+    return gate_add_type(&s->gate, command, option, value, 1,
+                         strcmp(option, "fail-on-type-total") == 0);
+}
+
+static const cli_option diff_options[] = {
+    OPT_BOOL(0, "live", diff_state, live, "compare only objects reachable from strong roots"),
+    OPT_CALLBACK(0, "fail-on-growth", growth, "X",
+                 "exit 1 if total bytes grew by more than X (SIZE or PERCENT)"),
+    OPT_CALLBACK(0, "fail-on-count-growth", growth, "X",
+                 "exit 1 if the object count grew by more than X (COUNT or PERCENT)"),
+    OPT_CALLBACK(0, "fail-on-type", type_growth, "SPEC",
+                 "exit 1 if any matching type breaks SPEC (each type apart)"),
+    OPT_CALLBACK(0, "fail-on-type-total", type_growth, "SPEC",
+                 "the same on the sum of all matching types"),
+    OPT_BOOL(0, "retained", diff_state, retained, "add retained sizes (dominator tree) and their change"),
+    OPT_END
+};
+
+static const char *const sort_keys[] = { "bytes", "count", "name", "retained", NULL };
+
 static const char description[] =
     "Per-type growth from the dump BASE to the dump NEW: for each type, the count and\n"
     "bytes in each dump and their change, biggest byte change first. Types are matched\n"
@@ -85,29 +80,14 @@ typedef struct section_pair {
     size_t nbt, nnt;
 } section_pair;
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (!p) {
-        fputs("gcheap: out of memory\n", stderr);
-        exit(EXIT_INPUT);
-    }
-    memcpy(p, s, n + 1);
-    return p;
-}
-
 /* Pairs the sections of the two dumps; see the description. */
-static int pair_sections(const char *base_path, const gch_dump *base, const char *new_path,
-                         const gch_dump *nd, const cli_common *c, section_pair **out, size_t *count)
+/* The driver has checked that --domain names a section of one dump at least. */
+static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_common *c,
+                          section_pair **out, size_t *count)
 {
     size_t cap = base->heap_count + nd->heap_count + 1;
-    section_pair *p = calloc(cap, sizeof *p);
-    unsigned char *used = calloc(nd->heap_count + 1, 1);
-    if (!p || !used) {
-        fputs("gcheap: out of memory\n", stderr);
-        exit(EXIT_INPUT);
-    }
+    section_pair *p = xcalloc(cap, sizeof *p);
+    unsigned char *used = xcalloc(nd->heap_count + 1, 1);
     size_t n = 0;
     if (c->domain) {
         for (size_t i = 0; i < base->heap_count && !p[0].base; i++)
@@ -116,32 +96,23 @@ static int pair_sections(const char *base_path, const gch_dump *base, const char
         for (size_t i = 0; i < nd->heap_count && !p[0].new; i++)
             if (strcmp(nd->heaps[i]->name, c->domain) == 0)
                 p[0].new = nd->heaps[i];
-        if (!p[0].base && !p[0].new) {
-            cli_error("diff: no section named '%s' in %s or %s", c->domain,
-                      cli_display_path(base_path), cli_display_path(new_path));
-            free(p);
-            free(used);
-            return EXIT_INPUT;
-        }
-        p[0].name = dup_str(c->domain);
+        p[0].name = xstrdup(c->domain);
         n = 1;
     } else if (base->heap_count == 1 && nd->heap_count == 1) {
         p[0].base = base->heaps[0];
         p[0].new = nd->heaps[0];
         if (strcmp(p[0].base->name, p[0].new->name) == 0) {
-            p[0].name = dup_str(p[0].base->name);
+            p[0].name = xstrdup(p[0].base->name);
         } else {
-            size_t len = strlen(p[0].base->name) + strlen(p[0].new->name) + 5;
-            p[0].name = malloc(len);
-            if (!p[0].name)
-                exit(EXIT_INPUT);
-            snprintf(p[0].name, len, "%s -> %s", p[0].base->name, p[0].new->name);
+            strbuf name = STRBUF_INIT;
+            sb_addf(&name, "%s -> %s", p[0].base->name, p[0].new->name);
+            p[0].name = name.s;
         }
         n = 1;
     } else {
         for (size_t i = 0; i < base->heap_count; i++) {
             p[n].base = base->heaps[i];
-            p[n].name = dup_str(base->heaps[i]->name);
+            p[n].name = xstrdup(base->heaps[i]->name);
             for (size_t j = 0; j < nd->heap_count; j++)
                 if (!used[j] && strcmp(nd->heaps[j]->name, base->heaps[i]->name) == 0) {
                     used[j] = 1;
@@ -153,25 +124,20 @@ static int pair_sections(const char *base_path, const gch_dump *base, const char
         for (size_t j = 0; j < nd->heap_count; j++)
             if (!used[j]) {
                 p[n].new = nd->heaps[j];
-                p[n].name = dup_str(nd->heaps[j]->name);
+                p[n].name = xstrdup(nd->heaps[j]->name);
                 n++;
             }
     }
     free(used);
     *out = p;
     *count = n;
-    return 0;
 }
 
 /* Merges two name-sorted lists into diff rows (names point into the lists). */
 static gate_type *merge(const named_type *b, size_t nb, const named_type *n, size_t nn,
                         size_t *count)
 {
-    gate_type *rows = calloc(nb + nn + 1, sizeof *rows);
-    if (!rows) {
-        fputs("gcheap: out of memory\n", stderr);
-        exit(EXIT_INPUT);
-    }
+    gate_type *rows = xcalloc(nb + nn + 1, sizeof *rows);
     size_t i = 0, j = 0, k = 0;
     while (i < nb || j < nn) {
         int c = i == nb ? 1 : j == nn ? -1 : strcmp(b[i].name, n[j].name);
@@ -246,73 +212,54 @@ static void emit_row(report *rep, int type_first, const char *name, uint64_t bc,
         report_cell_text(rep, name);
 }
 
-static const cli_spec diff_spec = {
-    "diff", usage_text, description, diff_options, on_option, 2, 2, NULL, 0
-};
-
-int cmd_diff(int argc, char **argv)
+static int diff_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    diff_state s;
-    memset(&s, 0, sizeof s);
-    gch_dump *base = NULL, *nd = NULL;
-    section_pair *pairs = NULL;
-    size_t npairs = 0;
-    gate_section *secs = NULL;
-    int rc = cli_start(&diff_spec, &s, argc, argv, &c, &a);
-    if (rc) {
-        rc = rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-        goto out; /* the limits parsed so far are freed there */
-    }
-    if (!stat_sort_valid(c.sort) && !(s.retained && strcmp(c.sort, "retained") == 0)) {
-        rc = cli_usage_error("diff", "unknown sort key '%s' (bytes, count, name%s)", c.sort,
-                             s.retained ? " or retained" : "; retained needs --retained");
-        goto out;
-    }
-    const char *base_path = a.positional[0], *new_path = a.positional[1];
-    if ((rc = cli_load(base_path, &c, s.live || s.retained, &base)) != 0 ||
-        (rc = cli_load(new_path, &c, s.live || s.retained, &nd)) != 0)
-        goto out;
-    if ((rc = pair_sections(base_path, base, new_path, nd, &c, &pairs, &npairs)) != 0)
-        goto out;
-    secs = calloc(npairs ? npairs : 1, sizeof *secs);
-    if (!secs) {
-        fputs("gcheap: out of memory\n", stderr);
-        exit(EXIT_INPUT);
-    }
-    for (size_t i = 0; i < npairs; i++) {
-        section_pair *p = &pairs[i];
-        if (p->base)
-            cli_warn_anomalies(base_path, base, p->base, &c);
-        if (p->new)
-            cli_warn_anomalies(new_path, nd, p->new, &c);
-        gate_section *sec = &secs[i];
-        if ((p->base && (rc = heap_types_for(p->base, s.live, s.retained, &c, &p->bt, &p->nbt,
-                                             &sec->base_retained)) != 0) ||
-            (p->new && (rc = heap_types_for(p->new, s.live, s.retained, &c, &p->nt, &p->nnt,
-                                            &sec->new_retained)) != 0))
-            goto out;
-        sec->name = p->name;
-        sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
-        for (size_t t = 0; t < sec->ntypes; t++) {
-            sec->base_count += sec->types[t].base_count;
-            sec->base_bytes += sec->types[t].base_bytes;
-            sec->new_count += sec->types[t].new_count;
-            sec->new_bytes += sec->types[t].new_bytes;
-        }
-        sort_key = !c.sort || strcmp(c.sort, "bytes") == 0 ? 0
-                   : strcmp(c.sort, "count") == 0   ? 1
-                   : strcmp(c.sort, "name") == 0    ? 2
-                                                    : 3;
-        qsort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows);
-    }
-    int multi = npairs > 1;
-    size_t exceeded = gate_evaluate(&s.gate, secs, npairs, multi);
+    const diff_state *s = run->state;
+    if (run->c->sort && strcmp(run->c->sort, "retained") == 0 && !s->retained)
+        return cli_usage_error("diff", "--sort retained needs --retained");
+    return 0;
+}
 
-    int type_first = c.format != FMT_TABLE;
+static int diff_needs_refs(const void *state)
+{
+    const diff_state *s = state;
+    return s->live || s->retained;
+}
+
+/* The pair's types merged into one gate section, sorted by --sort. */
+static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
+{
+    const diff_state *s = run->state;
+    const cli_common *c = run->c;
+    int rc = 0;
+    if ((p->base && (rc = heap_types_for(p->base, s->live, s->retained, c, &p->bt, &p->nbt,
+                                         &sec->base_retained)) != 0) ||
+        (p->new && (rc = heap_types_for(p->new, s->live, s->retained, c, &p->nt, &p->nnt,
+                                        &sec->new_retained)) != 0))
+        return rc;
+    sec->name = p->name;
+    sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
+    for (size_t t = 0; t < sec->ntypes; t++) {
+        sec->base_count += sec->types[t].base_count;
+        sec->base_bytes += sec->types[t].base_bytes;
+        sec->new_count += sec->types[t].new_count;
+        sec->new_bytes += sec->types[t].new_bytes;
+    }
+    sort_key = !c->sort || strcmp(c->sort, "bytes") == 0 ? 0
+               : strcmp(c->sort, "count") == 0           ? 1
+               : strcmp(c->sort, "name") == 0            ? 2
+                                                         : 3;
+    qsort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows);
+    return 0;
+}
+
+static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
+{
+    const diff_state *s = run->state;
+    const cli_common *c = run->c;
+    int type_first = c->format != FMT_TABLE;
     col_spec cols[12];
-    int nc = 0;
+    size_t nc = 0;
     if (type_first)
         cols[nc++] = (col_spec){ "type", COL_TEXT };
     cols[nc++] = (col_spec){ "base_count", COL_COUNT };
@@ -322,7 +269,7 @@ int cmd_diff(int argc, char **argv)
     cols[nc++] = (col_spec){ "new_bytes", COL_BYTES };
     /* COL_BYTES with signed cells: "+1.5 KiB" with -h, "+1536" otherwise. */
     cols[nc++] = (col_spec){ "bytes_delta", COL_BYTES };
-    if (s.retained) {
+    if (s->retained) {
         cols[nc++] = (col_spec){ "base_retained", COL_BYTES };
         cols[nc++] = (col_spec){ "new_retained", COL_BYTES };
         cols[nc++] = (col_spec){ "retained_delta", COL_BYTES };
@@ -330,56 +277,64 @@ int cmd_diff(int argc, char **argv)
     cols[nc++] = (col_spec){ "status", COL_TEXT };
     if (!type_first)
         cols[nc++] = (col_spec){ "type", COL_TEXT };
-    report *rep = report_new(&c, "diff", multi, stdout);
-    report_columns(rep, cols, nc);
-    report_json_field_str(rep, "base", cli_display_path(base_path));
-    report_json_field_str(rep, "new", cli_display_path(new_path));
-    report_json_field_str(rep, "base_format", base->format);
-    report_json_field_str(rep, "new_format", nd->format);
-    FILE *jf = report_json_member(rep, "pass");
-    if (jf)
-        fputs(exceeded ? "false" : "true", jf);
-    if ((jf = report_json_member(rep, "limits")) != NULL)
-        gate_write_json(&s.gate, jf, 1);
-    for (size_t i = 0; i < npairs; i++) {
+    gate_write_json(&s->gate, out_json(run->out), 1);
+    report *rep = report_new(run->out, cols, nc, nsecs > 1);
+    for (size_t i = 0; i < nsecs; i++) {
         const gate_section *sec = &secs[i];
         report_begin_section(rep, sec->name);
         size_t shown = sec->ntypes;
-        if (c.top < shown)
-            shown = (size_t)c.top;
+        if (c->top < shown)
+            shown = (size_t)c->top;
         for (size_t t = 0; t < shown; t++) {
             const gate_type *r = &sec->types[t];
             uint64_t ret[2] = { r->base_retained, r->new_retained };
             emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
-                     r->new_bytes, s.retained ? ret : NULL);
+                     r->new_bytes, s->retained ? ret : NULL);
         }
-        if (shown < sec->ntypes)
-            report_note(rep, "(%zu more types not shown)", sec->ntypes - shown);
+        report_note_more(rep, shown, sec->ntypes, "types");
         report_begin_total(rep);
         char label[64];
         snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
         /* A type's retained sizes overlap; the section's is its live bytes. */
         uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,
-                 sec->new_bytes, s.retained ? ret : NULL);
+                 sec->new_bytes, s->retained ? ret : NULL);
         report_end_section(rep);
     }
-    rc = report_finish(rep);
-    if (!rc && exceeded)
-        rc = EXIT_LIMIT;
-out:
+}
+
+static int diff_report(cli_run *run)
+{
+    diff_state *s = run->state;
+    section_pair *pairs;
+    size_t npairs;
+    pair_sections(run->in[0].dump, run->in[1].dump, run->c, &pairs, &npairs);
+    gate_section *secs = xcalloc(npairs, sizeof *secs);
+    int rc = 0;
+    for (size_t i = 0; i < npairs && rc == 0; i++)
+        rc = build_section(run, &pairs[i], &secs[i]);
+    if (rc == 0) {
+        size_t exceeded = gate_evaluate(&s->gate, secs, npairs, npairs > 1);
+        print_rows(run, secs, npairs);
+        rc = exceeded ? EXIT_LIMIT : 0;
+    }
     for (size_t i = 0; i < npairs; i++) {
         named_types_free(pairs[i].bt, pairs[i].nbt);
         named_types_free(pairs[i].nt, pairs[i].nnt);
         free(pairs[i].name);
-        if (secs)
-            free(secs[i].types);
+        free(secs[i].types);
     }
     free(pairs);
     free(secs);
-    gch_dump_free(base);
-    gch_dump_free(nd);
-    gate_free(&s.gate);
-    free(a.positional);
     return rc;
 }
+
+static void diff_release(void *state) { gate_free(&((diff_state *)state)->gate); }
+
+const cli_spec diff_command = {
+    .name = "diff", .summary = "per-type growth between two dumps; CI gate on growth",
+    .usage = "usage: gcheap diff [OPTIONS] BASE NEW", .description = description,
+    .options = diff_options, .state_size = sizeof(diff_state), .sort_keys = sort_keys,
+    .min_args = 2, .max_args = 2, .flags = CLI_TWO_DUMPS, .needs_refs = diff_needs_refs,
+    .check = diff_check, .report = diff_report, .release = diff_release,
+};

@@ -15,21 +15,29 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "why.h"
 
 #define FOLDED_DEFAULT_DEPTH 1024
 
-enum { OPT_DEPTH = 1, OPT_MIN_BYTES, OPT_BY_TYPE };
+typedef struct dom_state {
+    uint64_t depth;
+    int depth_set;
+    uint64_t min_bytes;
+    int min_set;
+    int by_type;
+    uint32_t *found; /* with ID: the object in each section, or GCH_NONE */
+} dom_state;
 
 static const cli_option dom_options[] = {
-    { "depth", 0, 1, OPT_DEPTH, "D", "levels below the start (default 3; folded: 1024)" },
-    { "min-bytes", 0, 1, OPT_MIN_BYTES, "N", "hide subtrees retaining fewer than N bytes" },
-    { "by-type", 0, 0, OPT_BY_TYPE, NULL, "merge sibling objects of the same type" },
-    { NULL, 0, 0, 0, NULL, NULL }
+    OPT_UINT_GIVEN(0, "depth", dom_state, depth, depth_set, "D", 0, UINT64_MAX,
+                   "levels below the start (default 3; folded: 1024)"),
+    OPT_SIZE_GIVEN(0, "min-bytes", dom_state, min_bytes, min_set, "N",
+                   "hide subtrees retaining fewer than N bytes"),
+    OPT_BOOL(0, "by-type", dom_state, by_type, "merge sibling objects of the same type"),
+    OPT_END
 };
 
-static const char usage_text[] = "usage: gcheap dom [OPTIONS] DUMP [ID]";
+static const char *const sort_keys[] = { "retained", NULL };
 static const char description[] =
     "The dominator tree: each object under its immediate dominator (the last\n"
     "object every path from a strong root to it passes through), children sorted\n"
@@ -52,31 +60,6 @@ static const char description[] =
     "':', control bytes '?'. Depth is capped at 1024 levels unless --depth is given\n"
     "(a path's text grows with its depth: a 10-million-deep chain would print\n"
     "terabytes); what lies deeper is one frame '[deeper]' with its bytes.";
-
-typedef struct dom_state {
-    uint64_t depth;
-    int depth_set;
-    uint64_t min_bytes;
-    int min_set;
-    int by_type;
-} dom_state;
-
-static int on_option(void *state, int id, const char *value)
-{
-    dom_state *s = state;
-    if (id == OPT_DEPTH) {
-        if (cli_parse_count(value, &s->depth) != 0)
-            return cli_usage_error("dom", "--depth needs a whole number, not '%s'", value);
-        s->depth_set = 1;
-    } else if (id == OPT_MIN_BYTES) {
-        if (cli_parse_count(value, &s->min_bytes) != 0)
-            return cli_usage_error("dom", "--min-bytes needs a whole number, not '%s'", value);
-        s->min_set = 1;
-    } else if (id == OPT_BY_TYPE) {
-        s->by_type = 1;
-    }
-    return 0;
-}
 
 /* ---- the walker ---- */
 
@@ -111,31 +94,15 @@ typedef struct walker {
     size_t nframes, cap_frames;
 } walker;
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    void *np = realloc(p, nc * elem);
-    if (!np) {
-        cli_error("out of memory");
-        exit(EXIT_INPUT);
-    }
-    *cap = nc;
-    return np;
-}
-
 static void push_obj(walker *w, uint32_t o)
 {
-    w->objs = grow(w->objs, &w->cap_objs, w->nobjs + 1, sizeof *w->objs);
+    w->objs = xgrow(w->objs, &w->cap_objs, w->nobjs + 1, sizeof *w->objs);
     w->objs[w->nobjs++] = o;
 }
 
 static void push_group(walker *w, group g)
 {
-    w->grps = grow(w->grps, &w->cap_grps, w->ngrps + 1, sizeof *w->grps);
+    w->grps = xgrow(w->grps, &w->cap_grps, w->ngrps + 1, sizeof *w->grps);
     w->grps[w->ngrps++] = g;
 }
 
@@ -213,7 +180,7 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
     size_t shown = grp_start;
     while (shown < w->ngrps && shown - grp_start < w->top && w->grps[shown].retained >= w->min_bytes)
         shown++;
-    w->frames = grow(w->frames, &w->cap_frames, w->nframes + 1, sizeof *w->frames);
+    w->frames = xgrow(w->frames, &w->cap_frames, w->nframes + 1, sizeof *w->frames);
     frame f = { obj_mark, grp_start, shown, w->ngrps, grp_start, path_len, child_depth };
     w->frames[w->nframes++] = f;
     return 1;
@@ -308,32 +275,17 @@ static void walk_rows(walker *w, report *rep, uint64_t max_depth)
 
 /* ---- folded ---- */
 
-typedef struct pathbuf {
-    char *s;
-    size_t len, cap;
-} pathbuf;
-
-static void path_append(pathbuf *p, const char *name, int sep)
+static void path_append(strbuf *p, const char *name, int sep)
 {
-    size_t n = strlen(name) + 1;
-    p->s = grow(p->s, &p->cap, p->len + n + 1, 1);
     if (sep)
-        p->s[p->len++] = ';';
-    for (const unsigned char *q = (const unsigned char *)name; *q; q++) {
-        unsigned char ch = *q;
-        p->s[p->len++] = ch == ';' ? ':' : (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-    }
-    p->s[p->len] = '\0';
+        sb_addc(p, ';');
+    sb_escape(p, ESC_FOLDED, name);
 }
 
-static void folded_line(const pathbuf *p, const char *extra, uint64_t value, FILE *out)
+static void folded_line(const strbuf *p, const char *extra, uint64_t value, cli_out *out)
 {
-    if (!value)
-        return;
-    fwrite(p->s, 1, p->len, out);
-    if (extra)
-        fprintf(out, ";%s", extra);
-    fprintf(out, " %" PRIu64 "\n", value);
+    if (value)
+        out_printf(out, "%s%s%s %" PRIu64 "\n", sb_str(p), extra ? ";" : "", extra ? extra : "", value);
 }
 
 static const char *group_name(const walker *w, const group *g, char *buf, size_t cap)
@@ -341,7 +293,7 @@ static const char *group_name(const walker *w, const group *g, char *buf, size_t
     return cli_type_name(w->h, g->type, w->c, buf, cap);
 }
 
-static void walk_folded(walker *w, pathbuf *p, uint64_t max_depth, FILE *out)
+static void walk_folded(walker *w, strbuf *p, uint64_t max_depth, cli_out *out)
 {
     /* The start group's own line (the virtual root has size 0). */
     char name[8192];
@@ -358,6 +310,8 @@ static void walk_folded(walker *w, pathbuf *p, uint64_t max_depth, FILE *out)
             size_t gi = f->next++;
             uint64_t d = f->depth;
             p->len = f->path_len;
+            if (p->s)
+                p->s[p->len] = '\0';
             path_append(p, group_name(w, &w->grps[gi], name, sizeof name), p->len > 0);
             const group g = w->grps[gi];
             folded_line(p, NULL, g.size, out);
@@ -373,7 +327,7 @@ static void walk_folded(walker *w, pathbuf *p, uint64_t max_depth, FILE *out)
 
 /* ---- command ---- */
 
-static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t start,
+static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap *h, uint32_t start,
                     const cli_common *c, const dom_state *s, int multi)
 {
     gch_domtree t;
@@ -399,7 +353,7 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
 
     if (c->format == FMT_FOLDED) {
         if (live) {
-            pathbuf p = { NULL, 0, 0 };
+            strbuf p = STRBUF_INIT;
             char name[8192];
             if (multi)
                 path_append(&p, h->name, 0);
@@ -407,11 +361,11 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
                 path_append(&p, "root", p.len > 0);
             else
                 path_append(&p, group_name(&w, &g0, name, sizeof name), p.len > 0);
-            walk_folded(&w, &p, s->depth_set ? s->depth : FOLDED_DEFAULT_DEPTH, stdout);
-            free(p.s);
+            walk_folded(&w, &p, s->depth_set ? s->depth : FOLDED_DEFAULT_DEPTH, out);
+            sb_free(&p);
         } else {
             char id[32];
-            snprintf(id, sizeof id, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[start]);
+            format_id(h->object_id[start], h->id_radix, id, sizeof id);
             cli_error("dom: %s: %s is not live: not reachable from any strong root",
                       cli_display_path(path), id);
         }
@@ -422,14 +376,11 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
         } else {
             emit_row(&w, rep, &g0, 0);
             char id[32];
-            snprintf(id, sizeof id, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[start]);
+            format_id(h->object_id[start], h->id_radix, id, sizeof id);
             report_note(rep, "%s: not live: not reachable from any strong root", id);
         }
-        char num[32];
-        snprintf(num, sizeof num, "%" PRIu64, t.live_count);
-        report_section_json_raw(rep, "live_count", num);
-        snprintf(num, sizeof num, "%" PRIu64, t.live_bytes);
-        report_section_json_raw(rep, "live_bytes", num);
+        report_section_u64(rep, "live_count", t.live_count);
+        report_section_u64(rep, "live_bytes", t.live_bytes);
         report_end_section(rep);
     }
     walker_free(&w);
@@ -437,39 +388,25 @@ static int dom_heap(report *rep, const char *path, const gch_heap *h, uint32_t s
     return 0;
 }
 
-static const cli_spec dom_spec = {
-    "dom", usage_text, description, dom_options, on_option, 1, 2, "DUMP and at most one ID", 1
-};
-
-int cmd_dom(int argc, char **argv)
+static int dom_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    dom_state s;
-    memset(&s, 0, sizeof s);
-    int rc = cli_start(&dom_spec, &s, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (c.sort && strcmp(c.sort, "retained") != 0) {
-        rc = cli_usage_error("dom", "unknown sort key '%s' (children are sorted by retained size)",
-                             c.sort);
-        goto out_args;
-    }
-    if (c.format == FMT_FOLDED && (c.top != UINT64_MAX || s.min_set)) {
-        rc = cli_usage_error("dom", "--top and --min-bytes do not apply to --format folded");
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("dom", path, &c, 1, &in)) != 0)
-        goto out_args;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    uint32_t *found = NULL;
-    if (a.count == 2 && (rc = why_resolve_ids("dom", path, heaps, nheaps, a.positional + 1, 1, &found)) != 0)
-        goto out_input;
-    cli_warn_input(&in, &c);
+    const dom_state *s = run->state;
+    if (run->c->format == FMT_FOLDED && (run->c->top != UINT64_MAX || s->min_set))
+        return cli_usage_error("dom", "--top and --min-bytes do not apply to --format folded");
+    return 0;
+}
 
+static int dom_prepare(cli_run *run)
+{
+    dom_state *s = run->state;
+    const cli_input *in = &run->in[0];
+    if (run->nargs < 2)
+        return 0;
+    return why_resolve_ids("dom", in->path, in->heaps, in->count, run->args + 1, 1, &s->found);
+}
+
+static int dom_report(cli_run *run)
+{
     static const col_spec table_cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
@@ -484,32 +421,36 @@ int cmd_dom(int argc, char **argv)
         { "depth", COL_COUNT }, { "count", COL_COUNT }, { "size", COL_BYTES },
         { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
+    const dom_state *s = run->state;
+    const cli_common *c = run->c;
+    const cli_input *in = &run->in[0];
+    const uint32_t *found = s->found;
     size_t shown = 0;
-    for (size_t i = 0; i < nheaps; i++)
+    for (size_t i = 0; i < in->count; i++)
         shown += !found || found[i] != GCH_NONE;
-    report *rep = report_new(&c, "dom", shown > 1, stdout);
-    if (c.format == FMT_TABLE)
-        report_columns(rep, s.by_type ? type_table_cols : table_cols, 4);
-    else
-        report_columns(rep, s.by_type ? type_cols : cols, 5);
-    report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", in.dump->format);
-    for (size_t i = 0; i < nheaps && rc == 0; i++) {
+    report *rep = NULL;
+    if (c->format == FMT_TABLE)
+        rep = s->by_type ? report_new(run->out, REPORT_COLUMNS(type_table_cols), shown > 1)
+                         : report_new(run->out, REPORT_COLUMNS(table_cols), shown > 1);
+    else if (c->format != FMT_FOLDED)
+        rep = s->by_type ? report_new(run->out, REPORT_COLUMNS(type_cols), shown > 1)
+                         : report_new(run->out, REPORT_COLUMNS(cols), shown > 1);
+    int rc = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++) {
         if (found && found[i] == GCH_NONE)
             continue;
-        rc = dom_heap(rep, path, heaps[i], found ? found[i] : GCH_DOM_VROOT, &c, &s, shown > 1);
+        rc = dom_heap(run->out, rep, in->path, in->heaps[i], found ? found[i] : GCH_DOM_VROOT, c, s,
+                      shown > 1);
     }
-    if (c.format == FMT_FOLDED) {
-        /* Nothing went through the report: just release it. */
-        fflush(stdout);
-    }
-    int wrc = report_finish(rep);
-    if (!rc)
-        rc = wrc;
-    free(found);
-out_input:
-    cli_close(&in);
-out_args:
-    free(a.positional);
     return rc;
 }
+
+static void dom_release(void *state) { free(((dom_state *)state)->found); }
+
+const cli_spec dom_command = {
+    .name = "dom", .summary = "the dominator tree, from the roots or from one object",
+    .usage = "usage: gcheap dom [OPTIONS] DUMP [ID]", .description = description,
+    .options = dom_options, .state_size = sizeof(dom_state), .sort_keys = sort_keys, .min_args = 1,
+    .max_args = 2, .too_many = "DUMP and at most one ID", .flags = CLI_NEEDS_REFS | CLI_FOLDED_OK,
+    .check = dom_check, .prepare = dom_prepare, .report = dom_report, .release = dom_release,
+};

@@ -6,21 +6,22 @@
 
 #include "cli.h"
 #include "gcheap/alloc.h"
-#include "output.h"
 #include "stat_sort.h"
 #include "why.h"
 
-enum { OPT_STAT = 1, OPT_TYPE };
+typedef struct objsize_state {
+    int stat;
+    const char *type;
+    why_targets targets;
+} objsize_state;
 
 static const cli_option objsize_options[] = {
-    { "stat", 0, 0, OPT_STAT, NULL, "break what is reachable down by type" },
-    { "type", 0, 1, OPT_TYPE, "NAME", "all instances of type NAME (* and ? are wildcards)" },
-    { NULL, 0, 0, 0, NULL, NULL }
+    OPT_BOOL(0, "stat", objsize_state, stat, "break what is reachable down by type"),
+    OPT_STRING(0, "type", objsize_state, type, "NAME", "all instances of type NAME (* and ? are wildcards)"),
+    OPT_END
 };
 
-static const char usage_text[] =
-    "usage: gcheap objsize [OPTIONS] DUMP ID...\n"
-    "       gcheap objsize [OPTIONS] DUMP --type NAME";
+static const char *const sort_keys[] = { "bytes", "count", "name", NULL };
 static const char description[] =
     "What an object keeps reachable, like SOS !objsize: reach_count and\n"
     "reach_bytes count every object reachable from ID by following references,\n"
@@ -40,27 +41,6 @@ static const char description[] =
     "bytes (default), count, name. Table output shows both tables; tsv/csv only\n"
     "the breakdown; json adds it to each section as \"types\" and \"types_total\".";
 
-typedef struct objsize_state {
-    int stat;
-    const char *type;
-} objsize_state;
-
-static int on_option(void *state, int id, const char *value)
-{
-    objsize_state *s = state;
-    if (id == OPT_STAT)
-        s->stat = 1;
-    else if (id == OPT_TYPE)
-        s->type = value;
-    return 0;
-}
-
-static void oom(void)
-{
-    cli_error("out of memory");
-    exit(EXIT_INPUT);
-}
-
 static int run_objsize(const gch_heap *h, const uint32_t *starts, size_t n, uint64_t *count,
                        uint64_t *bytes, uint64_t *per_count, uint64_t *per_bytes)
 {
@@ -77,11 +57,9 @@ static int run_objsize(const gch_heap *h, const uint32_t *starts, size_t n, uint
 static int breakdown(report *rep, const gch_heap *h, const cli_common *c, const uint32_t *starts,
                      size_t n, int as_rows, int as_json)
 {
-    uint64_t *pc = calloc(h->type_count ? h->type_count : 1, sizeof *pc);
-    uint64_t *pb = calloc(h->type_count ? h->type_count : 1, sizeof *pb);
-    gch_type_row *rows = malloc(sizeof *rows * (h->type_count ? h->type_count : 1));
-    if (!pc || !pb || !rows)
-        oom();
+    uint64_t *pc = xcalloc(h->type_count, sizeof *pc);
+    uint64_t *pb = xcalloc(h->type_count, sizeof *pb);
+    gch_type_row *rows = xmalloc_array(h->type_count, sizeof *rows);
     uint64_t tc = 0, tb = 0;
     int rc = run_objsize(h, starts, n, &tc, &tb, pc, pb);
     if (rc) {
@@ -107,36 +85,28 @@ static int breakdown(report *rep, const gch_heap *h, const cli_common *c, const 
             report_cell_u64(rep, rows[i].bytes);
             report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
         }
-        if (shown < nrows)
-            report_note(rep, "(%" PRIu64 " more types not shown)", (uint64_t)nrows - shown);
+        report_note_more(rep, shown, nrows, "types");
         report_begin_total(rep);
         report_cell_u64(rep, tc);
         report_cell_u64(rep, tb);
         snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)nrows, nrows == 1 ? "" : "s");
         report_cell_text(rep, buf);
     }
-    if (as_json) {
-        jbuf j = { NULL, 0, 0 };
-        jbuf_raw(&j, "[");
+    json_writer *jw = as_json ? report_section_json(rep) : NULL;
+    if (jw) {
+        json_begin_array(jw, "types");
         for (uint64_t i = 0; i < shown; i++) {
-            jbuf_raw(&j, i ? ",{\"count\":" : "{\"count\":");
-            jbuf_u64(&j, rows[i].count);
-            jbuf_raw(&j, ",\"bytes\":");
-            jbuf_u64(&j, rows[i].bytes);
-            jbuf_raw(&j, ",\"type\":");
-            jbuf_str(&j, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
-            jbuf_raw(&j, "}");
+            json_begin_object(jw, NULL);
+            json_u64(jw, "count", rows[i].count);
+            json_u64(jw, "bytes", rows[i].bytes);
+            json_string(jw, "type", cli_type_name(h, rows[i].type, c, buf, sizeof buf));
+            json_end_object(jw);
         }
-        jbuf_raw(&j, "]");
-        report_section_json_raw(rep, "types", j.s);
-        j.len = 0;
-        jbuf_raw(&j, "{\"count\":");
-        jbuf_u64(&j, tc);
-        jbuf_raw(&j, ",\"bytes\":");
-        jbuf_u64(&j, tb);
-        jbuf_raw(&j, "}");
-        report_section_json_raw(rep, "types_total", j.s);
-        jbuf_free(&j);
+        json_end_array(jw);
+        json_begin_object(jw, "types_total");
+        json_u64(jw, "count", tc);
+        json_u64(jw, "bytes", tb);
+        json_end_object(jw);
     }
     free(pc);
     free(pb);
@@ -167,7 +137,7 @@ static int id_rows(report *rep, const gch_heap *h, const gch_domtree *t, const c
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
         if (!live) {
             char id[32];
-            snprintf(id, sizeof id, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[o]);
+            format_id(h->object_id[o], h->id_radix, id, sizeof id);
             report_note(rep, "%s: not live: not reachable from any strong root", id);
         }
     }
@@ -196,10 +166,8 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
                      const uint8_t *mask)
 {
     const uint32_t nt = h->type_count;
-    uint64_t *tret = malloc(sizeof *tret * (nt ? nt : 1));
-    size_t *first = calloc((size_t)nt + 1, sizeof *first);
-    if (!tret || !first)
-        oom();
+    uint64_t *tret = xmalloc_array(nt, sizeof *tret);
+    size_t *first = xcalloc((size_t)nt + 1, sizeof *first);
     gch_error err;
     if (gch_type_retained(h, t, tret, &err) != GCH_OK) {
         cli_error("%s", err.message);
@@ -216,10 +184,8 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
         first[h->object_type[inst[i]] + 1]++;
     for (uint32_t ty = 0; ty < nt; ty++)
         first[ty + 1] += first[ty];
-    uint32_t *by_type = malloc(sizeof *by_type * (ninst ? ninst : 1));
-    size_t *fill = malloc(sizeof *fill * (nt ? nt : 1));
-    if (!by_type || !fill)
-        oom();
+    uint32_t *by_type = xmalloc_array(ninst, sizeof *by_type);
+    size_t *fill = xmalloc_array(nt, sizeof *fill);
     memcpy(fill, first, sizeof *fill * nt);
     for (size_t i = 0; i < ninst; i++)
         by_type[fill[h->object_type[inst[i]]]++] = inst[i];
@@ -229,9 +195,7 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
     uint32_t ntypes = 0;
     for (uint32_t ty = 0; ty < nt; ty++)
         ntypes += mask[ty] != 0;
-    type_row *rows = calloc(ntypes ? ntypes : 1, sizeof *rows);
-    if (!rows)
-        oom();
+    type_row *rows = xcalloc(ntypes, sizeof *rows);
     uint32_t k = 0;
     int rc = 0;
     for (uint32_t ty = 0; ty < nt && !rc; ty++) {
@@ -262,8 +226,7 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
         report_cell_u64(rep, rows[i].retained);
         report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
     }
-    if (shown < ntypes)
-        report_note(rep, "(%" PRIu64 " more types not shown)", (uint64_t)ntypes - shown);
+    report_note_more(rep, shown, ntypes, "types");
     free(rows);
     return 0;
 }
@@ -285,112 +248,108 @@ static const col_spec stat_cols[] = {
     { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "type", COL_TEXT }
 };
 
-static const cli_spec objsize_spec = {
-    "objsize", usage_text, description, objsize_options, on_option, 1, -1, NULL, 0
-};
-
-int cmd_objsize(int argc, char **argv)
+static int objsize_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    objsize_state s = { 0, NULL };
-    int rc = cli_start(&objsize_spec, &s, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if ((rc = why_check_target_args("objsize", &a, s.type)) != 0)
-        goto out_args;
-    if (c.sort && !s.stat) {
+    const objsize_state *s = run->state;
+    int rc = why_check_target_args(run, s->type);
+    if (rc == 0 && run->c->sort && !s->stat)
         rc = cli_usage_error("objsize", "--sort orders the --stat breakdown: add --stat");
-        goto out_args;
-    }
-    if (!stat_sort_valid(c.sort)) {
-        rc = cli_usage_error("objsize", "unknown sort key '%s' (bytes, count or name)", c.sort);
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("objsize", path, &c, 1, &in)) != 0)
-        goto out_args;
-    gch_dump *dump = in.dump;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    why_targets tg;
-    if ((rc = why_targets_find("objsize", &in, &a, s.type, &c, &tg)) != 0)
-        goto out_input;
-    cli_warn_input(&in, &c);
-    const uint32_t *found = tg.found;
-    uint8_t **masks = tg.masks;
-    size_t nids = tg.nids;
+    return rc;
+}
 
-    int machine = c.format == FMT_TSV || c.format == FMT_CSV;
-    int main_table = !(machine && s.stat);
-    report *rep = report_new(&c, "objsize", tg.nused > 1, stdout);
-    if (main_table) {
-        if (s.type)
-            report_columns(rep, type_cols, 5);
-        else if (c.format == FMT_TABLE)
-            report_columns(rep, id_table_cols, 6);
-        else
-            report_columns(rep, id_cols, 7);
-    } else {
-        report_columns(rep, stat_cols, 3);
+static int objsize_prepare(cli_run *run)
+{
+    objsize_state *s = run->state;
+    return why_targets_find(run, s->type, &s->targets);
+}
+
+/* The starts of --stat in section k: its IDs, or its instances of --type. */
+static uint32_t *section_starts(const objsize_state *s, const gch_heap *h, size_t k, size_t *n)
+{
+    const why_targets *tg = &s->targets;
+    uint32_t *starts;
+    *n = 0;
+    if (s->type) {
+        why_instances(h, tg->masks[k], &starts, n);
+        return starts;
     }
-    report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", dump->format);
-    /* The per-heap starts for --stat. */
-    for (size_t k = 0; k < nheaps && rc == 0; k++) {
-        if (!tg.used[k])  /* sections with an ID or a matching type */
+    starts = xmalloc_array(tg->nids, sizeof *starts);
+    for (size_t i = 0; i < tg->nids; i++)
+        if (tg->found[k * tg->nids + i] != GCH_NONE)
+            starts[(*n)++] = tg->found[k * tg->nids + i];
+    return starts;
+}
+
+/* The main rows of section k (IDs or --type), with json's breakdown members. */
+static int main_rows(report *rep, const cli_run *run, const gch_heap *h, size_t k,
+                     const uint32_t *starts, size_t nstarts)
+{
+    const objsize_state *s = run->state;
+    const why_targets *tg = &s->targets;
+    gch_domtree t;
+    /* --type needs gch_type_retained (children lists); IDs only idom and
+     * retained. */
+    int rc = cli_domtree(h, run->c, s->type != NULL, &t);
+    if (!rc)
+        rc = s->type ? type_rows(rep, h, &t, run->c, tg->masks[k])
+                     : id_rows(rep, h, &t, run->c, tg->found + k * tg->nids, tg->nids);
+    gch_domtree_free(&t);
+    if (!rc && s->stat && run->c->format == FMT_JSON)
+        rc = breakdown(rep, h, run->c, starts, nstarts, 0, 1);
+    return rc;
+}
+
+static int objsize_report(cli_run *run)
+{
+    const objsize_state *s = run->state;
+    const cli_common *c = run->c;
+    const cli_input *in = &run->in[0];
+    const why_targets *tg = &s->targets;
+    int machine = c->format == FMT_TSV || c->format == FMT_CSV;
+    int main_table = !(machine && s->stat);
+    int multi = tg->nused > 1;
+    report *rep;
+    if (!main_table)
+        rep = report_new(run->out, REPORT_COLUMNS(stat_cols), multi);
+    else if (s->type)
+        rep = report_new(run->out, REPORT_COLUMNS(type_cols), multi);
+    else if (c->format == FMT_TABLE)
+        rep = report_new(run->out, REPORT_COLUMNS(id_table_cols), multi);
+    else
+        rep = report_new(run->out, REPORT_COLUMNS(id_cols), multi);
+    int rc = 0;
+    for (size_t k = 0; k < in->count && rc == 0; k++) {
+        if (!tg->used[k]) /* sections with an ID or a matching type */
             continue;
-        const gch_heap *h = heaps[k];
-        uint32_t *starts = NULL;
-        size_t nstarts = 0;
-        if (s.type) {
-            why_instances(h, masks[k], &starts, &nstarts);
-        } else {
-            starts = malloc(sizeof *starts * (nids ? nids : 1));
-            if (!starts)
-                oom();
-            for (size_t i = 0; i < nids; i++)
-                if (found[k * nids + i] != GCH_NONE)
-                    starts[nstarts++] = found[k * nids + i];
-        }
+        const gch_heap *h = in->heaps[k];
+        size_t nstarts;
+        uint32_t *starts = section_starts(s, h, k, &nstarts);
         report_begin_section(rep, h->name);
-        if (main_table) {
-            gch_domtree t;
-            /* --type needs gch_type_retained (children lists); IDs only
-             * idom and retained. */
-            rc = cli_domtree(h, &c, s.type != NULL, &t);
-            if (!rc)
-                rc = s.type ? type_rows(rep, h, &t, &c, masks[k])
-                            : id_rows(rep, h, &t, &c, found + k * nids, nids);
-            gch_domtree_free(&t);
-            if (!rc && s.stat && c.format == FMT_JSON)
-                rc = breakdown(rep, h, &c, starts, nstarts, 0, 1);
-        } else {
-            rc = breakdown(rep, h, &c, starts, nstarts, 1, 0);
-        }
+        rc = main_table ? main_rows(rep, run, h, k, starts, nstarts)
+                        : breakdown(rep, h, c, starts, nstarts, 1, 0);
         report_end_section(rep);
-        if (!rc && s.stat && c.format == FMT_TABLE) {
+        if (!rc && s->stat && c->format == FMT_TABLE) {
             /* The breakdown as a second table under the first. */
-            printf("\n");
-            report *r2 = report_new(&c, "objsize", 0, stdout);
-            report_columns(r2, stat_cols, 3);
+            out_printf(run->out, "\n");
+            report *r2 = report_new(run->out, REPORT_COLUMNS(stat_cols), 0);
             report_begin_section(r2, h->name);
-            rc = breakdown(r2, h, &c, starts, nstarts, 1, 0);
+            rc = breakdown(r2, h, c, starts, nstarts, 1, 0);
             report_end_section(r2);
-            int r2c = report_finish(r2);
-            if (!rc)
-                rc = r2c;
+            report_end(r2);
         }
         free(starts);
     }
-    int wrc = report_finish(rep);
-    if (!rc)
-        rc = wrc;
-out_input:
-    why_targets_free(&tg);
-    cli_close(&in);
-out_args:
-    free(a.positional);
     return rc;
 }
+
+static void objsize_release(void *state) { why_targets_free(&((objsize_state *)state)->targets); }
+
+const cli_spec objsize_command = {
+    .name = "objsize", .summary = "what an object (or a type) keeps reachable, and retains",
+    .usage = "usage: gcheap objsize [OPTIONS] DUMP ID...\n"
+             "       gcheap objsize [OPTIONS] DUMP --type NAME",
+    .description = description, .options = objsize_options, .state_size = sizeof(objsize_state),
+    .sort_keys = sort_keys, .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS,
+    .check = objsize_check, .prepare = objsize_prepare, .report = objsize_report,
+    .release = objsize_release,
+};

@@ -7,23 +7,32 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "why.h"
 
-enum { OPT_ALL = 1, OPT_MAX_PATHS, OPT_DOMINATORS, OPT_TYPE, OPT_DEPTH };
+typedef struct retainers_state {
+    int all, dominators;
+    uint64_t max_paths;
+    const char *type;
+    uint64_t depth;
+    why_targets targets;
+} retainers_state;
+
+/* gch_paths_all is asked for max_paths + 1 paths (to tell whether there are
+ * more): the largest count that cannot wrap. */
+#define MAX_PATHS_LIMIT ((uint64_t)SIZE_MAX - 1)
 
 static const cli_option retainers_options[] = {
-    { "all", 0, 0, OPT_ALL, NULL, "one shortest path per distinct root that reaches ID" },
-    { "max-paths", 0, 1, OPT_MAX_PATHS, "N", "with --all: at most N paths per ID (default 10)" },
-    { "dominators", 0, 0, OPT_DOMINATORS, NULL, "the chain of immediate dominators instead" },
-    { "type", 0, 1, OPT_TYPE, "NAME", "merged paths of all instances of NAME (* ? wildcards)" },
-    { "depth", 0, 1, OPT_DEPTH, "D", "with --type: levels of the merged tree shown" },
-    { NULL, 0, 0, 0, NULL, NULL }
+    OPT_BOOL(0, "all", retainers_state, all, "one shortest path per distinct root that reaches ID"),
+    OPT_UINT(0, "max-paths", retainers_state, max_paths, "N", 1, MAX_PATHS_LIMIT,
+             "with --all: at most N paths per ID (default 10)"),
+    OPT_BOOL(0, "dominators", retainers_state, dominators, "the chain of immediate dominators instead"),
+    OPT_STRING(0, "type", retainers_state, type, "NAME", "merged paths of all instances of NAME (* ? wildcards)"),
+    OPT_UINT(0, "depth", retainers_state, depth, "D", 0, UINT64_MAX,
+             "with --type: levels of the merged tree shown"),
+    OPT_END
 };
 
-static const char usage_text[] =
-    "usage: gcheap retainers [OPTIONS] DUMP ID...\n"
-    "       gcheap retainers [OPTIONS] DUMP --type NAME";
+static const retainers_state defaults = { .max_paths = 10, .depth = UINT64_MAX };
 static const char description[] =
     "Why an object is alive: the shortest reference path from a strong GC root to\n"
     "ID, root first, like SOS !gcroot. The root line gives the root's kind and\n"
@@ -48,43 +57,9 @@ static const char description[] =
     "depth 0 only). --dominators: target, status (live or not-live), depth, id,\n"
     "size, retained, type. --type: depth, paths, count, kind, type.";
 
-typedef struct retainers_state {
-    int all, dominators;
-    uint64_t max_paths;
-    const char *type;
-    uint64_t depth;
-} retainers_state;
-
-static int on_option(void *state, int id, const char *value)
-{
-    retainers_state *s = state;
-    switch (id) {
-    case OPT_ALL: s->all = 1; break;
-    case OPT_DOMINATORS: s->dominators = 1; break;
-    case OPT_TYPE: s->type = value; break;
-    case OPT_MAX_PATHS:
-        if (cli_parse_count(value, &s->max_paths) != 0 || s->max_paths == 0)
-            return cli_usage_error("retainers", "--max-paths needs a positive whole number, not '%s'",
-                                   value);
-        break;
-    case OPT_DEPTH:
-        if (cli_parse_count(value, &s->depth) != 0)
-            return cli_usage_error("retainers", "--depth needs a whole number, not '%s'", value);
-        break;
-    }
-    return 0;
-}
-
-static void oom(void)
-{
-    cli_error("out of memory");
-    exit(EXIT_INPUT);
-}
-
 static const char *id_text(const gch_heap *h, uint32_t o, char *buf, size_t cap)
 {
-    snprintf(buf, cap, h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64, h->object_id[o]);
-    return buf;
+    return format_id(h->object_id[o], h->id_radix, buf, cap);
 }
 
 /* ---- paths ---- */
@@ -93,6 +68,7 @@ typedef struct ctx {
     gch_heap *h;
     const cli_common *c;
     report *rep;          /* tsv/csv/json; NULL for table */
+    cli_out *out;         /* table: the text blocks */
     gch_paths strong;     /* built on first use */
     gch_paths weak;       /* with every root; built on first use */
     int have_strong, have_weak;
@@ -116,40 +92,42 @@ static void print_root_line(const ctx *x, uint32_t r)
 {
     const gch_heap *h = x->h;
     char fbuf[64], cbuf[4096];
-    printf("  root: %s", gch_root_kind_name(h->root_kind[r]));
+    out_printf(x->out, "  root: %s", gch_root_kind_name(h->root_kind[r]));
     if (h->root_flags[r])
-        printf(", %s", cli_root_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
+        out_printf(x->out, ", %s", cli_root_flags_text(h->root_flags[r], fbuf, sizeof fbuf));
     cli_root_container_text(h, r, x->c, cbuf, sizeof cbuf);
     const char *label = gch_heap_string(h, h->root_label[r]);
     if (cbuf[0] || label[0]) {
-        fputs("  (", stdout);
+        out_printf(x->out, "  (");
         if (cbuf[0]) {
-            fputs("static in ", stdout);
-            write_table_text(stdout, cbuf);
+            out_printf(x->out, "static in ");
+            out_text(x->out, ESC_TABLE, cbuf);
         }
         if (cbuf[0] && label[0])
-            fputs(", ", stdout);
-        write_table_text(stdout, label);
-        fputs(")", stdout);
+            out_printf(x->out, ", ");
+        out_text(x->out, ESC_TABLE, label);
+        out_printf(x->out, ")");
     }
-    fputc('\n', stdout);
+    out_printf(x->out, "\n");
 }
 
 static void print_step(const ctx *x, uint32_t prev, uint32_t o)
 {
     const gch_heap *h = x->h;
     char ib[32], tb[8192];
-    fputs("  -> ", stdout);
+    out_printf(x->out, "  -> ");
     const char *label = prev == GCH_NONE ? "" : why_ref_label(h, prev, o);
     if (label[0]) {
-        if (label[0] != '.' && label[0] != '[')
-            fputc('.', stdout);
-        write_table_text(stdout, label);
-        fputc(' ', stdout);
+        /* A bare field name gets a dot; labels that carry their own form
+         * (".x", "[3]", V8's "{map}" and "context x") are shown as they are. */
+        if (label[0] != '.' && label[0] != '[' && label[0] != '{' && !strchr(label, ' '))
+            out_printf(x->out, ".");
+        out_text(x->out, ESC_TABLE, label);
+        out_printf(x->out, " ");
     }
-    printf("%s ", id_text(h, o, ib, sizeof ib));
-    write_table_text(stdout, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
-    fputc('\n', stdout);
+    out_printf(x->out, "%s ", id_text(h, o, ib, sizeof ib));
+    out_text(x->out, ESC_TABLE, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+    out_printf(x->out, "\n");
 }
 
 /* One machine row of a path step. */
@@ -238,9 +216,9 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
         const char *status = pass == 1 ? "weak-only" : "live";
         if (!x->rep) {
             if (pass == 1)
-                printf("  reachable only through weak roots\n");
+                out_printf(x->out, "  reachable only through weak roots\n");
             if (s->all)
-                printf("  %zu path%s, shortest first%s\n", shown, shown == 1 ? "" : "s",
+                out_printf(x->out, "  %zu path%s, shortest first%s\n", shown, shown == 1 ? "" : "s",
                        more ? " (more roots reach it: raise --max-paths)" : "");
         }
         show_path_set(x, target, status, &ps, shown);
@@ -250,7 +228,7 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
     if (x->rep)
         step_row(x, target, "unreachable", 0, 0, GCH_NONE, target, GCH_NONE);
     else
-        printf("  not reachable from any root\n");
+        out_printf(x->out, "  not reachable from any root\n");
     return 0;
 }
 
@@ -272,7 +250,7 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
             report_cell_u64(rep, 0);
             report_cell_text(rep, cli_type_name(h, h->object_type[target], x->c, tb, sizeof tb));
         } else {
-            printf("  not live: not reachable from any strong root\n");
+            out_printf(x->out, "  not live: not reachable from any strong root\n");
         }
         return 0;
     }
@@ -300,7 +278,7 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
     if (wid < 2)
         wid = 2;
     if (!x->rep)
-        printf("  %*s  %*s  type\n", (int)wret, "retained", (int)wid, "id");
+        out_printf(x->out, "  %*s  %*s  type\n", (int)wret, "retained", (int)wid, "id");
     for (size_t k = 0; k <= len; k++) {
         uint32_t o = k < len ? chain[len - 1 - k] : target;
         if (x->rep) {
@@ -317,9 +295,9 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
                 format_human_bytes(t->retained[o], num, sizeof num);
             else
                 snprintf(num, sizeof num, "%" PRIu64, t->retained[o]);
-            printf("  %*s  %*s  ", (int)wret, num, (int)wid, id_text(h, o, ib, sizeof ib));
-            write_table_text(stdout, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
-            fputc('\n', stdout);
+            out_printf(x->out, "  %*s  %*s  ", (int)wret, num, (int)wid, id_text(h, o, ib, sizeof ib));
+            out_text(x->out, ESC_TABLE, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
+            out_printf(x->out, "\n");
         }
     }
     free(chain);
@@ -332,6 +310,24 @@ typedef struct mframe {
     size_t next, shown_end, end;
     uint64_t depth;
 } mframe;
+
+typedef struct mstack {
+    mframe *frames;
+    size_t n, cap;
+} mstack;
+
+/* Opens a frame for the children of node (node_count = the top nodes) at
+ * depth d, showing at most top of them. */
+static void push_children(mstack *st, const gch_merged_paths *m, size_t node, uint64_t d,
+                          uint64_t top)
+{
+    size_t b = m->child_start[node], e = m->child_start[node + 1];
+    if (b == e)
+        return;
+    st->frames = xgrow(st->frames, &st->cap, st->n + 1, sizeof *st->frames);
+    mframe f = { b, b + (e - b < top ? e - b : (size_t)top), e, d };
+    st->frames[st->n++] = f;
+}
 
 static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uint64_t depth)
 {
@@ -397,52 +393,27 @@ static int type_heap(ctx *x, report *rep, const uint8_t *mask, const retainers_s
     uint64_t top = why_top(x->c, 20);
     uint64_t max_depth = s->depth;
     report_begin_section(rep, h->name);
-    mframe *st = NULL;
-    size_t sp = 0, cap = 0;
-    const size_t nn = m.node_count;
-    /* Pushes the children of node (nn = the top nodes) at depth d. */
-#define PUSH_CHILDREN(node, d)                                                                  \
-    do {                                                                                        \
-        size_t b_ = m.child_start[node], e_ = m.child_start[(node) + 1];                        \
-        if (b_ == e_)                                                                           \
-            break;                                                                              \
-        if (sp == cap) {                                                                        \
-            cap = cap ? cap * 2 : 64;                                                           \
-            st = realloc(st, cap * sizeof *st);                                                 \
-            if (!st)                                                                            \
-                oom();                                                                          \
-        }                                                                                       \
-        size_t se_ = b_ + (e_ - b_ < top ? e_ - b_ : (size_t)top);                              \
-        st[sp].next = b_;                                                                       \
-        st[sp].shown_end = se_;                                                                 \
-        st[sp].end = e_;                                                                        \
-        st[sp].depth = (d);                                                                     \
-        sp++;                                                                                   \
-    } while (0)
-    PUSH_CHILDREN(nn, 0);
-    while (sp) {
-        mframe *f = &st[sp - 1];
+    mstack st = { NULL, 0, 0 };
+    push_children(&st, &m, m.node_count, 0, top);
+    while (st.n) {
+        mframe *f = &st.frames[st.n - 1];
         if (f->next < f->shown_end) {
             uint32_t k = m.children[f->next++];
             uint64_t d = f->depth;
             merged_row(x, rep, &m.nodes[k], d);
             if (d < max_depth)
-                PUSH_CHILDREN(k, d + 1);
+                push_children(&st, &m, k, d + 1, top);
             continue;
         }
         if (f->shown_end < f->end)
             merged_more(x, rep, &m, f);
-        sp--;
+        st.n--;
     }
-#undef PUSH_CHILDREN
-    free(st);
+    free(st.frames);
     report_note(rep, "(%" PRIu64 " instance%s; %" PRIu64 " not reachable from any %sroot)", m.targets,
                 m.targets == 1 ? "" : "s", m.unreachable, x->c->include_weak ? "" : "strong ");
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, m.targets);
-    report_section_json_raw(rep, "instances", num);
-    snprintf(num, sizeof num, "%" PRIu64, m.unreachable);
-    report_section_json_raw(rep, "unreachable", num);
+    report_section_u64(rep, "instances", m.targets);
+    report_section_u64(rep, "unreachable", m.unreachable);
     report_end_section(rep);
     gch_merged_paths_free(&m);
     return 0;
@@ -467,125 +438,99 @@ static const col_spec type_cols[] = {
     { "type", COL_TEXT }
 };
 
-static const cli_spec retainers_spec = {
-    "retainers", usage_text, description, retainers_options, on_option, 1, -1, NULL, 0
-};
-
-int cmd_retainers(int argc, char **argv)
+static int retainers_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    retainers_state s;
-    memset(&s, 0, sizeof s);
-    s.max_paths = 10;
-    s.depth = UINT64_MAX;
-    int rc = cli_start(&retainers_spec, &s, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if ((rc = why_check_target_args("retainers", &a, s.type)) != 0)
-        goto out_args;
-    if (s.all && s.dominators) {
+    const retainers_state *s = run->state;
+    int rc = why_check_target_args(run, s->type);
+    if (rc == 0 && s->all && s->dominators)
         rc = cli_usage_error("retainers", "--all and --dominators exclude each other");
-        goto out_args;
-    }
-    if (s.type && (s.all || s.dominators)) {
+    if (rc == 0 && s->type && (s->all || s->dominators))
         rc = cli_usage_error("retainers", "--type does not combine with --all or --dominators");
-        goto out_args;
-    }
-    if (c.sort) {
-        rc = cli_usage_error("retainers", "unknown sort key '%s' (retainers has no --sort)", c.sort);
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("retainers", path, &c, 1, &in)) != 0)
-        goto out_args;
-    gch_dump *dump = in.dump;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    why_targets tg;
-    if ((rc = why_targets_find("retainers", &in, &a, s.type, &c, &tg)) != 0)
-        goto out_input;
-    cli_warn_input(&in, &c);
-    const uint32_t *found = tg.found;
-    uint8_t **masks = tg.masks;
-    size_t nids = tg.nids;
+    return rc;
+}
 
-    size_t nuse = tg.nused;
+static int retainers_prepare(cli_run *run)
+{
+    retainers_state *s = run->state;
+    return why_targets_find(run, s->type, &s->targets);
+}
 
+/* The blocks (table) or rows of the IDs found in section x->h. */
+static int id_section(ctx *x, const retainers_state *s, const uint32_t *f, int *sections)
+{
+    gch_domtree t;
+    memset(&t, 0, sizeof t);
+    /* idom chains and retained sizes only: no children lists. */
+    if (s->dominators && cli_domtree(x->h, x->c, 0, &t) != 0)
+        return EXIT_INPUT;
+    if (x->rep) {
+        report_begin_section(x->rep, x->h->name);
+    } else if (s->targets.nused > 1) {
+        out_printf(x->out, "%s== ", *sections ? "\n" : "");
+        out_text(x->out, ESC_TABLE, x->h->name);
+        out_printf(x->out, " ==\n");
+    }
+    ++*sections;
+    int rc = 0, blocks = 0;
+    for (size_t i = 0; i < s->targets.nids && rc == 0; i++) {
+        if (f[i] == GCH_NONE)
+            continue;
+        if (!x->rep) {
+            char ib[32], tb[8192];
+            out_printf(x->out, "%s%s ", blocks++ ? "\n" : "", id_text(x->h, f[i], ib, sizeof ib));
+            out_text(x->out, ESC_TABLE, cli_type_name(x->h, x->h->object_type[f[i]], x->c, tb, sizeof tb));
+            out_printf(x->out, "\n");
+        }
+        rc = s->dominators ? dominator_block(x, &t, f[i]) : path_block(x, f[i], s);
+    }
+    if (x->rep)
+        report_end_section(x->rep);
+    gch_domtree_free(&t);
+    return rc;
+}
+
+static int retainers_report(cli_run *run)
+{
+    const retainers_state *s = run->state;
+    const cli_common *c = run->c;
+    const cli_input *in = &run->in[0];
+    const why_targets *tg = &s->targets;
+    int multi = tg->nused > 1, table = c->format == FMT_TABLE;
     report *rep = NULL;
-    if (c.format != FMT_TABLE || s.type) {
-        rep = report_new(&c, "retainers", nuse > 1, stdout);
-        if (s.type)
-            report_columns(rep, c.format == FMT_TABLE ? type_table_cols : type_cols,
-                           c.format == FMT_TABLE ? 3 : 5);
-        else if (s.dominators)
-            report_columns(rep, dom_cols, 7);
-        else
-            report_columns(rep, path_cols, 12);
-        report_json_field_str(rep, "file", cli_display_path(path));
-        report_json_field_str(rep, "format", dump->format);
-    }
-    int blocks = 0, sections = 0;
-    for (size_t k = 0; k < nheaps && rc == 0; k++) {
+    if (s->type)
+        rep = table ? report_new(run->out, REPORT_COLUMNS(type_table_cols), multi)
+                    : report_new(run->out, REPORT_COLUMNS(type_cols), multi);
+    else if (!table)
+        rep = s->dominators ? report_new(run->out, REPORT_COLUMNS(dom_cols), multi)
+                            : report_new(run->out, REPORT_COLUMNS(path_cols), multi);
+    int rc = 0, sections = 0;
+    for (size_t k = 0; k < in->count && rc == 0; k++) {
+        if (!tg->used[k])
+            continue; /* no ID and no matching type in this section */
         ctx x;
         memset(&x, 0, sizeof x);
-        x.h = heaps[k];
-        x.c = &c;
-        if (!tg.used[k])
-            continue; /* no ID and no matching type in this section */
-        if (s.type) {
-            rc = type_heap(&x, rep, masks[k], &s);
-        } else {
-            const uint32_t *f = found + k * nids;
-            x.rep = c.format == FMT_TABLE ? NULL : rep;
-            gch_domtree t;
-            memset(&t, 0, sizeof t);
-            /* idom chains and retained sizes only: no children lists. */
-            if (s.dominators && (rc = cli_domtree(x.h, &c, 0, &t)) != 0)
-                break;
-            if (x.rep)
-                report_begin_section(rep, x.h->name);
-            else if (nuse > 1) {
-                printf("%s== ", sections ? "\n" : "");
-                write_table_text(stdout, x.h->name);
-                printf(" ==\n");
-                blocks = 0;
-            }
-            sections++;
-            for (size_t i = 0; i < nids && rc == 0; i++) {
-                if (f[i] == GCH_NONE)
-                    continue;
-                if (!x.rep) {
-                    char ib[32], tb[8192];
-                    printf("%s%s ", blocks++ ? "\n" : "", id_text(x.h, f[i], ib, sizeof ib));
-                    write_table_text(stdout, cli_type_name(x.h, x.h->object_type[f[i]], &c, tb, sizeof tb));
-                    fputc('\n', stdout);
-                }
-                rc = s.dominators ? dominator_block(&x, &t, f[i]) : path_block(&x, f[i], &s);
-            }
-            if (x.rep)
-                report_end_section(rep);
-            gch_domtree_free(&t);
-        }
+        x.h = in->heaps[k];
+        x.c = c;
+        x.out = run->out;
+        x.rep = rep;
+        rc = s->type ? type_heap(&x, rep, tg->masks[k], s)
+                     : id_section(&x, s, tg->found + k * tg->nids, &sections);
         if (x.have_strong)
             gch_paths_free(&x.strong);
         if (x.have_weak)
             gch_paths_free(&x.weak);
     }
-    if (rep) {
-        int wrc = report_finish(rep);
-        if (!rc)
-            rc = wrc;
-    } else if (fflush(stdout) != 0 || ferror(stdout)) {
-        fputs("gcheap: error writing output\n", stderr);
-        if (!rc)
-            rc = EXIT_INPUT;
-    }
-out_input:
-    why_targets_free(&tg);
-    cli_close(&in);
-out_args:
-    free(a.positional);
     return rc;
 }
+
+static void retainers_release(void *state) { why_targets_free(&((retainers_state *)state)->targets); }
+
+const cli_spec retainers_command = {
+    .name = "retainers", .summary = "why an object is alive: shortest paths from the GC roots",
+    .usage = "usage: gcheap retainers [OPTIONS] DUMP ID...\n"
+             "       gcheap retainers [OPTIONS] DUMP --type NAME",
+    .description = description, .options = retainers_options,
+    .state_size = sizeof(retainers_state), .defaults = &defaults, .min_args = 1, .max_args = -1,
+    .flags = CLI_NEEDS_REFS, .check = retainers_check, .prepare = retainers_prepare,
+    .report = retainers_report, .release = retainers_release,
+};

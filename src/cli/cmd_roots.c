@@ -5,17 +5,19 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 
-enum { OPT_SUMMARY = 1, OPT_LIST };
+typedef struct roots_state {
+    int summary_only, list_only;
+} roots_state;
 
 static const cli_option roots_options[] = {
-    { "summary", 0, 0, OPT_SUMMARY, NULL, "only the counts by kind and flags" },
-    { "list", 0, 0, OPT_LIST, NULL, "only the list of roots" },
-    { NULL, 0, 0, 0, NULL, NULL }
+    OPT_BOOL(0, "summary", roots_state, summary_only, "only the counts by kind and flags"),
+    OPT_BOOL(0, "list", roots_state, list_only, "only the list of roots"),
+    OPT_END
 };
 
-static const char usage_text[] = "usage: gcheap roots [OPTIONS] DUMP";
+static const char *const sort_keys[] = { "none", "bytes", "name", "kind", NULL };
+
 static const char description[] =
     "GC roots: a summary by kind and flags (count, objects' bytes), then every root\n"
     "record in dump order with the object it names. Kinds: internal, local,\n"
@@ -26,21 +28,6 @@ static const char description[] =
     "List columns: id, type, kind, flags, container, size (the rooted object's size).\n"
     "Summary columns: kind, flags, count, bytes.\n"
     "Sort keys for the list: none (dump order, default), bytes, name, kind.";
-
-typedef struct roots_state {
-    int summary_only, list_only;
-} roots_state;
-
-static int on_option(void *state, int id, const char *value)
-{
-    (void)value;
-    roots_state *s = state;
-    if (id == OPT_SUMMARY)
-        s->summary_only = 1;
-    else if (id == OPT_LIST)
-        s->list_only = 1;
-    return 0;
-}
 
 static const gch_heap *sort_heap;
 static int sort_mode; /* 1 bytes, 2 name, 3 kind */
@@ -73,9 +60,14 @@ static int compare_roots(const void *pa, const void *pb)
     return c ? c : (a < b ? -1 : a > b);
 }
 
+static void summary_json(const gch_heap *h, json_writer *w);
+
 static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint32_t *order)
 {
     report_begin_section(rep, h->name);
+    json_writer *jw = report_section_json(rep);
+    if (jw)
+        summary_json(h, jw); /* json sections hold both parts */
     uint64_t shown = h->root_count < c->top ? h->root_count : c->top;
     char tbuf[4096], cbuf[4096], fbuf[64];
     for (uint64_t i = 0; i < shown; i++) {
@@ -107,8 +99,7 @@ static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint3
             report_cell_text(rep, label);
         }
     }
-    if (shown < h->root_count)
-        report_note(rep, "(%" PRIu64 " more roots not shown)", (uint64_t)h->root_count - shown);
+    report_note_more(rep, shown, h->root_count, "roots");
     report_end_section(rep);
 }
 
@@ -119,11 +110,7 @@ typedef struct summary_row {
 /* Roots by kind x flags (6 x 256 cells: small enough to tabulate). */
 static summary_row *tabulate(const gch_heap *h, summary_row *total)
 {
-    summary_row *t = calloc((size_t)GCH_ROOT_KIND_COUNT * 256, sizeof *t);
-    if (!t) {
-        cli_error("out of memory");
-        exit(EXIT_INPUT);
-    }
+    summary_row *t = xcalloc((size_t)GCH_ROOT_KIND_COUNT * 256, sizeof *t);
     total->count = total->bytes = 0;
     for (uint32_t r = 0; r < h->root_count; r++) {
         summary_row *s = &t[(size_t)(h->root_kind[r] % GCH_ROOT_KIND_COUNT) * 256 + h->root_flags[r]];
@@ -161,43 +148,34 @@ static void summary_heap(report *rep, const gch_heap *h)
     free(t);
 }
 
-/* The summary as a json array, for the "summary" member of a json section. */
-static void summary_json(const gch_heap *h, jbuf *b)
+/* The summary as the json member "summary" of a section. */
+static void summary_json(const gch_heap *h, json_writer *w)
 {
     summary_row total;
     summary_row *t = tabulate(h, &total);
     char fbuf[64];
-    int first = 1;
-    jbuf_raw(b, "[");
+    json_begin_array(w, "summary");
     for (unsigned k = 0; k < GCH_ROOT_KIND_COUNT; k++) {
         for (unsigned f = 0; f < 256; f++) {
             summary_row *s = &t[k * 256 + f];
             if (!s->count)
                 continue;
-            jbuf_raw(b, first ? "{\"kind\":" : ",{\"kind\":");
-            jbuf_str(b, gch_root_kind_name(k));
-            jbuf_raw(b, ",\"flags\":");
-            jbuf_str(b, cli_root_flags_text(f, fbuf, sizeof fbuf));
-            jbuf_raw(b, ",\"count\":");
-            jbuf_u64(b, s->count);
-            jbuf_raw(b, ",\"bytes\":");
-            jbuf_u64(b, s->bytes);
-            jbuf_raw(b, "}");
-            first = 0;
+            json_begin_object(w, NULL);
+            json_string(w, "kind", gch_root_kind_name(k));
+            json_string(w, "flags", cli_root_flags_text(f, fbuf, sizeof fbuf));
+            json_u64(w, "count", s->count);
+            json_u64(w, "bytes", s->bytes);
+            json_end_object(w);
         }
     }
-    jbuf_raw(b, "]");
+    json_end_array(w);
     free(t);
 }
 
 /* Root record indices in the order --sort asks for. malloc'd. */
 static uint32_t *sorted_roots(const gch_heap *h)
 {
-    uint32_t *order = malloc(sizeof *order * (h->root_count ? h->root_count : 1));
-    if (!order) {
-        cli_error("out of memory");
-        exit(EXIT_INPUT);
-    }
+    uint32_t *order = xmalloc_array(h->root_count, sizeof *order);
     for (uint32_t r = 0; r < h->root_count; r++)
         order[r] = r;
     sort_heap = h;
@@ -205,99 +183,65 @@ static uint32_t *sorted_roots(const gch_heap *h)
     return order;
 }
 
-static const cli_spec roots_spec = {
-    "roots", usage_text, description, roots_options, on_option, 1, 1, NULL, 0
-};
-
-int cmd_roots(int argc, char **argv)
+static int roots_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    roots_state s = { 0, 0 };
-    int rc = cli_start(&roots_spec, &s, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (c.sort && strcmp(c.sort, "bytes") && strcmp(c.sort, "name") && strcmp(c.sort, "kind") &&
-        strcmp(c.sort, "none")) {
-        rc = cli_usage_error("roots", "unknown sort key '%s' (none, bytes, name or kind)", c.sort);
-        goto out_args;
-    }
-    if (s.summary_only && s.list_only) {
-        rc = cli_usage_error("roots", "--summary and --list exclude each other");
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("roots", path, &c, 0, &in)) != 0)
-        goto out_args;
-    gch_dump *dump = in.dump;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    cli_warn_input(&in, &c);
+    const roots_state *s = run->state;
+    if (s->summary_only && s->list_only)
+        return cli_usage_error("roots", "--summary and --list exclude each other");
+    return 0;
+}
 
-    int machine = c.format == FMT_TSV || c.format == FMT_CSV;
-    int want_summary = !s.list_only && (!machine || s.summary_only);
-    int want_list = !s.summary_only;
-    static const col_spec summary_cols[] = {
-        { "kind", COL_TEXT }, { "flags", COL_TEXT }, { "count", COL_COUNT }, { "bytes", COL_BYTES }
-    };
-    static const col_spec list_table_cols[] = {
+static void list_report(cli_run *run, int table)
+{
+    static const col_spec table_cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "kind", COL_TEXT }, { "flags", COL_TEXT }, { "type", COL_TEXT }
     };
-    static const col_spec list_cols[] = {
+    static const col_spec cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "kind", COL_TEXT }, { "flags", COL_TEXT },
         { "type", COL_TEXT }, { "container", COL_TEXT }, { "label", COL_TEXT }
     };
-    sort_mode = !c.sort || !strcmp(c.sort, "none") ? 0 : !strcmp(c.sort, "bytes") ? 1 : !strcmp(c.sort, "name") ? 2 : 3;
-
-    if (c.format == FMT_JSON) {
-        /* One object per section with both parts. */
-        report *rep = report_new(&c, "roots", nheaps > 1, stdout);
-        report_columns(rep, list_cols, 7);
-        report_json_field_str(rep, "file", cli_display_path(path));
-        report_json_field_str(rep, "format", dump->format);
-        for (size_t i = 0; i < nheaps; i++) {
-            const gch_heap *h = heaps[i];
-            uint32_t *order = sorted_roots(h);
-            jbuf summary = { NULL, 0, 0 };
-            summary_json(h, &summary);
-            report_section_json_raw(rep, "summary", summary.s);
-            jbuf_free(&summary);
-            list_heap(rep, h, &c, order);
-            free(order);
-        }
-        int wrc = report_finish(rep);
-        if (!rc)
-            rc = wrc;
-        goto out_input;
+    const cli_input *in = &run->in[0];
+    report *rep = table ? report_new(run->out, REPORT_COLUMNS(table_cols), in->count > 1)
+                        : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    for (size_t i = 0; i < in->count; i++) {
+        uint32_t *order = sorted_roots(in->heaps[i]);
+        list_heap(rep, in->heaps[i], run->c, order);
+        free(order);
     }
-
-    if (want_summary) {
-        report *rep = report_new(&c, "roots", nheaps > 1, stdout);
-        report_columns(rep, summary_cols, 4);
-        for (size_t i = 0; i < nheaps; i++)
-            summary_heap(rep, heaps[i]);
-        rc = report_finish(rep);
-    }
-    if (want_list && rc == 0) {
-        if (want_summary)
-            printf("\n");
-        report *rep = report_new(&c, "roots", nheaps > 1, stdout);
-        if (c.format == FMT_TABLE)
-            report_columns(rep, list_table_cols, 5);
-        else
-            report_columns(rep, list_cols, 7);
-        for (size_t i = 0; i < nheaps; i++) {
-            const gch_heap *h = heaps[i];
-            uint32_t *order = sorted_roots(h);
-            list_heap(rep, h, &c, order);
-            free(order);
-        }
-        rc = report_finish(rep);
-    }
-out_input:
-    cli_close(&in);
-out_args:
-    free(a.positional);
-    return rc;
+    report_end(rep);
 }
+
+static int roots_report(cli_run *run)
+{
+    const roots_state *s = run->state;
+    const cli_common *c = run->c;
+    const cli_input *in = &run->in[0];
+    const char *key = c->sort;
+    sort_mode = !key || !strcmp(key, "none") ? 0 : !strcmp(key, "bytes") ? 1 : !strcmp(key, "name") ? 2 : 3;
+    int machine = c->format == FMT_TSV || c->format == FMT_CSV;
+    /* json: one object per section with both parts (list_heap adds the summary) */
+    int want_summary = c->format != FMT_JSON && !s->list_only && (!machine || s->summary_only);
+    int want_list = !s->summary_only || c->format == FMT_JSON;
+    if (want_summary) {
+        static const col_spec cols[] = {
+            { "kind", COL_TEXT }, { "flags", COL_TEXT }, { "count", COL_COUNT }, { "bytes", COL_BYTES }
+        };
+        report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+        for (size_t i = 0; i < in->count; i++)
+            summary_heap(rep, in->heaps[i]);
+        report_end(rep);
+    }
+    if (want_list) {
+        if (want_summary)
+            out_printf(run->out, "\n");
+        list_report(run, c->format == FMT_TABLE);
+    }
+    return 0;
+}
+
+const cli_spec roots_command = {
+    .name = "roots", .summary = "GC roots by kind and flags, and the list of roots",
+    .usage = "usage: gcheap roots [OPTIONS] DUMP", .description = description,
+    .options = roots_options, .state_size = sizeof(roots_state), .sort_keys = sort_keys,
+    .min_args = 1, .max_args = 1, .check = roots_check, .report = roots_report,
+};

@@ -7,34 +7,21 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
-#include "output.h"
 #include "stat_sort.h"
-
-enum { OPT_LIVE = 1, OPT_RETAINED };
-
-static const cli_option stat_options[] = {
-    { "live", 0, 0, OPT_LIVE, NULL, "count only objects reachable from strong roots" },
-    { "retained", 0, 0, OPT_RETAINED, NULL, "add each type's retained size (dominator tree)" },
-    { NULL, 0, 0, 0, NULL, NULL }
-};
 
 typedef struct stat_state {
     int live;
     int retained;
 } stat_state;
 
-static int on_option(void *state, int id, const char *value)
-{
-    (void)value;
-    stat_state *s = state;
-    if (id == OPT_LIVE)
-        s->live = 1;
-    else if (id == OPT_RETAINED)
-        s->retained = 1;
-    return 0;
-}
+static const cli_option stat_options[] = {
+    OPT_BOOL(0, "live", stat_state, live, "count only objects reachable from strong roots"),
+    OPT_BOOL(0, "retained", stat_state, retained, "add each type's retained size (dominator tree)"),
+    OPT_END
+};
 
-static const char usage_text[] = "usage: gcheap stat [OPTIONS] DUMP";
+static const char *const sort_keys[] = { "bytes", "count", "name", "retained", NULL };
+
 static const char description[] =
     "Per-type histogram: number of objects and their total size for each type,\n"
     "biggest first. Every object in the dump is counted (like SOS !dumpheap -stat);\n"
@@ -47,6 +34,8 @@ static const char description[] =
     "dominator subtrees, so a type's own nested instances count once); it allows\n"
     "--sort retained. Types overlap, so the column does not add up: its total is\n"
     "the live bytes (what the virtual root retains).";
+
+static int sort_retained(const cli_common *c) { return c->sort && strcmp(c->sort, "retained") == 0; }
 
 /* --sort retained: retained descending, then bytes, count, name (qsort has no
  * context argument in C11). */
@@ -66,7 +55,6 @@ static int compare_retained(const void *pa, const void *pb)
     return strcmp(gch_type_name(ret_heap, a->type), gch_type_name(ret_heap, b->type));
 }
 
-/* Per-type retained sizes into *out (malloc'd) and the live bytes. */
 static int report_heap(report *rep, const gch_heap *h, const cli_common *c, const stat_state *s)
 {
     uint8_t *live = NULL;
@@ -88,7 +76,7 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
         free(retained);
         return EXIT_INPUT;
     }
-    if (c->sort && strcmp(c->sort, "retained") == 0) {
+    if (sort_retained(c)) {
         ret_heap = h;
         ret_of = retained;
         qsort(rows, n, sizeof *rows, compare_retained);
@@ -112,8 +100,7 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
             report_cell_u64(rep, retained[rows[i].type]);
         report_cell_text(rep, cli_type_name(h, rows[i].type, c, buf, sizeof buf));
     }
-    if (shown < n)
-        report_note(rep, "(%u more types not shown)", (unsigned)(n - shown));
+    report_note_more(rep, shown, n, "types");
     report_begin_total(rep);
     report_cell_u64(rep, total_count);
     report_cell_u64(rep, total_bytes);
@@ -127,54 +114,40 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     return 0;
 }
 
-static const cli_spec stat_spec = {
-    "stat", usage_text, description, stat_options, on_option, 1, 1, NULL, 0
-};
-
-int cmd_stat(int argc, char **argv)
+static int stat_check(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    stat_state s = { 0 };
-    int rc = cli_start(&stat_spec, &s, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (c.sort && strcmp(c.sort, "retained") == 0 && !s.retained) {
-        rc = cli_usage_error("stat", "--sort retained needs --retained");
-        goto out_args;
-    }
-    if (!stat_sort_valid(c.sort) && !(c.sort && strcmp(c.sort, "retained") == 0)) {
-        rc = cli_usage_error("stat", s.retained ? "unknown sort key '%s' (bytes, count, name or retained)"
-                                                : "unknown sort key '%s' (bytes, count or name)",
-                             c.sort);
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("stat", path, &c, s.live || s.retained, &in)) != 0)
-        goto out_args;
-    gch_dump *dump = in.dump;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    cli_warn_input(&in, &c);
+    const stat_state *s = run->state;
+    if (sort_retained(run->c) && !s->retained)
+        return cli_usage_error("stat", "--sort retained needs --retained");
+    return 0;
+}
+
+static int stat_needs_refs(const void *state)
+{
+    const stat_state *s = state;
+    return s->live || s->retained;
+}
+
+static int stat_report(cli_run *run)
+{
+    const stat_state *s = run->state;
     static const col_spec cols[] = { { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "type", COL_TEXT } };
     static const col_spec ret_cols[] = {
         { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
-    report *rep = report_new(&c, "stat", nheaps > 1, stdout);
-    if (s.retained)
-        report_columns(rep, ret_cols, 4);
-    else
-        report_columns(rep, cols, 3);
-    report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", dump->format);
-    for (size_t i = 0; i < nheaps && rc == 0; i++)
-        rc = report_heap(rep, heaps[i], &c, &s);
-    int wrc = report_finish(rep);
-    if (!rc)
-        rc = wrc;
-    cli_close(&in);
-out_args:
-    free(a.positional);
+    const cli_input *in = &run->in[0];
+    report *rep = s->retained ? report_new(run->out, REPORT_COLUMNS(ret_cols), in->count > 1)
+                              : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    int rc = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++)
+        rc = report_heap(rep, in->heaps[i], run->c, s);
     return rc;
 }
+
+const cli_spec stat_command = {
+    .name = "stat", .summary = "per-type histogram: count and bytes, biggest first",
+    .usage = "usage: gcheap stat [OPTIONS] DUMP", .description = description,
+    .options = stat_options, .state_size = sizeof(stat_state), .sort_keys = sort_keys,
+    .min_args = 1, .max_args = 1, .needs_refs = stat_needs_refs, .check = stat_check,
+    .report = stat_report,
+};

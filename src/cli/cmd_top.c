@@ -5,10 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output.h"
 #include "why.h"
 
-static const char usage_text[] = "usage: gcheap top [OPTIONS] DUMP";
 static const char description[] =
     "The live objects that retain the most memory, biggest first. An object's\n"
     "retained size is what the GC could free if it disappeared: the objects it\n"
@@ -21,7 +19,7 @@ static const char description[] =
     "with a note giving the live totals; json sections carry live_count and\n"
     "live_bytes.";
 
-static const cli_option top_options[] = { { NULL, 0, 0, 0, NULL, NULL } };
+static const char *const sort_keys[] = { "retained", NULL };
 
 /* Entry a (a position in t->preorder) ranks before entry b: more retained,
  * then lower object index. */
@@ -31,6 +29,28 @@ static int ranks_before(const gch_domtree *t, uint32_t a, uint32_t b)
     return ra != rb ? ra > rb : t->preorder[a] < t->preorder[b];
 }
 
+/* Places v at the root of heap[0..n) (whose root slot is free) and sifts it
+ * down: a parent ranks after its children, so the root is the worst kept. */
+static void sift_down(const gch_domtree *t, uint32_t *heap, size_t n, uint32_t v)
+{
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        uint32_t wv = v;
+        if (l < n && ranks_before(t, wv, heap[l])) {
+            w = l;
+            wv = heap[l];
+        }
+        if (r < n && ranks_before(t, wv, heap[r]))
+            w = r;
+        if (w == i)
+            break;
+        heap[i] = heap[w];
+        i = w;
+    }
+    heap[i] = v;
+}
+
 /* The k best live objects, best first, as positions in t->preorder, selected
  * with a bounded min-heap whose top is the worst kept (O(n log k), k entries
  * of memory). *count <= k. */
@@ -38,63 +58,25 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
 {
     if (k > t->live_count)
         k = t->live_count;
-    uint32_t *heap = malloc(sizeof *heap * (k ? (size_t)k : 1));
-    if (!heap) {
-        cli_error("out of memory");
-        exit(EXIT_INPUT);
-    }
+    uint32_t *heap = xmalloc_array((size_t)k, sizeof *heap);
     size_t n = 0;
     for (uint32_t o = 0; o < t->live_count && k; o++) {
-        size_t i;
         if (n < k) {
-            i = n++;
+            size_t i = n++;
             /* Sift up: the parent must be worse than (rank after) the child. */
             while (i > 0 && ranks_before(t, heap[(i - 1) / 2], o)) {
                 heap[i] = heap[(i - 1) / 2];
                 i = (i - 1) / 2;
             }
             heap[i] = o;
-            continue;
+        } else if (ranks_before(t, o, heap[0])) {
+            sift_down(t, heap, n, o); /* replaces the worst */
         }
-        if (!ranks_before(t, o, heap[0]))
-            continue;
-        /* Replace the worst and sift down. */
-        i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, r = l + 1, w = i;
-            uint32_t wv = o;
-            if (l < n && ranks_before(t, wv, heap[l])) {
-                w = l;
-                wv = heap[l];
-            }
-            if (r < n && ranks_before(t, wv, heap[r]))
-                w = r;
-            if (w == i)
-                break;
-            heap[i] = heap[w];
-            i = w;
-        }
-        heap[i] = o;
     }
     /* Pop worst-first into the back of the array: best ends up first. */
     for (size_t end = n; end > 1; end--) {
-        uint32_t worst = heap[0], last = heap[end - 1];
-        size_t m = end - 1, i = 0;
-        for (;;) {
-            size_t l = 2 * i + 1, r = l + 1, w = i;
-            uint32_t wv = last;
-            if (l < m && ranks_before(t, wv, heap[l])) {
-                w = l;
-                wv = heap[l];
-            }
-            if (r < m && ranks_before(t, wv, heap[r]))
-                w = r;
-            if (w == i)
-                break;
-            heap[i] = heap[w];
-            i = w;
-        }
-        heap[i] = last;
+        uint32_t worst = heap[0];
+        sift_down(t, heap, end - 1, heap[end - 1]);
         heap[end - 1] = worst;
     }
     *count = n;
@@ -124,54 +106,30 @@ static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
         snprintf(hb, sizeof hb, "%" PRIu64 " bytes", t.live_bytes);
     report_note(rep, "(%" PRIu64 " live object%s, %s; %" PRIu64 " shown)", t.live_count,
                 t.live_count == 1 ? "" : "s", hb, (uint64_t)n);
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, t.live_count);
-    report_section_json_raw(rep, "live_count", num);
-    snprintf(num, sizeof num, "%" PRIu64, t.live_bytes);
-    report_section_json_raw(rep, "live_bytes", num);
+    report_section_u64(rep, "live_count", t.live_count);
+    report_section_u64(rep, "live_bytes", t.live_bytes);
     report_end_section(rep);
     free(best);
     gch_domtree_free(&t);
     return 0;
 }
 
-static const cli_spec top_spec = {
-    "top", usage_text, description, top_options, NULL, 1, 1, NULL, 0
-};
-
-int cmd_top(int argc, char **argv)
+static int top_report(cli_run *run)
 {
-    cli_common c;
-    cli_args a;
-    int rc = cli_start(&top_spec, NULL, argc, argv, &c, &a);
-    if (rc)
-        return rc == CLI_HELP_SHOWN ? EXIT_FINE : rc;
-    if (c.sort && strcmp(c.sort, "retained") != 0) {
-        rc = cli_usage_error("top", "unknown sort key '%s' (top sorts by retained size)", c.sort);
-        goto out_args;
-    }
-    cli_input in;
-    const char *path = a.positional[0];
-    if ((rc = cli_open("top", path, &c, 1, &in)) != 0)
-        goto out_args;
-    gch_dump *dump = in.dump;
-    gch_heap **heaps = in.heaps;
-    size_t nheaps = in.count;
-    cli_warn_input(&in, &c);
     static const col_spec cols[] = {
         { "id", COL_ID }, { "size", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
-    report *rep = report_new(&c, "top", nheaps > 1, stdout);
-    report_columns(rep, cols, 4);
-    report_json_field_str(rep, "file", cli_display_path(path));
-    report_json_field_str(rep, "format", dump->format);
-    for (size_t i = 0; i < nheaps && rc == 0; i++)
-        rc = top_heap(rep, heaps[i], &c);
-    int wrc = report_finish(rep);
-    if (!rc)
-        rc = wrc;
-    cli_close(&in);
-out_args:
-    free(a.positional);
+    const cli_input *in = &run->in[0];
+    report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    int rc = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++)
+        rc = top_heap(rep, in->heaps[i], run->c);
     return rc;
 }
+
+const cli_spec top_command = {
+    .name = "top", .summary = "the live objects that retain the most (dominator tree)",
+    .usage = "usage: gcheap top [OPTIONS] DUMP", .description = description,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS,
+    .report = top_report,
+};

@@ -12,66 +12,8 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
-#include "output.h"
-
-static void oom_exit(void)
-{
-    fputs("gcheap: out of memory\n", stderr);
-    exit(EXIT_INPUT);
-}
-
-/* ---- a growable string ---- */
-
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static void sb_reserve(strbuf *b, size_t more)
-{
-    if (b->len + more + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + more + 1)
-        cap *= 2;
-    char *s = realloc(b->s, cap);
-    if (!s)
-        oom_exit();
-    b->s = s;
-    b->cap = cap;
-}
-
-static void sb_printf(strbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    sb_reserve(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-/* Appends a name with control bytes escaped (as in table output). */
-static void sb_text(strbuf *b, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            sb_printf(b, "\\x%02x", *p);
-        else
-            sb_printf(b, "%c", *p);
-    }
-}
+#include "json.h"
+#include "text.h"
 
 /* ---- per-type rows by name ---- */
 
@@ -92,17 +34,10 @@ int named_types_of(const gch_heap *heap, const uint8_t *live, const uint64_t *ty
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    named_type *t = calloc(n ? n : 1, sizeof *t);
-    if (!t)
-        oom_exit();
+    named_type *t = xcalloc(n, sizeof *t);
     char buf[8192];
     for (uint32_t i = 0; i < n; i++) {
-        const char *name = cli_type_name(heap, rows[i].type, common, buf, sizeof buf);
-        size_t len = strlen(name);
-        t[i].name = malloc(len + 1);
-        if (!t[i].name)
-            oom_exit();
-        memcpy(t[i].name, name, len + 1);
+        t[i].name = xstrdup(cli_type_name(heap, rows[i].type, common, buf, sizeof buf));
         t[i].count = rows[i].count;
         t[i].bytes = rows[i].bytes;
         t[i].retained = type_retained ? type_retained[rows[i].type] : 0;
@@ -158,9 +93,7 @@ int heap_types_for(const gch_heap *heap, int live, int retained, const cli_commo
 
 static gate_limit *new_limit(gate *g)
 {
-    gate_limit *l = realloc(g->limits, (g->nlimits + 1) * sizeof *l);
-    if (!l)
-        oom_exit();
+    gate_limit *l = xrealloc_array(g->limits, g->nlimits + 1, sizeof *l);
     g->limits = l;
     memset(&l[g->nlimits], 0, sizeof *l);
     return &l[g->nlimits++];
@@ -191,12 +124,10 @@ int gate_add_type(gate *g, const char *command, const char *option, const char *
     gch_error_clear(&err);
     gch_status st = gch_parse_type_limit(spec, growth_ok, &tl, &err);
     if (st == GCH_ENOMEM)
-        oom_exit();
+        die("out of memory");
     if (st != GCH_OK)
         return cli_usage_error(command, "--%s: %s", option, err.message);
-    gch_type_limit *tls = realloc(g->type_limits, (g->ntype_limits + 1) * sizeof *tls);
-    if (!tls)
-        oom_exit();
+    gch_type_limit *tls = xrealloc_array(g->type_limits, g->ntype_limits + 1, sizeof *tls);
     g->type_limits = tls;
     tls[g->ntype_limits++] = tl;
     const gch_bound *parts[2] = { &tl.count, &tl.bytes };
@@ -219,9 +150,7 @@ int gate_add_type(gate *g, const char *command, const char *option, const char *
 static void add_result(gate *g, const gate_limit *l, const char *section, const char *subject,
                        uint64_t matched, uint64_t base, uint64_t value)
 {
-    gate_result *r = realloc(g->results, (g->nresults + 1) * sizeof *r);
-    if (!r)
-        oom_exit();
+    gate_result *r = xrealloc_array(g->results, g->nresults + 1, sizeof *r);
     g->results = r;
     r = &r[g->nresults++];
     r->limit = l;
@@ -268,12 +197,12 @@ static void describe_threshold(strbuf *b, const gch_bound *bound)
 {
     char num[32];
     if (bound->kind == GCH_BOUND_GROWTH_PERCENT) {
-        sb_printf(b, "%s", bound->text);
+        sb_addf(b, "%s", bound->text);
         return;
     }
-    sb_printf(b, "%s", format_grouped(bound->threshold, num, sizeof num));
+    sb_addf(b, "%s", format_grouped(bound->threshold, num, sizeof num));
     if (!is_digits(bound->text))
-        sb_printf(b, " (%s)", bound->text);
+        sb_addf(b, " (%s)", bound->text);
 }
 
 static char *describe(const gate_result *r, int multi)
@@ -282,60 +211,60 @@ static char *describe(const gate_result *r, int multi)
     const char *unit = l->measure == MEASURE_BYTES ? "bytes" : "objects";
     const char *cmp = r->exceeded ? ">" : "<=";
     char a[32], b[32], d[32];
-    strbuf s = { 0 };
-    sb_printf(&s, "%s", "");
+    strbuf s = STRBUF_INIT;
+    sb_add(&s, "");
     if (multi) {
-        sb_printf(&s, "[");
-        sb_text(&s, r->section);
-        sb_printf(&s, "] ");
+        sb_addf(&s, "[");
+        sb_escape(&s, ESC_TABLE, r->section);
+        sb_addf(&s, "] ");
     }
     /* Subject: "total bytes ", "type X: ", "type X (MyApp.*): ", "types MyApp.* (3 types): " */
     switch (l->scope) {
     case SCOPE_TOTAL:
-        sb_printf(&s, "total %s ", unit);
+        sb_addf(&s, "total %s ", unit);
         break;
     case SCOPE_TYPE:
-        sb_printf(&s, "type ");
-        sb_text(&s, r->subject);
+        sb_addf(&s, "type ");
+        sb_escape(&s, ESC_TABLE, r->subject);
         if (!gch_glob_is_literal(l->pattern) || strcmp(r->subject, l->pattern) != 0) {
-            sb_printf(&s, " (");
-            sb_text(&s, l->pattern);
-            sb_printf(&s, ")");
+            sb_addf(&s, " (");
+            sb_escape(&s, ESC_TABLE, l->pattern);
+            sb_addf(&s, ")");
         }
-        sb_printf(&s, ": ");
+        sb_addf(&s, ": ");
         break;
     case SCOPE_TYPES:
-        sb_printf(&s, "types ");
-        sb_text(&s, l->pattern);
-        sb_printf(&s, " (%" PRIu64 " type%s): ", r->matched, r->matched == 1 ? "" : "s");
+        sb_addf(&s, "types ");
+        sb_escape(&s, ESC_TABLE, l->pattern);
+        sb_addf(&s, " (%" PRIu64 " type%s): ", r->matched, r->matched == 1 ? "" : "s");
         break;
     }
     if (l->bound.kind == GCH_BOUND_MAX || l->bound.kind == GCH_BOUND_NONE) {
         /* "total bytes 1,448 > 1,000", "type X: 12 objects > 10" */
-        sb_printf(&s, "%s", format_grouped(r->value, a, sizeof a));
+        sb_addf(&s, "%s", format_grouped(r->value, a, sizeof a));
         if (l->scope != SCOPE_TOTAL)
-            sb_printf(&s, " %.*s", (int)strlen(unit) - (r->value == 1), unit);
-        sb_printf(&s, " %s ", cmp);
+            sb_addf(&s, " %.*s", (int)strlen(unit) - (r->value == 1), unit);
+        sb_addf(&s, " %s ", cmp);
         describe_threshold(&s, &l->bound);
         return s.s;
     }
     /* "total bytes grew by 760 (688 -> 1,448) > 759", "type X: objects grew 500% (2 -> 12) > 50%" */
     if (l->scope != SCOPE_TOTAL)
-        sb_printf(&s, "%s ", unit);
+        sb_addf(&s, "%s ", unit);
     if (r->value <= r->base) {
         if (l->bound.kind == GCH_BOUND_GROWTH && r->value < r->base)
-            sb_printf(&s, "shrank by %s", format_grouped(r->base - r->value, d, sizeof d));
+            sb_addf(&s, "shrank by %s", format_grouped(r->base - r->value, d, sizeof d));
         else
-            sb_printf(&s, "%s", r->value == r->base ? "did not grow" : "shrank");
+            sb_addf(&s, "%s", r->value == r->base ? "did not grow" : "shrank");
     } else if (l->bound.kind == GCH_BOUND_GROWTH) {
-        sb_printf(&s, "grew by %s", format_grouped(r->value - r->base, d, sizeof d));
+        sb_addf(&s, "grew by %s", format_grouped(r->value - r->base, d, sizeof d));
     } else if (r->base == 0) {
-        sb_printf(&s, "grew from nothing");
+        sb_addf(&s, "grew from nothing");
     } else {
         format_percent(r->base, r->value, l->bound.threshold, r->exceeded, d, sizeof d);
-        sb_printf(&s, "grew %s%%", d);
+        sb_addf(&s, "grew %s%%", d);
     }
-    sb_printf(&s, " (%s -> %s) %s ", format_grouped(r->base, a, sizeof a),
+    sb_addf(&s, " (%s -> %s) %s ", format_grouped(r->base, a, sizeof a),
               format_grouped(r->value, b, sizeof b), cmp);
     describe_threshold(&s, &l->bound);
     return s.s;
@@ -402,50 +331,56 @@ static const char *scope_name(gate_scope s)
     return s == SCOPE_TOTAL ? "total" : s == SCOPE_TYPE ? "type" : "types";
 }
 
-void gate_write_json(const gate *g, FILE *f, int diff)
+/* "5", "0.25": a percentage threshold in json (exact decimal). */
+static void percent_text(uint64_t threshold, char *buf, size_t cap)
 {
-    fputc('[', f);
+    uint64_t whole = threshold / GCH_PERCENT_SCALE, frac = threshold % GCH_PERCENT_SCALE;
+    int n = snprintf(buf, cap, "%" PRIu64, whole);
+    if (frac && n > 0 && (size_t)n < cap) {
+        snprintf(buf + n, cap - (size_t)n, ".%09" PRIu64, frac);
+        for (size_t len = strlen(buf); buf[len - 1] == '0'; len--)
+            buf[len - 1] = '\0';
+    }
+}
+
+void gate_write_json(const gate *g, json_writer *w, int diff)
+{
+    if (!w)
+        return;
+    json_bool(w, "pass", g->exceeded == 0);
+    json_begin_array(w, "limits");
     for (size_t i = 0; i < g->nresults; i++) {
         const gate_result *r = &g->results[i];
         const gate_limit *l = r->limit;
-        fprintf(f, "%s{\"limit\":", i ? "," : "");
-        write_json_string(f, l->option);
-        fputs(",\"spec\":", f);
-        write_json_string(f, l->spec);
-        fputs(",\"domain\":", f);
-        write_json_string(f, r->section);
-        fprintf(f, ",\"scope\":\"%s\",\"subject\":", scope_name(l->scope));
+        json_begin_object(w, NULL);
+        json_string(w, "limit", l->option);
+        json_string(w, "spec", l->spec);
+        json_string(w, "domain", r->section);
+        json_string(w, "scope", scope_name(l->scope));
         if (r->subject)
-            write_json_string(f, r->subject);
+            json_string(w, "subject", r->subject);
         else
-            fputs("null", f);
+            json_null(w, "subject");
         if (l->scope == SCOPE_TYPES)
-            fprintf(f, ",\"matched\":%" PRIu64, r->matched);
-        fprintf(f, ",\"measure\":\"%s\",\"mode\":\"%s\"",
-                l->measure == MEASURE_BYTES ? "bytes" : "objects", mode_name(l->bound.kind));
+            json_u64(w, "matched", r->matched);
+        json_string(w, "measure", l->measure == MEASURE_BYTES ? "bytes" : "objects");
+        json_string(w, "mode", mode_name(l->bound.kind));
         if (diff)
-            fprintf(f, ",\"base\":%" PRIu64, r->base);
-        fprintf(f, ",\"value\":%" PRIu64, r->value);
+            json_u64(w, "base", r->base);
+        json_u64(w, "value", r->value);
         if (diff)
-            fprintf(f, ",\"delta\":%s%" PRIu64, r->value < r->base ? "-" : "",
-                    r->value < r->base ? r->base - r->value : r->value - r->base);
-        if (l->bound.kind == GCH_BOUND_GROWTH_PERCENT) {
-            uint64_t whole = l->bound.threshold / GCH_PERCENT_SCALE;
-            uint64_t frac = l->bound.threshold % GCH_PERCENT_SCALE;
-            fprintf(f, ",\"threshold\":%" PRIu64, whole);
-            if (frac) {
-                char digits[16];
-                snprintf(digits, sizeof digits, "%09" PRIu64, frac);
-                for (size_t n = strlen(digits); n && digits[n - 1] == '0'; n--)
-                    digits[n - 1] = '\0';
-                fprintf(f, ".%s", digits);
-            }
-        } else {
-            fprintf(f, ",\"threshold\":%" PRIu64, l->bound.threshold);
-        }
-        fprintf(f, ",\"status\":\"%s\"}", r->exceeded ? "fail" : "pass");
+            json_signed(w, "delta", r->value < r->base,
+                        r->value < r->base ? r->base - r->value : r->value - r->base);
+        char num[48];
+        if (l->bound.kind == GCH_BOUND_GROWTH_PERCENT)
+            percent_text(l->bound.threshold, num, sizeof num);
+        else
+            snprintf(num, sizeof num, "%" PRIu64, l->bound.threshold);
+        json_raw(w, "threshold", num);
+        json_string(w, "status", r->exceeded ? "fail" : "pass");
+        json_end_object(w);
     }
-    fputc(']', f);
+    json_end_array(w);
 }
 
 void gate_free(gate *g)

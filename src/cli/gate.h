@@ -13,6 +13,7 @@
 
 #include "gcheap/heap.h"
 #include "gcheap/limits.h"
+#include "json.h"
 #include "options.h"
 
 /* One type of a section: what the base and the new dump hold of it. */
@@ -83,7 +84,6 @@ typedef struct gate {
     gate_result *results;
     size_t nresults;
     size_t exceeded;
-    int oom;
 } gate;
 
 /* Adds a total limit (--max-bytes, --fail-on-growth, ...): spec is parsed
@@ -106,8 +106,9 @@ size_t gate_evaluate(gate *g, const gate_section *sections, size_t nsections, in
  * (without the "gcheap: limit exceeded: " prefix). malloc'd. */
 char *gate_describe(const gate_result *r, int multi);
 
-/* Writes the json array of results (see docs/ci-gates.md for the keys). */
-void gate_write_json(const gate *g, FILE *f, int diff);
+/* The json members "pass" and "limits" (the array of results; keys in
+ * docs/ci-gates.md) into w; nothing when w is NULL (not json). */
+void gate_write_json(const gate *g, json_writer *w, int diff);
 
 void gate_free(gate *g);
 

@@ -1,36 +1,16 @@
 /* Loading dumps for the commands: messages, progress line, section choice. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "platform.h"
+#include "text.h"
 
 const char *cli_display_path(const char *path)
 {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-/* A name from a dump, safe for a terminal: control bytes become '?'. */
-static const char *safe_name(const char *name, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (; *name && n + 1 < cap; name++)
-        buf[n++] = ((unsigned char)*name < 0x20 || *name == 0x7f) ? '?' : *name;
-    buf[n] = '\0';
-    return buf;
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("gcheap: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
 }
 
 typedef struct progress {
@@ -113,7 +93,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     gch_status st;
     char name[512];
     uint64_t size;
-    const void *bytes = plat_map(f, safe_name(cli_display_path(path), name, sizeof name), &size);
+    const void *bytes = plat_map(f, message_text(cli_display_path(path), name, sizeof name), &size);
     if (bytes) {
         /* In place: no copy of the file (docs/performance.md, round 5). */
         fs.head_size = size < sizeof fs.head ? (size_t)size : sizeof fs.head;
@@ -150,24 +130,20 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
 }
 
 int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,
-               gch_heap ***out, size_t *count)
+               int lenient, gch_heap ***out, size_t *count)
 {
-    *out = malloc(sizeof **out * (dump->heap_count ? dump->heap_count : 1));
+    *out = xmalloc_array(dump->heap_count, sizeof **out);
     *count = 0;
-    if (!*out) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
     for (size_t i = 0; i < dump->heap_count; i++)
         if (!common->domain || strcmp(common->domain, dump->heaps[i]->name) == 0)
             (*out)[(*count)++] = dump->heaps[i];
-    if (*count == 0 && common->domain) {
+    if (*count == 0 && common->domain && !lenient) {
         fprintf(stderr, "gcheap: %s: %s: no section named '%s' (sections:", command,
                 cli_display_path(path), common->domain);
         char safe[512];
         for (size_t i = 0; i < dump->heap_count; i++)
             fprintf(stderr, "%s '%s'", i ? "," : "",
-                    safe_name(dump->heaps[i]->name, safe, sizeof safe));
+                    message_text(dump->heaps[i]->name, safe, sizeof safe));
         fprintf(stderr, ")\n");
         free(*out);
         *out = NULL;
@@ -222,16 +198,9 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
     char safe[512];
     if (dump->heap_count > 1)
         fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
-                safe_name(h->name, safe, sizeof safe), line);
+                message_text(h->name, safe, sizeof safe), line);
     else
         fprintf(stderr, "gcheap: warning: %s: %s\n", cli_display_path(path), line);
-}
-
-void cli_print_help(const char *usage, const char *description, const cli_option *options)
-{
-    printf("%s\n%s\n", usage, description);
-    cli_print_options(options);
-    cli_print_common_help();
 }
 
 const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,

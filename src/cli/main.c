@@ -8,29 +8,68 @@
 #define GCHEAP_VERSION "dev"
 #endif
 
-static const cli_command commands[] = {
-    { "info", cmd_info, "what is in the dump: sections, counts, metadata, anomalies" },
-    { "stat", cmd_stat, "per-type histogram: count and bytes, biggest first" },
-    { "roots", cmd_roots, "GC roots by kind and flags, and the list of roots" },
-    { "top", cmd_top, "the live objects that retain the most (dominator tree)" },
-    { "dom", cmd_dom, "the dominator tree, from the roots or from one object" },
-    { "objsize", cmd_objsize, "what an object (or a type) keeps reachable, and retains" },
-    { "retainers", cmd_retainers, "why an object is alive: shortest paths from the GC roots" },
-    { "diff", cmd_diff, "per-type growth between two dumps; CI gate on growth" },
-    { "check", cmd_check, "CI gate: fail when a dump exceeds size/count/type limits" },
+#define COMMAND(name) extern const cli_spec name##_command;
+#include "commands.h"
+#undef COMMAND
+
+/* The table is commands.h: one line per command. */
+static const cli_spec *const commands[] = {
+#define COMMAND(name) &name##_command,
+#include "commands.h"
+#undef COMMAND
 };
+
+#define NCOMMANDS (sizeof commands / sizeof *commands)
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gcheap COMMAND [OPTIONS] DUMP...\n"
-               "       gcheap --help | --version | COMMAND --help\n\n"
-               "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart heap snapshots).\n"
+               "       gcheap --help | --version | help COMMAND | COMMAND --help\n\n"
+               "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart and V8 heap snapshots).\n"
                "DUMP may be '-' for standard input; the format is detected from the first bytes.\n\n"
                "Commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "\nExit status: 0 fine, 1 a limit in check/diff was exceeded, 2 usage or input error.\n"
                "Run 'gcheap COMMAND --help' for a command's options.\n");
+}
+
+static const cli_spec *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i]->name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i]->name;
+    const char *near = cli_closest(name, names, (int)NCOMMANDS);
+    if (near)
+        fprintf(stderr, "gcheap: unknown command '%s' (did you mean '%s'?)\n", name, near);
+    else
+        fprintf(stderr, "gcheap: unknown command '%s'\n", name);
+    fprintf(stderr, "Try 'gcheap --help'.\n");
+    return EXIT_INPUT;
+}
+
+/* gcheap help [COMMAND] */
+static int help(int argc, char **argv)
+{
+    if (argc < 3) {
+        usage(stdout);
+        return EXIT_FINE;
+    }
+    if (argc > 3)
+        return cli_usage_error(NULL, "help: too many arguments (expected one COMMAND)");
+    const cli_spec *spec = find_command(argv[2]);
+    if (!spec)
+        return unknown_command(argv[2]);
+    cli_print_help(spec);
+    return EXIT_FINE;
 }
 
 int main(int argc, char **argv)
@@ -40,17 +79,16 @@ int main(int argc, char **argv)
         return EXIT_INPUT;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
-        usage(stdout);
-        return EXIT_FINE;
-    }
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+        return help(1, argv);
+    if (strcmp(name, "help") == 0)
+        return help(argc, argv);
     if (strcmp(name, "--version") == 0) {
         printf("gcheap %s\n", GCHEAP_VERSION);
         return EXIT_FINE;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "gcheap: unknown command '%s'\nTry 'gcheap --help'.\n", name);
-    return EXIT_INPUT;
+    const cli_spec *spec = find_command(name);
+    if (spec)
+        return cli_run_command(spec, argc - 1, argv + 1);
+    return unknown_command(name);
 }

@@ -1,18 +1,34 @@
-/* Shared option parsing: every command accepts the common options below,
- * anywhere among its arguments, plus its own table of options. */
+/* Typed options, in the manner of git's parse-options: an option table entry
+ * binds an option's name, its type and the variable it fills (a field of the
+ * command's state struct, by offset), so values are parsed and checked in one
+ * place with one message per kind of mistake for every command.
+ *
+ *   OPT_BOOL    int, set to 1
+ *   OPT_UINT    uint64_t, a whole number within [min, max]; never wraps
+ *   OPT_SIZE    uint64_t, bytes: digits with an optional unit (B, KB, KiB, MB,
+ *               MiB, GB, GiB, TB, TiB; case-insensitive; "1.5MiB")
+ *   OPT_STRING  const char *, the argument as given (points into argv)
+ *   OPT_ENUM    int, the index of the value in a NULL-terminated word list
+ *   OPT_WORD    const char *, the word itself (the command's --sort keys
+ *               when words is NULL)
+ *   OPT_CALLBACK  a function called with the value, for the odd option
+ *
+ * Every command also takes the common options (cli_common below) anywhere on
+ * its command line. */
 #ifndef GCHEAP_CLI_OPTIONS_H
 #define GCHEAP_CLI_OPTIONS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "gcheap/load.h"
 
 typedef enum out_format { FMT_TABLE, FMT_TSV, FMT_CSV, FMT_JSON, FMT_FOLDED } out_format;
 
 typedef struct cli_common {
-    out_format format;
+    int format;             /* an out_format */
     int format_set;
     uint64_t top;           /* UINT64_MAX: no limit */
-    const char *sort;       /* NULL: the command's default */
+    const char *sort;       /* one of the command's sort keys; NULL: its default */
     int human;
     int quiet;
     int help;
@@ -23,21 +39,63 @@ typedef struct cli_common {
     int module;
     int short_names;
     int include_weak;
+    uint64_t threads;       /* --threads: 0 = auto, 1 = no threads; see cli_threads */
 } cli_common;
 
-/* A command-specific option. takes_value: 0 flag, 1 requires a value. */
+/* The most --threads accepts. */
+#define CLI_MAX_THREADS 1024
+
+typedef enum cli_opt_kind {
+    CLI_OPT_END = 0, CLI_OPT_BOOL, CLI_OPT_UINT, CLI_OPT_SIZE, CLI_OPT_STRING, CLI_OPT_ENUM,
+    CLI_OPT_WORD, CLI_OPT_CALLBACK
+} cli_opt_kind;
+
+/* An OPT_CALLBACK handler: state is the command's state (cli_common for the
+ * common options); returns 0, or 2 after printing cli_usage_error. */
+typedef int (*cli_opt_fn)(void *state, const char *command, const char *option,
+                          const char *value);
+
 typedef struct cli_option {
-    const char *long_name;  /* without the leading "--" */
-    char short_name;        /* 0 for none */
-    int takes_value;
-    int id;
-    const char *value_name; /* for help, e.g. "N" */
+    cli_opt_kind kind;
+    char short_name;           /* 0 for none */
+    const char *long_name;     /* without the leading "--" */
+    size_t offset;             /* the bound variable in the state struct */
+    size_t given;              /* offset + 1 of an int set to 1 when given; 0: none */
+    const char *value_name;    /* for help ("N"); NULL for OPT_BOOL */
     const char *help;
+    uint64_t min, max;         /* OPT_UINT, OPT_SIZE: the accepted range */
+    const char *const *words;  /* OPT_ENUM, OPT_WORD */
+    const char *what;          /* OPT_ENUM, OPT_WORD: a word's name in messages */
+    cli_opt_fn callback;       /* OPT_CALLBACK */
 } cli_option;
 
-/* Called for each command option found; returns 0 to go on, 2 to stop
- * (after printing a message). */
-typedef int (*cli_option_fn)(void *state, int id, const char *value);
+#define OPT_BOOL(s, l, T, field, h) \
+    { .kind = CLI_OPT_BOOL, .short_name = (s), .long_name = (l), .offset = offsetof(T, field), .help = (h) }
+#define OPT_UINT(s, l, T, field, vname, lo, hi, h)                                                  \
+    { .kind = CLI_OPT_UINT, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),      \
+      .value_name = (vname), .min = (lo), .max = (hi), .help = (h) }
+/* OPT_UINT that also sets the int given_field to 1 when the option is given. */
+#define OPT_UINT_GIVEN(s, l, T, field, given_field, vname, lo, hi, h)                               \
+    { .kind = CLI_OPT_UINT, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),      \
+      .given = offsetof(T, given_field) + 1, .value_name = (vname), .min = (lo), .max = (hi),      \
+      .help = (h) }
+#define OPT_SIZE_GIVEN(s, l, T, field, given_field, vname, h)                                       \
+    { .kind = CLI_OPT_SIZE, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),      \
+      .given = offsetof(T, given_field) + 1, .value_name = (vname), .min = 0, .max = UINT64_MAX,   \
+      .help = (h) }
+#define OPT_STRING(s, l, T, field, vname, h)                                                        \
+    { .kind = CLI_OPT_STRING, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),    \
+      .value_name = (vname), .help = (h) }
+#define OPT_ENUM(s, l, T, field, word_list, what_word, vname, h)                                     \
+    { .kind = CLI_OPT_ENUM, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),      \
+      .given = 0, .words = (word_list), .what = (what_word), .value_name = (vname), .help = (h) }
+#define OPT_WORD(s, l, T, field, word_list, what_word, vname, h)                                     \
+    { .kind = CLI_OPT_WORD, .short_name = (s), .long_name = (l), .offset = offsetof(T, field),      \
+      .words = (word_list), .what = (what_word), .value_name = (vname), .help = (h) }
+#define OPT_CALLBACK(s, l, fn, vname, h)                                                            \
+    { .kind = CLI_OPT_CALLBACK, .short_name = (s), .long_name = (l), .callback = (fn),             \
+      .value_name = (vname), .help = (h) }
+#define OPT_END { .kind = CLI_OPT_END }
 
 typedef struct cli_args {
     const char **positional;
@@ -45,12 +103,13 @@ typedef struct cli_args {
 } cli_args;
 
 /* Parses argv[1..argc-1] (argv[0] is the command name). Common options fill
- * common; command options go to on_option; the rest (including "-") are
- * positional, as is everything after "--". Returns 0, or 2 after printing a
- * usage error. positional points into argv (the array itself is malloc'd:
- * free args->positional). */
-int cli_parse(int argc, char **argv, const char *command, const cli_option *options,
-              cli_option_fn on_option, void *state, cli_common *common, cli_args *args);
+ * common, the command's options (may be NULL) fill state; sort_keys are the
+ * words --sort accepts (NULL: the command takes no --sort). The rest
+ * (including "-") is positional, as is everything after "--". Returns 0, or 2
+ * after printing a usage error. args->positional points into argv (the array
+ * itself is malloc'd: free it). */
+int cli_parse(int argc, char **argv, const char *command, const cli_option *options, void *state,
+              const char *const *sort_keys, cli_common *common, cli_args *args);
 
 /* Prints "gcheap: CMD: message" and a hint to try --help; returns 2. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -59,15 +118,23 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
-/* Prints the help text shared by every command (the common options). */
+/* Prints the common options' help / a command's own options. */
 void cli_print_common_help(void);
-/* Prints a command's own options. */
 void cli_print_options(const cli_option *options);
 
-/* Parses a non-negative decimal count; 0 on success. */
+/* The closest of names (NULL-terminated; or count entries when count >= 0)
+ * to s when it is close enough to be a likely typo, else NULL. */
+const char *cli_closest(const char *s, const char *const *names, int count);
+
+/* Parses a non-negative decimal count; 0 on success, -1 when not digits, -2
+ * when above 2^64-1. */
 int cli_parse_count(const char *s, uint64_t *out);
 /* Parses an object id as written in a dump: hex, optional 0x (radix 16), or
  * decimal (radix 10). 0 on success. */
 int cli_parse_id(const char *s, int radix, uint64_t *out);
+
+/* The worker count the program asks of the library: --threads (0 = as many
+ * as the machine has, 1 = none). */
+unsigned cli_threads(const cli_common *common);
 
 #endif

@@ -1,4 +1,4 @@
-/* Report writer: see output.h. */
+/* The output layer: see output.h. */
 #include "output.h"
 
 #include <inttypes.h>
@@ -6,310 +6,172 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 16
+#include "xalloc.h"
 
-struct report {
+/* Buffered output is written out past this size (at row boundaries). */
+#define OUT_FLUSH_BYTES 65536
+
+typedef struct envelope_field {
+    const char *key, *value;
+} envelope_field;
+
+struct cli_out {
     const cli_common *common;
     const char *command;
+    FILE *f;
+    strbuf buf;
+    json_writer jw;          /* json: the envelope, then the sections */
+    envelope_field *fields;
+    size_t nfields, cap_fields;
+    int started;
+    int sections_open;       /* json: the "sections" array is open */
+    report *reports;         /* open reports, newest first */
+};
+
+struct report {
+    cli_out *o;
+    col_spec *cols;
+    size_t ncols;
     int multi;
-    FILE *out;
-    col_spec cols[MAX_COLS];
-    int ncols;
+    report *next;
 
     char *domain;
-    int col;          /* next cell's column */
+    size_t col;              /* next cell's column */
     int in_total;
     int header_done;
     int sections;
-    int rows_in_section;
+    int record;              /* the current section is a record (info) */
 
-    /* table buffering */
+    /* table: the section's cells, kept to align the columns */
     char **cells;
-    size_t ncells, cap;
-    char *total[MAX_COLS];
+    size_t ncells, cap_cells;
+    char **total;
     int has_total;
     char **notes;
-    size_t nnotes;
+    size_t nnotes, cap_notes;
 
-    /* json */
-    jbuf total_json;           /* "k":v,... of the totals row */
-    char **raw_keys, **raw_vals;
-    size_t nraw;
-    int json_opened;
-    int oom;
+    /* json: the totals row and the section's own members, written at its end */
+    strbuf total_json, extra;
+    json_writer total_w, extra_w;
 };
 
-static void die_oom(void)
+static out_format form(const cli_out *o) { return o->common->format; }
+
+/* ---- cli_out ---- */
+
+cli_out *out_new(const cli_common *common, const char *command, FILE *f)
 {
-    fputs("gcheap: out of memory\n", stderr);
-    exit(2);
+    cli_out *o = xcalloc(1, sizeof *o);
+    o->common = common;
+    o->command = command;
+    o->f = f;
+    json_init(&o->jw, &o->buf);
+    return o;
 }
 
-static char *xstrdup(const char *s)
+void out_envelope(cli_out *o, const char *key, const char *value)
 {
-    size_t n = strlen(s);
-    char *p = malloc(n + 1);
-    if (!p)
-        die_oom();
-    memcpy(p, s, n + 1);
-    return p;
+    o->fields = xgrow(o->fields, &o->cap_fields, o->nfields + 1, sizeof *o->fields);
+    o->fields[o->nfields].key = key;
+    o->fields[o->nfields++].value = value;
 }
 
-/* ---- escaping ---- */
-
-/* Length of a valid UTF-8 sequence starting at s, or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
+static void start(cli_out *o)
 {
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) { n = 2; cp = c & 0x1f; }
-    else if (c >= 0xe0 && c <= 0xef) { n = 3; cp = c & 0x0f; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 4; cp = c & 0x07; }
-    else return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
-
-/* The one json string escaper; put() receives the escaped text in pieces. */
-static void json_escape(const char *str, void (*put)(void *ctx, const char *p, size_t n), void *ctx)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    put(ctx, "\"", 1);
-    while (*s) {
-        unsigned char c = *s;
-        const char *esc = NULL;
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default: break;
-        }
-        if (esc) {
-            put(ctx, esc, 2);
-            s++;
-            continue;
-        }
-        if (c < 0x20 || c == 0x7f) {
-            char u[8];
-            snprintf(u, sizeof u, "\\u%04x", c);
-            put(ctx, u, 6);
-            s++;
-            continue;
-        }
-        size_t n = utf8_len(s);
-        if (n == 0) {
-            put(ctx, "\\ufffd", 6); /* invalid UTF-8 byte */
-            s++;
-            continue;
-        }
-        put(ctx, (const char *)s, n);
-        s += n;
-    }
-    put(ctx, "\"", 1);
-}
-
-static void put_file(void *ctx, const char *p, size_t n) { fwrite(p, 1, n, (FILE *)ctx); }
-
-void write_json_string(FILE *f, const char *str) { json_escape(str, put_file, f); }
-
-static void jbuf_put(void *ctx, const char *s, size_t n)
-{
-    jbuf *b = ctx;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns)
-            die_oom();
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-void jbuf_raw(jbuf *b, const char *s) { jbuf_put(b, s, strlen(s)); }
-
-void jbuf_u64(jbuf *b, uint64_t v)
-{
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, v);
-    jbuf_raw(b, num);
-}
-
-void jbuf_str(jbuf *b, const char *s) { json_escape(s, jbuf_put, b); }
-
-void jbuf_free(jbuf *b)
-{
-    free(b->s);
-    b->s = NULL;
-    b->len = b->cap = 0;
-}
-
-void write_tsv_field(FILE *f, const char *str)
-{
-    for (const unsigned char *s = (const unsigned char *)str; *s; s++) {
-        switch (*s) {
-        case '\\': fputs("\\\\", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        default:
-            if (*s < 0x20 || *s == 0x7f)
-                fprintf(f, "\\x%02x", *s);
-            else
-                fputc(*s, f);
-        }
-    }
-}
-
-void write_csv_field(FILE *f, const char *s)
-{
-    size_t n = strlen(s);
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    for (size_t i = 0; i < n && !quote; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
-            quote = 1;
-    if (!quote) {
-        fputs(s, f);
+    if (o->started)
         return;
-    }
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            fputc('"', f);
-        fputc(s[i], f);
-    }
-    fputc('"', f);
+    o->started = 1;
+    if (form(o) != FMT_JSON)
+        return;
+    json_begin_object(&o->jw, NULL);
+    json_string(&o->jw, "command", o->command);
+    for (size_t i = 0; i < o->nfields; i++)
+        json_string(&o->jw, o->fields[i].key, o->fields[i].value);
 }
 
-void write_table_text(FILE *f, const char *str)
+static void flush_some(cli_out *o)
 {
-    /* Control bytes would move a terminal's cursor: show them escaped. */
-    for (const unsigned char *s = (const unsigned char *)str; *s; s++) {
-        if (*s < 0x20 || *s == 0x7f)
-            fprintf(f, "\\x%02x", *s);
-        else
-            fputc(*s, f);
-    }
+    if (o->buf.len < OUT_FLUSH_BYTES)
+        return;
+    fwrite(o->buf.s, 1, o->buf.len, o->f);
+    sb_reset(&o->buf);
 }
 
-static char *table_text(const char *str)
+json_writer *out_json(cli_out *o)
 {
-    size_t n = 0;
-    for (const unsigned char *s = (const unsigned char *)str; *s; s++)
-        n += (*s < 0x20 || *s == 0x7f) ? 4 : 1;
-    char *out = malloc(n + 1), *w = out;
-    if (!out)
-        die_oom();
-    for (const unsigned char *s = (const unsigned char *)str; *s; s++) {
-        if (*s < 0x20 || *s == 0x7f)
-            w += sprintf(w, "\\x%02x", *s);
-        else
-            *w++ = (char)*s;
-    }
-    *w = '\0';
-    return out;
+    start(o);
+    return form(o) == FMT_JSON ? &o->jw : NULL;
 }
 
-const char *format_human_bytes(uint64_t v, char *buf, size_t cap)
+void out_printf(cli_out *o, const char *fmt, ...)
 {
-    static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-    if (v < 1024) {
-        snprintf(buf, cap, "%" PRIu64 " B", v);
-        return buf;
+    start(o);
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sb_addn(&o->buf, small, (size_t)n);
+    } else {
+        char *big = xmalloc((size_t)n + 1);
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        sb_addn(&o->buf, big, (size_t)n);
+        free(big);
     }
-    double d = (double)v;
-    int u = -1;
-    while (d >= 1024.0 && u < 5) {
-        d /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, "%.1f %s", d, units[u]);
-    return buf;
+    flush_some(o);
 }
 
-const char *format_grouped(uint64_t v, char *buf, size_t cap)
+void out_text(cli_out *o, escape_form how, const char *s)
 {
-    char digits[32];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
-    size_t w = 0;
-    for (int i = 0; i < n && w + 2 < cap; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[w++] = ',';
-        buf[w++] = digits[i];
+    start(o);
+    sb_escape(&o->buf, how, s);
+    flush_some(o);
+}
+
+int out_finish(cli_out *o)
+{
+    while (o->reports)
+        report_end(o->reports);
+    if (o->started && form(o) == FMT_JSON) {
+        if (!o->sections_open)
+            json_begin_array(&o->jw, "sections");
+        json_end_array(&o->jw);
+        json_end_object(&o->jw);
+        sb_addc(&o->buf, '\n');
     }
-    buf[w] = '\0';
-    return buf;
+    if (o->buf.len)
+        fwrite(o->buf.s, 1, o->buf.len, o->f);
+    int failed = fflush(o->f) != 0 || ferror(o->f);
+    sb_free(&o->buf);
+    free(o->fields);
+    free(o);
+    if (failed) {
+        fputs("gcheap: error writing output\n", stderr);
+        return 2;
+    }
+    return 0;
 }
 
-/* ---- report ---- */
+/* ---- reports ---- */
 
-report *report_new(const cli_common *common, const char *command, int multi_section, FILE *out)
+report *report_new(cli_out *o, const col_spec *cols, size_t ncols, int multi_section)
 {
-    report *r = calloc(1, sizeof *r);
-    if (!r)
-        die_oom();
-    r->common = common;
-    r->command = command;
-    r->multi = multi_section;
-    r->out = out;
-    return r;
-}
-
-void report_columns(report *r, const col_spec *cols, int ncols)
-{
-    if (ncols > MAX_COLS)
-        ncols = MAX_COLS;
-    memcpy(r->cols, cols, sizeof *cols * (size_t)ncols);
+    report *r = xcalloc(1, sizeof *r);
+    r->o = o;
+    r->cols = xmalloc_array(ncols, sizeof *cols);
+    memcpy(r->cols, cols, ncols * sizeof *cols);
     r->ncols = ncols;
-}
-
-static void json_open(report *r)
-{
-    if (r->json_opened)
-        return;
-    fprintf(r->out, "{\"command\":");
-    write_json_string(r->out, r->command);
-    r->json_opened = 1;
-}
-
-void report_json_field_str(report *r, const char *key, const char *value)
-{
-    if (r->common->format != FMT_JSON)
-        return;
-    json_open(r);
-    fputc(',', r->out);
-    write_json_string(r->out, key);
-    fputc(':', r->out);
-    write_json_string(r->out, value);
-}
-
-FILE *report_json_member(report *r, const char *key)
-{
-    if (r->common->format != FMT_JSON)
-        return NULL;
-    json_open(r);
-    fputc(',', r->out);
-    write_json_string(r->out, key);
-    fputc(':', r->out);
-    return r->out;
+    r->total = xcalloc(ncols, sizeof *r->total);
+    r->multi = multi_section;
+    r->next = o->reports;
+    o->reports = r;
+    start(o);
+    return r;
 }
 
 static void write_header(report *r)
@@ -317,37 +179,94 @@ static void write_header(report *r)
     if (r->header_done)
         return;
     r->header_done = 1;
-    int csv = r->common->format == FMT_CSV;
-    const char *sep = csv ? "," : "\t";
+    strbuf *b = &r->o->buf;
+    char sep = form(r->o) == FMT_CSV ? ',' : '\t';
     if (r->multi)
-        fprintf(r->out, "domain%s", sep);
-    for (int i = 0; i < r->ncols; i++)
-        fprintf(r->out, "%s%s", r->cols[i].name, i + 1 < r->ncols ? sep : "\n");
+        sb_addf(b, "domain%c", sep);
+    for (size_t i = 0; i < r->ncols; i++) {
+        sb_add(b, r->cols[i].name);
+        sb_addc(b, i + 1 < r->ncols ? sep : '\n');
+    }
 }
 
-void report_begin_section(report *r, const char *domain)
+static void clear_section(report *r)
 {
+    for (size_t i = 0; i < r->ncells; i++)
+        free(r->cells[i]);
+    r->ncells = 0;
+    for (size_t c = 0; c < r->ncols; c++) {
+        free(r->total[c]);
+        r->total[c] = NULL;
+    }
+    r->has_total = 0;
+    for (size_t i = 0; i < r->nnotes; i++)
+        free(r->notes[i]);
+    r->nnotes = 0;
+    sb_reset(&r->total_json);
+    sb_reset(&r->extra);
+}
+
+void report_end(report *r)
+{
+    cli_out *o = r->o;
+    if ((form(o) == FMT_TSV || form(o) == FMT_CSV) && !r->header_done)
+        write_header(r);
+    for (report **p = &o->reports; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    clear_section(r);
+    free(r->cells);
+    free(r->total);
+    free(r->notes);
+    free(r->cols);
+    free(r->domain);
+    sb_free(&r->total_json);
+    sb_free(&r->extra);
+    free(r);
+}
+
+static void begin(report *r, const char *domain, int record)
+{
+    cli_out *o = r->o;
     free(r->domain);
     r->domain = xstrdup(domain ? domain : "");
     r->col = 0;
     r->in_total = 0;
-    r->rows_in_section = 0;
-    switch (r->common->format) {
+    r->record = record;
+    switch (form(o)) {
     case FMT_TSV:
     case FMT_CSV:
         write_header(r);
         break;
     case FMT_JSON:
-        json_open(r);
-        fprintf(r->out, r->sections ? "," : ",\"sections\":[");
-        fprintf(r->out, "{\"domain\":");
-        write_json_string(r->out, r->domain);
-        fprintf(r->out, ",\"rows\":[");
+        if (!o->sections_open)
+            json_begin_array(&o->jw, "sections");
+        o->sections_open = 1;
+        json_begin_object(&o->jw, NULL);
+        if (!record) {
+            json_string(&o->jw, "domain", r->domain);
+            json_begin_array(&o->jw, "rows");
+        }
+        json_init_members(&r->total_w, &r->total_json, 0);
+        json_init_members(&r->extra_w, &r->extra, 1);
         break;
     default:
         break;
     }
     r->sections++;
+}
+
+void report_begin_section(report *r, const char *domain) { begin(r, domain, 0); }
+
+void report_begin_record(report *r, const char *domain) { begin(r, domain, 1); }
+
+static char *escaped_copy(escape_form how, const char *s)
+{
+    strbuf b = STRBUF_INIT;
+    sb_escape(&b, how, s);
+    return b.s ? b.s : xstrdup("");
 }
 
 static void store_table_cell(report *r, char *s)
@@ -356,78 +275,63 @@ static void store_table_cell(report *r, char *s)
         r->total[r->col] = s;
         return;
     }
-    if (r->ncells == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 256;
-        r->cells = realloc(r->cells, r->cap * sizeof *r->cells);
-        if (!r->cells)
-            die_oom();
-    }
+    r->cells = xgrow(r->cells, &r->cap_cells, r->ncells + 1, sizeof *r->cells);
     r->cells[r->ncells++] = s;
 }
 
-/* Emits one cell: text is the display form, json_raw the json value text
- * (already quoted for strings). */
-static void cell(report *r, const char *text, const char *json_raw, const char *json_str)
+/* Emits one cell: text is the display form; json_number the json value when
+ * it is a number (NULL: json_string is the string value). */
+static void cell(report *r, const char *text, const char *json_number, const char *json_str)
 {
-    int c = r->col;
-    switch (r->common->format) {
+    cli_out *o = r->o;
+    size_t c = r->col;
+    int last = c + 1 == r->ncols;
+    switch (form(o)) {
     case FMT_TABLE:
     case FMT_FOLDED:
-        store_table_cell(r, table_text(text));
+        store_table_cell(r, escaped_copy(ESC_TABLE, text));
         break;
     case FMT_TSV:
-    case FMT_CSV:
+    case FMT_CSV: {
         if (r->in_total)
             break;
+        escape_form how = form(o) == FMT_CSV ? ESC_CSV : ESC_TSV;
+        char sep = form(o) == FMT_CSV ? ',' : '\t';
         if (c == 0 && r->multi) {
-            if (r->common->format == FMT_CSV)
-                write_csv_field(r->out, r->domain);
-            else
-                write_tsv_field(r->out, r->domain);
-            fputc(r->common->format == FMT_CSV ? ',' : '\t', r->out);
+            sb_escape(&o->buf, how, r->domain);
+            sb_addc(&o->buf, sep);
         }
-        if (r->common->format == FMT_CSV)
-            write_csv_field(r->out, text);
-        else
-            write_tsv_field(r->out, text);
-        fputc(c + 1 < r->ncols ? (r->common->format == FMT_CSV ? ',' : '\t') : '\n', r->out);
+        sb_escape(&o->buf, how, text);
+        sb_addc(&o->buf, last ? '\n' : sep);
         break;
-    case FMT_JSON:
-        if (r->in_total) {
-            /* Built as a string: the totals follow the rows array. */
-            char key[128];
-            snprintf(key, sizeof key, "%s\"%s\":", c ? "," : "", r->cols[c].name);
-            jbuf_raw(&r->total_json, key);
-            if (json_raw)
-                jbuf_raw(&r->total_json, json_raw);
-            else
-                jbuf_str(&r->total_json, json_str);
-            break;
-        }
-        if (c == 0)
-            fprintf(r->out, "%s{", r->rows_in_section ? "," : "");
-        fprintf(r->out, "%s\"%s\":", c ? "," : "", r->cols[c].name);
-        if (json_raw)
-            fputs(json_raw, r->out);
+    }
+    case FMT_JSON: {
+        json_writer *w = r->in_total ? &r->total_w : &o->jw;
+        if (c == 0 && !r->in_total)
+            json_begin_object(w, NULL);
+        if (json_number)
+            json_raw(w, r->cols[c].name, json_number);
         else
-            write_json_string(r->out, json_str);
-        if (c + 1 == r->ncols)
-            fputc('}', r->out);
+            json_string(w, r->cols[c].name, json_str);
+        if (last && !r->in_total)
+            json_end_object(w);
         break;
+    }
     }
     if (++r->col == r->ncols) {
         r->col = 0;
         if (r->in_total)
             r->has_total = 1;
-        else
-            r->rows_in_section++;
         r->in_total = 0;
+        flush_some(o);
     }
 }
 
-void report_cell_text(report *r, const char *s)
+void report_cell_text(report *r, const char *s) { cell(r, s, NULL, s); }
+
+static int human_bytes(const report *r, col_kind kind)
 {
-    cell(r, s, NULL, s);
+    return form(r->o) == FMT_TABLE && r->o->common->human && kind == COL_BYTES;
 }
 
 void report_cell_u64(report *r, uint64_t v)
@@ -435,27 +339,24 @@ void report_cell_u64(report *r, uint64_t v)
     char num[32], shown[48];
     snprintf(num, sizeof num, "%" PRIu64, v);
     const char *text = num;
-    if (r->common->format == FMT_TABLE && r->common->human && r->cols[r->col].kind == COL_BYTES)
+    if (human_bytes(r, r->cols[r->col].kind))
         text = format_human_bytes(v, shown, sizeof shown);
     cell(r, text, num, NULL);
 }
 
 void report_cell_signed(report *r, int negative, uint64_t magnitude)
 {
-    char num[40], shown[48];
+    char num[40], shown[48], h[40];
     if (magnitude == 0)
         negative = 0;
     snprintf(num, sizeof num, "%s%" PRIu64, negative ? "-" : "", magnitude);
     const char *text = num;
-    if (r->common->format == FMT_TABLE) {
-        if (r->common->human && r->cols[r->col].kind == COL_BYTES) {
-            char h[40];
-            format_human_bytes(magnitude, h, sizeof h);
-            snprintf(shown, sizeof shown, "%s%s", negative ? "-" : (magnitude ? "+" : ""), h);
-        } else {
-            snprintf(shown, sizeof shown, "%s%" PRIu64, negative ? "-" : (magnitude ? "+" : ""),
-                     magnitude);
-        }
+    if (form(r->o) == FMT_TABLE) {
+        const char *sign = negative ? "-" : (magnitude ? "+" : "");
+        if (human_bytes(r, r->cols[r->col].kind))
+            snprintf(shown, sizeof shown, "%s%s", sign, format_human_bytes(magnitude, h, sizeof h));
+        else
+            snprintf(shown, sizeof shown, "%s%" PRIu64, sign, magnitude);
         text = shown;
     }
     cell(r, text, num, NULL);
@@ -470,23 +371,30 @@ void report_cell_i64(report *r, int64_t v)
 void report_cell_id(report *r, uint64_t id, int radix)
 {
     char buf[32];
-    snprintf(buf, sizeof buf, radix == 10 ? "%" PRIu64 : "%" PRIx64, id);
+    format_id(id, radix, buf, sizeof buf);
     cell(r, buf, NULL, buf);
 }
 
 void report_note(report *r, const char *fmt, ...)
 {
-    if (r->common->format != FMT_TABLE)
+    if (form(r->o) != FMT_TABLE)
         return;
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    r->notes = realloc(r->notes, (r->nnotes + 1) * sizeof *r->notes);
-    if (!r->notes)
-        die_oom();
-    r->notes[r->nnotes++] = xstrdup(buf);
+    char *text = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    va_start(ap, fmt);
+    vsnprintf(text, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
+    va_end(ap);
+    r->notes = xgrow(r->notes, &r->cap_notes, r->nnotes + 1, sizeof *r->notes);
+    r->notes[r->nnotes++] = text;
+}
+
+void report_note_more(report *r, uint64_t shown, uint64_t total, const char *what)
+{
+    if (shown < total)
+        report_note(r, "(%" PRIu64 " more %s not shown)", total - shown, what);
 }
 
 void report_begin_total(report *r)
@@ -495,29 +403,29 @@ void report_begin_total(report *r)
     r->col = 0;
 }
 
-void report_section_json_raw(report *r, const char *key, const char *raw_json)
+json_writer *report_section_json(report *r)
 {
-    if (r->common->format != FMT_JSON)
-        return;
-    r->raw_keys = realloc(r->raw_keys, (r->nraw + 1) * sizeof *r->raw_keys);
-    r->raw_vals = realloc(r->raw_vals, (r->nraw + 1) * sizeof *r->raw_vals);
-    if (!r->raw_keys || !r->raw_vals)
-        die_oom();
-    r->raw_keys[r->nraw] = xstrdup(key);
-    r->raw_vals[r->nraw] = xstrdup(raw_json);
-    r->nraw++;
+    return form(r->o) == FMT_JSON ? &r->extra_w : NULL;
 }
 
-static int is_numeric(col_kind k) { return k == COL_COUNT || k == COL_BYTES || k == COL_SIGNED || k == COL_ID; }
+void report_section_u64(report *r, const char *key, uint64_t v)
+{
+    json_writer *w = report_section_json(r);
+    if (w)
+        json_u64(w, key, v);
+}
+
+static int is_numeric(col_kind k) { return k != COL_TEXT; }
 
 static void print_table(report *r)
 {
-    size_t width[MAX_COLS] = { 0 };
-    size_t rows = r->ncols ? r->ncells / (size_t)r->ncols : 0;
-    for (int c = 0; c < r->ncols; c++) {
+    strbuf *b = &r->o->buf;
+    size_t *width = xcalloc(r->ncols, sizeof *width);
+    size_t rows = r->ncells / r->ncols;
+    for (size_t c = 0; c < r->ncols; c++) {
         width[c] = strlen(r->cols[c].name);
         for (size_t i = 0; i < rows; i++) {
-            size_t n = strlen(r->cells[i * (size_t)r->ncols + (size_t)c]);
+            size_t n = strlen(r->cells[i * r->ncols + c]);
             if (n > width[c])
                 width[c] = n;
         }
@@ -525,98 +433,95 @@ static void print_table(report *r)
             width[c] = strlen(r->total[c]);
     }
     if (r->multi) {
-        fprintf(r->out, "%s== ", r->sections > 1 ? "\n" : "");
-        write_table_text(r->out, r->domain);
-        fprintf(r->out, " ==\n");
+        sb_add(b, r->sections > 1 ? "\n== " : "== ");
+        sb_escape(b, ESC_TABLE, r->domain);
+        sb_add(b, " ==\n");
     }
     for (size_t i = 0; i <= rows + (size_t)(r->has_total ? 1 : 0); i++) {
-        for (int c = 0; c < r->ncols; c++) {
+        for (size_t c = 0; c < r->ncols; c++) {
             const char *s;
             if (i == 0)
                 s = r->cols[c].name;
             else if (i <= rows)
-                s = r->cells[(i - 1) * (size_t)r->ncols + (size_t)c];
+                s = r->cells[(i - 1) * r->ncols + c];
             else
                 s = r->total[c] ? r->total[c] : "";
             int last = c + 1 == r->ncols;
             if (is_numeric(r->cols[c].kind))
-                fprintf(r->out, last ? "%*s\n" : "%*s  ", (int)width[c], s);
+                sb_addf(b, last ? "%*s\n" : "%*s  ", (int)width[c], s);
             else if (last)
-                fprintf(r->out, "%s\n", s);
+                sb_addf(b, "%s\n", s);
             else
-                fprintf(r->out, "%-*s  ", (int)width[c], s);
+                sb_addf(b, "%-*s  ", (int)width[c], s);
         }
+        flush_some(r->o);
     }
     for (size_t i = 0; i < r->nnotes; i++)
-        fprintf(r->out, "%s\n", r->notes[i]);
-}
-
-static void clear_section(report *r)
-{
-    for (size_t i = 0; i < r->ncells; i++)
-        free(r->cells[i]);
-    r->ncells = 0;
-    for (int c = 0; c < MAX_COLS; c++) {
-        free(r->total[c]);
-        r->total[c] = NULL;
-    }
-    r->has_total = 0;
-    for (size_t i = 0; i < r->nnotes; i++)
-        free(r->notes[i]);
-    r->nnotes = 0;
-    jbuf_free(&r->total_json);
-    for (size_t i = 0; i < r->nraw; i++) {
-        free(r->raw_keys[i]);
-        free(r->raw_vals[i]);
-    }
-    r->nraw = 0;
+        sb_addf(b, "%s\n", r->notes[i]);
+    free(width);
 }
 
 void report_end_section(report *r)
 {
-    switch (r->common->format) {
+    cli_out *o = r->o;
+    switch (form(o)) {
     case FMT_TABLE:
     case FMT_FOLDED:
         print_table(r);
         break;
     case FMT_JSON:
-        fputc(']', r->out);
-        if (r->has_total)
-            fprintf(r->out, ",\"total\":{%s}", r->total_json.s ? r->total_json.s : "");
-        for (size_t i = 0; i < r->nraw; i++) {
-            fputc(',', r->out);
-            write_json_string(r->out, r->raw_keys[i]);
-            fprintf(r->out, ":%s", r->raw_vals[i]);
+        if (!r->record)
+            json_end_array(&o->jw);
+        if (r->has_total) {
+            sb_add(&o->buf, ",\"total\":{");
+            sb_add(&o->buf, sb_str(&r->total_json));
+            sb_addc(&o->buf, '}');
         }
-        fputc('}', r->out);
+        sb_add(&o->buf, sb_str(&r->extra));
+        json_end_object(&o->jw);
         break;
     default:
         break;
     }
     clear_section(r);
+    flush_some(o);
 }
 
-int report_finish(report *r)
+/* ---- record sections ---- */
+
+void report_field_text(report *r, const char *key, const char *value)
 {
-    if (r->common->format == FMT_JSON) {
-        json_open(r);
-        if (!r->sections)
-            fprintf(r->out, ",\"sections\":[");
-        fprintf(r->out, "]}\n");
-    } else if ((r->common->format == FMT_TSV || r->common->format == FMT_CSV) && !r->header_done) {
-        write_header(r);
+    if (form(r->o) == FMT_JSON) {
+        json_string(&r->o->jw, key, value);
+        return;
     }
-    clear_section(r);
-    free(r->cells);
-    free(r->notes);
-    free(r->raw_keys);
-    free(r->raw_vals);
-    free(r->domain);
-    int failed = fflush(r->out) != 0 || ferror(r->out);
-    free(r);
-    if (failed) {
-        fputs("gcheap: error writing output\n", stderr);
-        return 2;
+    report_cell_text(r, key);
+    report_cell_text(r, value);
+}
+
+void report_field_u64(report *r, const char *key, uint64_t v, col_kind kind)
+{
+    if (form(r->o) == FMT_JSON) {
+        json_u64(&r->o->jw, key, v);
+        return;
     }
-    return 0;
+    char buf[64];
+    if (human_bytes(r, kind))
+        format_human_bytes(v, buf, sizeof buf);
+    else
+        snprintf(buf, sizeof buf, "%" PRIu64, v);
+    report_cell_text(r, key);
+    report_cell_text(r, buf);
+}
+
+void report_field_group(report *r, const char *key)
+{
+    if (form(r->o) == FMT_JSON)
+        json_begin_object(&r->o->jw, key);
+}
+
+void report_field_group_end(report *r)
+{
+    if (form(r->o) == FMT_JSON)
+        json_end_object(&r->o->jw);
 }

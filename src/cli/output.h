@@ -1,19 +1,37 @@
-/* Reports: one writer for table, tsv, csv and json output.
+/* The output layer: everything a command prints on stdout goes through one
+ * cli_out (made by the driver, see cli.h), in one of four forms chosen by
+ * --format: table (aligned, numbers right, the type name last), tsv, csv,
+ * json (all exact and escaped by the rules of text.h).
  *
- * A command opens a report, then for each heap section begins a section,
- * adds rows (cells in column order) and optionally a totals row, and ends the
- * section. Table output is buffered per section to align columns (numbers
- * right-aligned, the last column - a type name - left as is); tsv/csv rows are
- * streamed with one header (a leading "domain" column when more than one
- * section is reported); json is {"command":..., "sections":[{"domain":...,
- * "rows":[{...}], "total":{...}}]} with the same keys as the tsv header.
+ * Tables of rows: a command opens a report with its columns, then for each
+ * heap section begins a section, adds rows (one cell per column, in order)
+ * and optionally a totals row, and ends the section. Table output is
+ * buffered per section to align columns; tsv/csv rows are streamed with one
+ * header (a leading "domain" column when the report is multi-section); json
+ * sections are {"domain":..., "rows":[{...}], "total":{...}, ...members} with
+ * the same keys as the tsv header.
+ *
+ * The json of every command is one envelope:
+ *   {"command":NAME, <envelope fields: "file", "format" (or "base", "new",
+ *    "base_format", "new_format")>, <the command's own members>,
+ *    "sections":[...]}
+ * The driver adds the envelope fields; a command adds members (out_json)
+ * before its first section. Output starts on first use (so a command that
+ * fails before printing prints nothing) and the driver ends it (out_finish).
+ *
+ * Record sections (info): report_begin_record, then named fields: one
+ * key/value row each in table/tsv/csv, members of the section object in json.
  */
 #ifndef GCHEAP_CLI_OUTPUT_H
 #define GCHEAP_CLI_OUTPUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "json.h"
 #include "options.h"
+#include "text.h"
 
 typedef enum col_kind {
     COL_TEXT,   /* left-aligned; json string */
@@ -28,19 +46,40 @@ typedef struct col_spec {
     col_kind kind;
 } col_spec;
 
+/* A static array of col_spec as the (cols, ncols) pair: no counted literals. */
+#define REPORT_COLUMNS(array) (array), (sizeof(array) / sizeof *(array))
+
+typedef struct cli_out cli_out;
 typedef struct report report;
 
-/* Creates a report for command writing to out. multi_section: more than one
- * section will be reported (adds the domain column / table headings). */
-report *report_new(const cli_common *common, const char *command, int multi_section, FILE *out);
-/* Declares the columns (the same for every section). */
-void report_columns(report *r, const col_spec *cols, int ncols);
-/* Adds top-level json fields before the sections (ignored in other formats). */
-void report_json_field_str(report *r, const char *key, const char *value);
-/* Starts a top-level json member before the sections: writes ,"key": and
- * returns the stream, on which the caller writes exactly one json value. NULL
- * (write nothing) in the other formats. */
-FILE *report_json_member(report *r, const char *key);
+/* ---- the whole output of one command (the driver makes and ends it) ---- */
+
+cli_out *out_new(const cli_common *common, const char *command, FILE *f);
+/* A json envelope field ("file", "format"...); only before output starts. */
+void out_envelope(cli_out *o, const char *key, const char *value);
+/* The envelope object, for the command's own top-level members before its
+ * first section; NULL in the forms other than json. */
+json_writer *out_json(cli_out *o);
+/* Free-form text (table and folded forms only: retainers' paths, folded
+ * stacks); out_text escapes s by form. */
+void out_printf(cli_out *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void out_text(cli_out *o, escape_form form, const char *s);
+/* Ends the open reports and the envelope, writes everything out and frees o.
+ * 0, or 2 after printing "gcheap: error writing output". */
+int out_finish(cli_out *o);
+
+/* ---- reports (tables of rows) ---- */
+
+/* Opens a report with its columns; multi_section: more than one section will
+ * be reported (a domain column / table headings). Several reports may follow
+ * one another (and in table output interleave) on one output. */
+report *report_new(cli_out *o, const col_spec *cols, size_t ncols, int multi_section);
+/* Ends a report before the output ends (tsv/csv: the header if no row came). */
+void report_end(report *r);
 
 void report_begin_section(report *r, const char *domain);
 /* Cells: call one per column, in order; the row ends after the last column. */
@@ -56,35 +95,25 @@ void report_note(report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The note "(N more WHAT not shown)" when shown < total rows were shown. */
+void report_note_more(report *r, uint64_t shown, uint64_t total, const char *what);
 /* Starts the totals row: cells follow like a normal row. Tables print it
  * under the rows; json as "total":{...}; tsv/csv leave it out (pure data). */
 void report_begin_total(report *r);
-/* Adds a json-only object member to the current section ("key": raw json). */
-void report_section_json_raw(report *r, const char *key, const char *raw_json);
+/* Json members of the current section, written after "rows" and "total";
+ * NULL in the other forms. */
+json_writer *report_section_json(report *r);
+/* report_section_json's member key = v, when the form is json. */
+void report_section_u64(report *r, const char *key, uint64_t v);
 void report_end_section(report *r);
-/* Finishes output, frees the report; returns 0, or 2 if writing failed. */
-int report_finish(report *r);
 
-/* Escapers, shared with commands that print their own layouts. They write to f. */
-void write_json_string(FILE *f, const char *s);
-void write_tsv_field(FILE *f, const char *s);
-void write_csv_field(FILE *f, const char *s);
-void write_table_text(FILE *f, const char *s);
-
-/* A growing string of json text (for report_section_json_raw members). */
-typedef struct jbuf {
-    char *s;
-    size_t len, cap;
-} jbuf;
-void jbuf_raw(jbuf *b, const char *s);
-void jbuf_u64(jbuf *b, uint64_t v);
-/* A json string, escaped exactly like write_json_string. */
-void jbuf_str(jbuf *b, const char *s);
-void jbuf_free(jbuf *b);
-
-/* Formats bytes with binary units ("1.5 MiB") into buf. */
-const char *format_human_bytes(uint64_t v, char *buf, size_t cap);
-/* Formats with thousands separators ("1,234,567") into buf. */
-const char *format_grouped(uint64_t v, char *buf, size_t cap);
+/* Record sections: the report's columns are key, value. */
+void report_begin_record(report *r, const char *domain);
+void report_field_text(report *r, const char *key, const char *value);
+/* kind COL_BYTES: KiB/MiB with -h in tables. */
+void report_field_u64(report *r, const char *key, uint64_t v, col_kind kind);
+/* A nested json object of fields (plain rows in the other forms). */
+void report_field_group(report *r, const char *key);
+void report_field_group_end(report *r);
 
 #endif

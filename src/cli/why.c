@@ -8,12 +8,6 @@
 
 #include "gcheap/limits.h"
 
-static void die_oom(void)
-{
-    cli_error("out of memory");
-    exit(EXIT_INPUT);
-}
-
 int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const cli_common *c)
 {
     const char *full = gch_type_name(h, t);
@@ -35,15 +29,11 @@ void why_free_masks(uint8_t **masks, size_t nheaps)
 int why_match_types(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
                     const char *pattern, const cli_common *c, uint8_t ***masks_out)
 {
-    uint8_t **masks = calloc(nheaps ? nheaps : 1, sizeof *masks);
-    if (!masks)
-        die_oom();
+    uint8_t **masks = xcalloc(nheaps, sizeof *masks);
     uint64_t matched = 0;
     for (size_t k = 0; k < nheaps; k++) {
         const gch_heap *h = heaps[k];
-        masks[k] = calloc(h->type_count ? h->type_count : 1, 1);
-        if (!masks[k])
-            die_oom();
+        masks[k] = xcalloc(h->type_count, 1);
         for (uint32_t t = 0; t < h->type_count; t++)
             if (why_type_matches(h, t, pattern, c)) {
                 masks[k][t] = 1;
@@ -65,9 +55,7 @@ int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t
     size_t n = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
         n += mask[h->object_type[o]] != 0;
-    uint32_t *v = malloc(sizeof *v * (n ? n : 1));
-    if (!v)
-        die_oom();
+    uint32_t *v = xmalloc_array(n, sizeof *v);
     size_t k = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
         if (mask[h->object_type[o]])
@@ -82,11 +70,8 @@ int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t 
 {
     *found = NULL;
     int radix = nheaps ? heaps[0]->id_radix : 16;
-    uint64_t *raw = malloc(sizeof *raw * (nids ? nids : 1));
-    size_t cells = nheaps * nids;
-    uint32_t *f = malloc(sizeof *f * (cells ? cells : 1));
-    if (!raw || !f)
-        die_oom();
+    uint64_t *raw = xmalloc_array(nids, sizeof *raw);
+    uint32_t *f = xmalloc_array(nheaps, nids * sizeof *f);
     for (size_t i = 0; i < nids; i++) {
         if (cli_parse_id(ids[i], radix, &raw[i]) != 0) {
             cli_error("%s: %s: bad object id '%s' (%s)", cmd, cli_display_path(path), ids[i],
@@ -152,32 +137,29 @@ const char *why_indent(uint64_t depth, char *buf, size_t cap)
     return buf;
 }
 
-/* ---- json strings ---- */
-
-
-int why_check_target_args(const char *cmd, const cli_args *a, const char *type)
+int why_check_target_args(const cli_run *run, const char *type)
 {
-    if (!type && a->count < 2)
+    const char *cmd = run->spec->name;
+    if (!type && run->nargs < 2)
         return cli_usage_error(cmd, "give at least one object ID, or --type NAME");
-    if (type && a->count > 1)
+    if (type && run->nargs > 1)
         return cli_usage_error(cmd, "give object IDs or --type NAME, not both");
     return 0;
 }
 
-int why_targets_find(const char *cmd, const cli_input *in, const cli_args *a, const char *type,
-                     const cli_common *c, why_targets *t)
+int why_targets_find(const cli_run *run, const char *type, why_targets *t)
 {
+    const char *cmd = run->spec->name;
+    const cli_input *in = &run->in[0];
     memset(t, 0, sizeof *t);
     t->nheaps = in->count;
-    t->nids = type ? 0 : (size_t)a->count - 1;
-    int rc = type ? why_match_types(cmd, in->path, in->heaps, in->count, type, c, &t->masks)
-                  : why_resolve_ids(cmd, in->path, in->heaps, in->count, a->positional + 1,
-                                    t->nids, &t->found);
+    t->nids = type ? 0 : (size_t)run->nargs - 1;
+    int rc = type ? why_match_types(cmd, in->path, in->heaps, in->count, type, run->c, &t->masks)
+                  : why_resolve_ids(cmd, in->path, in->heaps, in->count, run->args + 1, t->nids,
+                                    &t->found);
     if (rc)
         return rc;
-    t->used = calloc(in->count ? in->count : 1, 1);
-    if (!t->used)
-        die_oom();
+    t->used = xcalloc(in->count, 1);
     for (size_t k = 0; k < in->count; k++) {
         for (size_t i = 0; i < t->nids; i++)
             t->used[k] |= t->found[k * t->nids + i] != GCH_NONE;

@@ -1,7 +1,7 @@
 /* Helpers shared by the "why is it alive" commands (top, dom, objsize,
  * retainers) and stat --retained: resolving ids and type names, building the
- * dominator tree with the program's messages, text for roots, a small json
- * string builder and tree indentation. */
+ * dominator tree with the program's messages, text for roots and tree
+ * indentation. */
 #ifndef GCHEAP_CLI_WHY_H
 #define GCHEAP_CLI_WHY_H
 
@@ -46,13 +46,12 @@ typedef struct why_targets {
     size_t nheaps;
 } why_targets;
 
-/* Usage check before loading: IDs (a->positional[1..]) or --type, not both. */
-int why_check_target_args(const char *cmd, const cli_args *a, const char *type);
-/* Resolves the IDs or the --type NAME in every section of in (printing the
- * error when an ID or NAME matches nothing). 0 or EXIT_INPUT; *t is always
- * safe to free with why_targets_free. */
-int why_targets_find(const char *cmd, const cli_input *in, const cli_args *a, const char *type,
-                     const cli_common *c, why_targets *t);
+/* Usage check before loading: IDs (run->args[1..]) or --type, not both. */
+int why_check_target_args(const cli_run *run, const char *type);
+/* Resolves the IDs or the --type NAME in every section of run->in[0]
+ * (printing the error when an ID or NAME matches nothing). 0 or EXIT_INPUT;
+ * *t is always safe to free with why_targets_free. */
+int why_targets_find(const cli_run *run, const char *type, why_targets *t);
 void why_targets_free(why_targets *t);
 
 

@@ -13,7 +13,7 @@
 #include "gzip.h"
 #include "sniff.h"
 
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart" };
+static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8" };
 
 const char *gch_format_name(gch_format format)
 {
@@ -31,6 +31,26 @@ int gch_format_parse(const char *name, gch_format *out)
     return -1;
 }
 
+/* Whether the bytes start a JSON object whose first key is "snapshot". */
+static int starts_v8_snapshot(const unsigned char *p, size_t n)
+{
+    static const char key[] = "\"snapshot\"";
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (i >= n || p[i] != '{')
+        return 0;
+    i++;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    if (n - i < sizeof key - 1 || memcmp(p + i, key, sizeof key - 1) != 0)
+        return 0;
+    i += sizeof key - 1;
+    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+        i++;
+    return i < n && p[i] == ':';
+}
+
 gch_format gch_detect_format(const void *head, size_t n)
 {
     static const char fast[] = "!FastSerialization";
@@ -39,6 +59,8 @@ gch_format gch_detect_format(const void *head, size_t n)
         return GCH_FORMAT_DART;
     if (n >= 4 + sizeof fast - 1 && memcmp(p + 4, fast, sizeof fast - 1) == 0)
         return GCH_FORMAT_GCDUMP;
+    if (starts_v8_snapshot(p, n))
+        return GCH_FORMAT_V8;
     return GCH_FORMAT_GCLOG;
 }
 
@@ -53,6 +75,8 @@ static gch_status read_buffer(const void *data, size_t size, gch_format format,
         return gch_read_gcdump_buffer(data, size, opts, out, err);
     case GCH_FORMAT_DART:
         return gch_read_dart_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_V8:
+        return gch_read_v8_buffer(data, size, opts, out, err);
     default:
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
     }
@@ -119,7 +143,7 @@ static gch_status slurp(const gch_source *src, const char *what, unsigned char *
 static gch_status refuse_early(const unsigned char *head, size_t n, gch_format format,
                                const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
-    if (format == GCH_FORMAT_GCLOG || format == GCH_FORMAT_AUTO || gch_detect_format(head, n) == format)
+    if ((format != GCH_FORMAT_GCDUMP && format != GCH_FORMAT_DART) || gch_detect_format(head, n) == format)
         return GCH_OK;
     gch_status st = read_buffer(head, n, format, opts, out, err);
     if (st == GCH_OK) { /* cannot happen: the signature is not there */
@@ -161,6 +185,8 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
     gch_source chained = { replay_read, &rp };
     if (format == GCH_FORMAT_GCLOG)
         return gch_read_gclog(&chained, opts, out, err);
+    if (format == GCH_FORMAT_V8)
+        return gch_read_v8(&chained, opts, out, err);
 
     unsigned char *data = NULL;
     size_t size = 0;
@@ -279,7 +305,8 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     inner_opts.progress = opts->progress ? gz_progress : NULL;
     inner_opts.progress_ctx = g;
     gch_format inside = format == GCH_FORMAT_AUTO ? gch_detect_format(head, n) : format;
-    g->progress_here = inside != GCH_FORMAT_GCLOG; /* binary: read whole on this thread */
+    /* Formats read whole into memory are read on this thread: progress from here. */
+    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8;
     int early = 0;
     if (got >= 0)
         st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err, &early);

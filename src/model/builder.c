@@ -411,8 +411,10 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
     return GCH_OK;
 }
 
+/* Appends references; each one's label is interned from labels[k], or taken
+ * as an interned offset from label_offsets[k], or none when both are NULL. */
 static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *const *labels,
-                              size_t nrefs, gch_error *err)
+                              const uint32_t *label_offsets, size_t nrefs, gch_error *err)
 {
     if (!b->object_open)
         return gch_error_set(err, GCH_EINVAL, "no object is open");
@@ -425,7 +427,7 @@ static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *
         if (b->raw_ref_count >= b->raw_ref_cap &&
             !grow((void **)&b->raw_refs, &b->raw_ref_cap, b->raw_ref_count + 1, sizeof(uint64_t)))
             return oom(err);
-        uint32_t label = GCH_NONE;
+        uint32_t label = label_offsets ? label_offsets[k] : GCH_NONE;
         if (labels && labels[k]) {
             gch_status st = intern(b, labels[k], strlen(labels[k]), &label, err);
             if (st != GCH_OK)
@@ -454,7 +456,7 @@ static gch_status append_refs(gch_builder *b, const uint64_t *refs, const char *
 
 gch_status gch_builder_object_refs(gch_builder *b, const uint64_t *refs, size_t nrefs, gch_error *err)
 {
-    return append_refs(b, refs, NULL, nrefs, err);
+    return append_refs(b, refs, NULL, NULL, nrefs, err);
 }
 
 void gch_builder_set_refs_skipped(gch_builder *b)
@@ -469,8 +471,118 @@ gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t 
 {
     gch_status st = gch_builder_object_begin(b, id, raw_type_id, size, err);
     if (st == GCH_OK && nrefs)
-        st = append_refs(b, refs, labels, nrefs, err);
+        st = append_refs(b, refs, labels, NULL, nrefs, err);
     return st;
+}
+
+gch_status gch_builder_intern_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    return intern(b, s, len, out, err);
+}
+
+gch_status gch_builder_append_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    const char *nul = memchr(s, '\0', len);
+    if (nul)
+        len = (size_t)(nul - s);
+    if (h->strings_size + len + 1 > UINT32_MAX - 1)
+        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
+    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
+        return oom(err);
+    uint32_t off = (uint32_t)h->strings_size;
+    if (len)
+        memcpy(h->strings + off, s, len);
+    h->strings[off + len] = '\0';
+    h->strings_size += len + 1;
+    *out = off;
+    return GCH_OK;
+}
+
+gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uint64_t raw_type_id,
+                                                uint64_t size, const uint64_t *refs,
+                                                const uint32_t *label_offsets, size_t nrefs,
+                                                gch_error *err)
+{
+    gch_status st = gch_builder_object_begin(b, id, raw_type_id, size, err);
+    if (st == GCH_OK && nrefs)
+        st = append_refs(b, refs, NULL, label_offsets, nrefs, err);
+    return st;
+}
+
+gch_status gch_builder_map_labels(gch_builder *b, const uint32_t *map, size_t n, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (!b->raw_labels)
+        return GCH_OK;
+    for (uint64_t i = 0; i < b->raw_ref_count; i++) {
+        uint32_t key = b->raw_labels[i];
+        if (key == GCH_NONE)
+            continue;
+        if (key >= n)
+            return gch_error_set(err, GCH_EINVAL, "label key %u has no mapping", (unsigned)key);
+        b->raw_labels[i] = map[key];
+    }
+    return GCH_OK;
+}
+
+gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t *refs,
+                                                 const uint32_t *label_offsets, size_t nrefs,
+                                                 gch_error *err)
+{
+    return append_refs(b, refs, NULL, label_offsets, nrefs, err);
+}
+
+/* Resizes *p to exactly cap elements of elem bytes, if that is larger. */
+static int reserve_exact(void **p, size_t *cap, size_t want, size_t elem)
+{
+    if (want <= *cap)
+        return 1;
+    void *np = gch_reallocarray(*p, want, elem);
+    if (!np)
+        return 0;
+    *p = np;
+    *cap = want;
+    return 1;
+}
+
+gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, int labeled,
+                               gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (objects > MAX_OBJECTS || refs > MAX_REFS)
+        return GCH_OK; /* the adds will report the limit */
+    size_t need = (size_t)h->object_count + objects + 2;
+    size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
+    if (!reserve_exact((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
+        !reserve_exact((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
+        !reserve_exact((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+        !reserve_exact((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+        return oom(err);
+    b->object_cap = c1 < c4 ? c1 : c4;
+    size_t ref_need = (size_t)(b->raw_ref_count + refs);
+    if (!reserve_exact((void **)&b->raw_refs, &b->raw_ref_cap, ref_need, sizeof(uint64_t)))
+        return oom(err);
+    if (labeled && b->raw_label_cap < b->raw_ref_cap) {
+        size_t old = b->raw_labels ? b->raw_label_cap : 0;
+        uint32_t *nl = gch_reallocarray(b->raw_labels, b->raw_ref_cap, sizeof *nl);
+        if (!nl)
+            return oom(err);
+        for (size_t j = old; j < b->raw_ref_cap; j++)
+            nl[j] = GCH_NONE;
+        b->raw_labels = nl;
+        b->raw_label_cap = b->raw_ref_cap;
+    }
+    return GCH_OK;
 }
 
 gch_status gch_builder_add_object(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,

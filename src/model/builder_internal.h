@@ -44,4 +44,36 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
 void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
                             int overflowed);
 
+/* Interns a reference label once (a reader that labels millions of
+ * references with a few thousand names looks each name up only once) and
+ * gives its offset for gch_builder_add_object_label_offsets. */
+gch_status gch_builder_intern_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err);
+/* Like gch_builder_intern_label for a label the reader knows to be new: it
+ * is appended without looking for an equal one (a repeat only costs its
+ * bytes). */
+gch_status gch_builder_append_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
+                                    gch_error *err);
+/* gch_builder_add_object_labeled with labels given as offsets from
+ * gch_builder_intern_label (GCH_NONE: no label). */
+gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uint64_t raw_type_id,
+                                                uint64_t size, const uint64_t *refs,
+                                                const uint32_t *label_offsets, size_t nrefs,
+                                                gch_error *err);
+/* gch_builder_object_refs with label offsets: more references of the open
+ * object, in chunks. */
+gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t *refs,
+                                                 const uint32_t *label_offsets, size_t nrefs,
+                                                 gch_error *err);
+/* For readers whose names come after the references (V8 snapshots): the
+ * label offsets given so far were keys 0..n-1 of the reader's own; replaces
+ * each by map[key], an offset from gch_builder_intern_label. */
+gch_status gch_builder_map_labels(gch_builder *b, const uint32_t *map, size_t n, gch_error *err);
+/* Makes room, exactly, for `objects` more objects and `refs` more references
+ * (with labels when labeled) in the open heap, so that a reader that knows its
+ * counts does not pay the doubling's slack. Counts beyond the limits are left
+ * for the adds to report. */
+gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, int labeled,
+                               gch_error *err);
+
 #endif

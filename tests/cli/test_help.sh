@@ -1,6 +1,8 @@
 #!/bin/sh
-# Every command listed by 'gcheap --help' answers 'gcheap CMD --help' with its
-# usage line and exit 0, and the README documents it; no arguments is exit 2.
+# Every command listed by 'gcheap --help' answers 'gcheap CMD --help' (and
+# 'gcheap help CMD', the same text) with its usage line and exit 0, and the
+# README documents it; 'gcheap -h', '--help' and 'help' list the commands; no
+# arguments is exit 2.
 #   sh test_help.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 set -u
 bin=$1
@@ -19,6 +21,17 @@ for c in $commands; do
     check "$c --help lists the common options" 'printf "%s\n" "$out" | grep -q -- "--format FMT"'
     check "README documents gcheap $c" 'grep -q "gcheap $c" "$readme"'
 done
+for form in "-h" "--help" "help"; do
+    out=$("$bin" $form); rc=$?
+    check "gcheap $form exits 0" '[ $rc -eq 0 ]'
+    check "gcheap $form lists the commands" 'printf "%s\n" "$out" | grep -q "^Commands:"'
+done
+for c in $commands; do
+    check "gcheap help $c is gcheap $c --help" '[ "$("$bin" help "$c")" = "$("$bin" "$c" --help)" ]'
+done
+err=$("$bin" help stta 2>&1); rc=$?
+check "gcheap help with a typo exits 2" '[ $rc -eq 2 ]'
+check "gcheap help with a typo suggests" 'printf "%s\n" "$err" | grep -q "did you mean .stat."'
 "$bin" > /dev/null 2>&1; rc=$?
 check "no arguments exits 2" '[ $rc -eq 2 ]'
 "$bin" --version | grep -q '^gcheap [0-9]'; rc=$?

@@ -1,7 +1,7 @@
 /* Escaping of names in tsv, csv, json and table output.
  *
- * The report writer belongs to the program (src/cli/output.c), not the
- * library, so it is compiled into this test directly. Names with newlines
+ * The output layer belongs to the program (src/cli/output.c, text.c, json.c),
+ * not the library, so it is compiled into this test directly. Names with newlines
  * cannot come from a .gclog (a newline ends the record) but can from binary
  * formats, so they are tested here rather than through a dump. */
 #include <setjmp.h>
@@ -13,7 +13,10 @@
 
 #include <cmocka.h>
 
+#include "../../src/cli/json.c"
 #include "../../src/cli/output.c"
+#include "../../src/cli/text.c"
+#include "../../src/cli/xalloc.c"
 
 typedef void (*writer)(FILE *, const char *);
 
@@ -90,8 +93,8 @@ static char *run_report(out_format fmt, const char *name)
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
     static const col_spec cols[] = { { "count", COL_COUNT }, { "type", COL_TEXT } };
-    report *r = report_new(&c, "stat", 0, f);
-    report_columns(r, cols, 2);
+    cli_out *o = out_new(&c, "stat", f);
+    report *r = report_new(o, REPORT_COLUMNS(cols), 0);
     report_begin_section(r, "dom\"ain");
     report_cell_u64(r, 1);
     report_cell_text(r, name);
@@ -99,7 +102,7 @@ static char *run_report(out_format fmt, const char *name)
     report_cell_u64(r, 1);
     report_cell_text(r, "total \"1\"\n");
     report_end_section(r);
-    assert_int_equal(report_finish(r), 0);
+    assert_int_equal(out_finish(o), 0);
     fclose(f);
     return buf;
 }
@@ -126,6 +129,151 @@ static void whole_reports(void **state)
     free(s);
 }
 
+static void other_forms(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(message_text("a\nb\033c;", buf, sizeof buf), "a?b?c;");
+    strbuf b = STRBUF_INIT;
+    sb_escape(&b, ESC_FOLDED, "Ns.A;B\tC");
+    assert_string_equal(sb_str(&b), "Ns.A:B?C");
+    sb_free(&b);
+}
+
+/* The one json writer places every comma and escapes keys and strings. */
+static void json_writer_commas(void **state)
+{
+    (void)state;
+    strbuf b = STRBUF_INIT;
+    json_writer w;
+    json_init(&w, &b);
+    json_begin_object(&w, NULL);
+    json_string(&w, "s", "q\"");
+    json_begin_array(&w, "a");
+    json_u64(&w, NULL, 18446744073709551615u);
+    json_signed(&w, NULL, 1, 5);
+    json_signed(&w, NULL, 1, 0);
+    json_begin_object(&w, NULL);
+    json_end_object(&w);
+    json_end_array(&w);
+    json_bool(&w, "t", 1);
+    json_null(&w, "n");
+    json_raw(&w, "r", "0.25");
+    json_end_object(&w);
+    assert_string_equal(sb_str(&b), "{\"s\":\"q\\\"\",\"a\":[18446744073709551615,-5,0,{}],"
+                                    "\"t\":true,\"n\":null,\"r\":0.25}");
+    sb_free(&b);
+}
+
+static void capture(cli_out **o, out_format fmt, cli_common *c, FILE **f, char **buf, size_t *len)
+{
+    memset(c, 0, sizeof *c);
+    c->format = fmt;
+    c->top = UINT64_MAX;
+    *f = open_memstream(buf, len);
+    assert_non_null(*f);
+    *o = out_new(c, "x", *f);
+
+}
+
+static char *finish(cli_out *o, FILE *f, char **buf)
+{
+    assert_int_equal(out_finish(o), 0);
+    fclose(f);
+    return *buf;
+}
+
+/* More columns than any fixed limit, all kept, in every form. */
+static void many_columns(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    col_spec cols[N];
+    static char names[N][8];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "c%d", i);
+        cols[i] = (col_spec){ names[i], i + 1 < N ? COL_COUNT : COL_TEXT };
+    }
+    out_format forms[] = { FMT_TSV, FMT_JSON, FMT_TABLE };
+    for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+        cli_common c;
+        cli_out *o;
+        FILE *f;
+        char *buf = NULL;
+        size_t len = 0;
+        capture(&o, forms[k], &c, &f, &buf, &len);
+        report *r = report_new(o, cols, N, 0);
+        report_begin_section(r, "d");
+        for (int i = 0; i + 1 < N; i++)
+            report_cell_u64(r, (uint64_t)i);
+        report_cell_text(r, "last");
+        report_end_section(r);
+        char *s = finish(o, f, &buf);
+        assert_non_null(strstr(s, "c39"));
+        assert_non_null(strstr(s, forms[k] == FMT_JSON ? "\"c38\":38,\"c39\":\"last\"" : "38"));
+        assert_non_null(strstr(s, "last"));
+        free(s);
+    }
+}
+
+/* The envelope: fields, the command's members, then the sections; a record
+ * section (info) as key/value rows or one object. */
+static void envelope_and_records(void **state)
+{
+    (void)state;
+    static const col_spec kv[] = { { "key", COL_TEXT }, { "value", COL_TEXT } };
+    cli_common c;
+    cli_out *o;
+    FILE *f;
+    char *buf = NULL;
+    size_t len = 0;
+    capture(&o, FMT_JSON, &c, &f, &buf, &len);
+    out_envelope(o, "file", "a\tb");
+    json_bool(out_json(o), "pass", 0);
+    report *r = report_new(o, REPORT_COLUMNS(kv), 1);
+    for (int i = 0; i < 2; i++) {
+        report_begin_record(r, "s");
+        report_field_text(r, "domain", i ? "two" : "one");
+        report_field_group(r, "meta");
+        report_field_text(r, "k", "v");
+        report_field_group_end(r);
+        report_field_u64(r, "bytes", 2048, COL_BYTES);
+        report_end_section(r);
+    }
+    assert_string_equal(finish(o, f, &buf),
+                        "{\"command\":\"x\",\"file\":\"a\\tb\",\"pass\":false,\"sections\":["
+                        "{\"domain\":\"one\",\"meta\":{\"k\":\"v\"},\"bytes\":2048},"
+                        "{\"domain\":\"two\",\"meta\":{\"k\":\"v\"},\"bytes\":2048}]}\n");
+    free(buf);
+    buf = NULL;
+    capture(&o, FMT_TABLE, &c, &f, &buf, &len);
+    c.human = 1;
+    r = report_new(o, REPORT_COLUMNS(kv), 0);
+    report_begin_record(r, "s");
+    report_field_u64(r, "bytes", 2048, COL_BYTES);
+    report_field_u64(r, "objects", 2048, COL_COUNT);
+    report_end_section(r);
+    assert_string_equal(finish(o, f, &buf), "key      value\n"
+                                            "bytes    2.0 KiB\n"
+                                            "objects  2048\n");
+    free(buf);
+}
+
+/* Nothing started: nothing printed (a command that fails before output). */
+static void nothing_started(void **state)
+{
+    (void)state;
+    cli_common c;
+    cli_out *o;
+    FILE *f;
+    char *buf = NULL;
+    size_t len = 0;
+    capture(&o, FMT_JSON, &c, &f, &buf, &len);
+    out_envelope(o, "file", "x");
+    assert_string_equal(finish(o, f, &buf), "");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +282,11 @@ int main(void)
         cmocka_unit_test(csv_fields),
         cmocka_unit_test(table_text_escapes),
         cmocka_unit_test(whole_reports),
+        cmocka_unit_test(other_forms),
+        cmocka_unit_test(json_writer_commas),
+        cmocka_unit_test(many_columns),
+        cmocka_unit_test(envelope_and_records),
+        cmocka_unit_test(nothing_started),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

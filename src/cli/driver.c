@@ -1,0 +1,151 @@
+/* The one command lifecycle: see cli_run_command in cli.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_print_help(const cli_spec *spec)
+{
+    printf("%s\n%s\n", spec->usage, spec->description);
+    cli_print_options(spec->options);
+    cli_print_common_help();
+    if (!spec->sort_keys) {
+        printf("--sort does not apply to %s.\n", spec->name);
+        return;
+    }
+    printf("--sort keys:");
+    for (size_t i = 0; spec->sort_keys[i]; i++)
+        printf("%s %s%s", i ? "," : "", spec->sort_keys[i], i ? "" : " (default)");
+    printf("\n");
+}
+
+/* The number of positional arguments and --format folded. */
+static int check_args(const cli_spec *spec, const cli_common *c, const cli_args *a)
+{
+    const char *name = spec->name;
+    if (a->count == 0 && spec->min_args > 0)
+        return cli_usage_error(name, "missing DUMP argument");
+    if (a->count < spec->min_args)
+        return cli_usage_error(name, "expected %d DUMP arguments, got %d", spec->min_args, a->count);
+    if (spec->max_args >= 0 && a->count > spec->max_args) {
+        if (spec->too_many)
+            return cli_usage_error(name, "too many arguments (expected %s)", spec->too_many);
+        return cli_usage_error(name, "too many arguments (expected %d DUMP%s)", spec->max_args,
+                               spec->max_args == 1 ? "" : "s");
+    }
+    if (c->format == FMT_FOLDED && !(spec->flags & CLI_FOLDED_OK))
+        return cli_usage_error(name, "--format folded is only for 'dom'");
+    return 0;
+}
+
+static int needs_refs(const cli_run *run)
+{
+    if (run->spec->needs_refs)
+        return run->spec->needs_refs(run->state);
+    return (run->spec->flags & CLI_NEEDS_REFS) != 0;
+}
+
+/* Loads the dump(s) and selects --domain's sections. */
+static int open_inputs(cli_run *run)
+{
+    const cli_spec *spec = run->spec;
+    int two = (spec->flags & CLI_TWO_DUMPS) != 0;
+    int refs = needs_refs(run);
+    for (int i = 0; i < 1 + two; i++) {
+        cli_input *in = &run->in[i];
+        in->path = run->args[i];
+        int rc = cli_load(in->path, run->c, refs, &in->dump);
+        if (rc == 0)
+            rc = cli_select(spec->name, in->path, in->dump, run->c, two, &in->heaps, &in->count);
+        run->ninputs = i + 1;
+        if (rc)
+            return rc;
+    }
+    if (two && run->c->domain && run->in[0].count == 0 && run->in[1].count == 0) {
+        cli_error("%s: no section named '%s' in %s or %s", spec->name, run->c->domain,
+                  cli_display_path(run->in[0].path), cli_display_path(run->in[1].path));
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+static void warn_inputs(const cli_run *run)
+{
+    if (run->spec->flags & CLI_NO_WARNINGS)
+        return;
+    for (int i = 0; i < run->ninputs; i++)
+        for (size_t k = 0; k < run->in[i].count; k++)
+            cli_warn_anomalies(run->in[i].path, run->in[i].dump, run->in[i].heaps[k], run->c);
+}
+
+static void close_inputs(cli_run *run)
+{
+    for (int i = 0; i < run->ninputs; i++) {
+        free(run->in[i].heaps);
+        gch_dump_free(run->in[i].dump);
+    }
+    run->ninputs = 0;
+}
+
+/* The json envelope's fields naming the input(s). */
+static void envelope(cli_run *run)
+{
+    if (run->ninputs == 2) {
+        out_envelope(run->out, "base", cli_display_path(run->in[0].path));
+        out_envelope(run->out, "new", cli_display_path(run->in[1].path));
+        out_envelope(run->out, "base_format", run->in[0].dump->format);
+        out_envelope(run->out, "new_format", run->in[1].dump->format);
+    } else if (run->ninputs == 1) {
+        out_envelope(run->out, "file", cli_display_path(run->in[0].path));
+        out_envelope(run->out, "format", run->in[0].dump->format);
+    }
+}
+
+static int run_report(cli_run *run)
+{
+    warn_inputs(run);
+    run->out = out_new(run->c, run->spec->name, stdout);
+    envelope(run);
+    int rc = run->spec->report(run);
+    int wrc = out_finish(run->out);
+    run->out = NULL;
+    return wrc > rc ? wrc : rc;
+}
+
+int cli_run_command(const cli_spec *spec, int argc, char **argv)
+{
+    cli_common c;
+    cli_args a = { NULL, 0 };
+    void *state = xcalloc(1, spec->state_size);
+    if (spec->defaults)
+        memcpy(state, spec->defaults, spec->state_size);
+    cli_run run;
+    memset(&run, 0, sizeof run);
+    run.spec = spec;
+    run.c = &c;
+    run.state = state;
+    int rc = cli_parse(argc, argv, spec->name, spec->options, state, spec->sort_keys, &c, &a);
+    run.args = a.positional;
+    run.nargs = a.count;
+    if (rc == 0 && c.help) {
+        cli_print_help(spec);
+    } else {
+        if (rc == 0)
+            rc = check_args(spec, &c, &a);
+        if (rc == 0 && spec->check)
+            rc = spec->check(&run);
+        if (rc == 0)
+            rc = open_inputs(&run);
+        if (rc == 0 && spec->prepare)
+            rc = spec->prepare(&run);
+        if (rc == 0)
+            rc = run_report(&run);
+    }
+    close_inputs(&run);
+    if (spec->release)
+        spec->release(state);
+    free(state);
+    free(a.positional);
+    return rc;
+}

@@ -1,0 +1,70 @@
+/* Text building blocks of the output layer: a growable string, the one
+ * escaping rule of each output form, and number formats.
+ *
+ * Escaping (one function per form, used by every writer of that form):
+ *   ESC_TABLE    control bytes (< 0x20, 0x7f) as \xNN; a terminal shows them
+ *                harmlessly.
+ *   ESC_TSV      \\ \t \n \r, other control bytes \xNN: one record a line.
+ *   ESC_CSV      RFC 4180: quoted when it holds , " CR LF or a leading or
+ *                trailing space; " doubled.
+ *   ESC_JSON     a quoted json string: \" \\ \n \r \t \b \f, other control
+ *                bytes \u00NN, each invalid UTF-8 byte U+FFFD.
+ *   ESC_MESSAGE  names from a dump inside messages on stderr: control bytes
+ *                as '?'.
+ *   ESC_FOLDED   a frame of folded stacks (flame graphs): ';' as ':',
+ *                control bytes '?'.
+ * Bytes >= 0x80 are data in every form but json (which checks UTF-8). */
+#ifndef GCHEAP_CLI_TEXT_H
+#define GCHEAP_CLI_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct strbuf {
+    char *s;         /* NUL-terminated once anything was added; may be NULL */
+    size_t len, cap;
+} strbuf;
+
+#define STRBUF_INIT { NULL, 0, 0 }
+
+void sb_addn(strbuf *b, const char *s, size_t n);
+void sb_add(strbuf *b, const char *s);
+void sb_addc(strbuf *b, char c);
+void sb_addf(strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sb_u64(strbuf *b, uint64_t v);
+/* The text so far ("" when empty); stays owned by b. */
+const char *sb_str(const strbuf *b);
+void sb_reset(strbuf *b);  /* empties, keeps the memory */
+void sb_free(strbuf *b);
+
+typedef enum escape_form {
+    ESC_TABLE, ESC_TSV, ESC_CSV, ESC_JSON, ESC_MESSAGE, ESC_FOLDED
+} escape_form;
+
+/* Appends s escaped for form. */
+void sb_escape(strbuf *b, escape_form form, const char *s);
+/* The same straight into f. */
+void write_escaped(FILE *f, escape_form form, const char *s);
+
+/* The historical names of the per-form writers (tests and callers). */
+void write_json_string(FILE *f, const char *s);
+void write_tsv_field(FILE *f, const char *s);
+void write_csv_field(FILE *f, const char *s);
+void write_table_text(FILE *f, const char *s);
+
+/* s escaped for stderr messages into buf (truncated to cap). */
+const char *message_text(const char *s, char *buf, size_t cap);
+
+/* Formats bytes with binary units ("1.5 MiB") into buf. */
+const char *format_human_bytes(uint64_t v, char *buf, size_t cap);
+/* Formats with thousands separators ("1,234,567") into buf. */
+const char *format_grouped(uint64_t v, char *buf, size_t cap);
+/* An object id as the dump writes it: decimal for radix 10, else hex. */
+const char *format_id(uint64_t id, int radix, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,1256 @@
+/* The V8 heap snapshot reader (.heapsnapshot JSON: Chrome, Node.js, Deno, Electron).
+ *
+ * The format and how it maps onto the heap model are described in
+ * docs/v8-format.md. The file is one JSON object: "snapshot" (with "meta",
+ * which declares the node and edge fields and their type enumerations),
+ * then flat integer arrays "nodes" and "edges", other sections, and the
+ * "strings" table last. The input is streamed through v8_json.c. The nodes
+ * are kept compactly (id, size, edge count, class); each node goes to the
+ * builder as soon as its edges have been read, with its references' labels
+ * given as keys of (edge type, name) pairs, since names are only known at the
+ * end. Only the strings that name a class or a label are kept; once they are
+ * read, the classes are declared and the label keys mapped to the names.
+ *
+ * Semantics follow DevTools (front_end/entrypoints/heap_snapshot_worker/
+ * HeapSnapshot.ts): node 0 (snapshot.root_index) is the synthetic root and is
+ * the one strong root; weak edges hold nothing; a shortcut edge holds only when
+ * it leaves the root; types are DevTools' class names (JSHeapSnapshotNode.className).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/builder.h"
+#include "gcheap/heap.h"
+#include "gcheap/load.h"
+#include "builder_internal.h"
+#include "grow.h"
+#include "v8_json.h"
+
+#define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
+#define MAX_TYPES 255        /* entries of a type enumeration */
+#define BATCH 4096           /* integers parsed at a time */
+#define TYPE_RAW_NAMED 256   /* raw type id of an object/native class: this + name index */
+#define MAX_LABEL_NAME 1024  /* longer property names are cut in reference labels */
+#define REF_CHUNK 4096       /* references handed to the builder at a time */
+
+enum node_field { NF_TYPE, NF_NAME, NF_ID, NF_SELF_SIZE, NF_EDGE_COUNT, NF_DETACHEDNESS, NF_OTHER };
+enum edge_field { EF_TYPE, EF_NAME, EF_TO, EF_OTHER };
+enum node_role { NT_OTHER, NT_HIDDEN, NT_OBJECT, NT_NATIVE, NT_CODE };
+enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_HIDDEN, ET_SHORTCUT,
+                 ET_WEAK, ET_INVISIBLE };
+
+/* A list of names from snapshot.meta (fields, or one type enumeration). */
+typedef struct name_list {
+    v8_text pool;               /* names, each NUL-terminated */
+    uint32_t off[MAX_TYPES + 1];
+    unsigned count;
+    int present;
+} name_list;
+
+/* Distinct 64-bit keys numbered densely in order of arrival: the classes of
+ * nodes and the (edge type, name) pairs of labels. The lookup table holds
+ * ids only (the key is keys[id]). */
+typedef struct key_set {
+    uint32_t *slot;       /* open addressing: dense id, or UINT32_MAX when empty */
+    size_t cap;
+    size_t hashed;        /* ids in the slots */
+    uint64_t *keys;       /* by dense id */
+    size_t len, keys_cap;
+} key_set;
+
+/* A per-node 64-bit value (id, size) held in 32 bits until one needs more:
+ * V8's ids and sizes fit, and this halves their memory. */
+typedef struct wide32 {
+    uint32_t *narrow;
+    uint64_t *wide;       /* used instead of narrow once set */
+} wide32;
+
+static inline uint64_t w_get(const wide32 *a, size_t i)
+{
+    return a->wide ? a->wide[i] : a->narrow[i];
+}
+
+static int w_grow(wide32 *a, size_t old_cap, size_t need)
+{
+    size_t cap = old_cap;
+    return a->wide ? gch_grow((void **)&a->wide, &cap, need, 8, 1024)
+                   : gch_grow((void **)&a->narrow, &cap, need, 4, 1024);
+}
+
+/* Sets a[i] (count values are set, cap allocated); 0 when out of memory. */
+static int w_set(wide32 *a, size_t i, uint64_t v, size_t count, size_t cap)
+{
+    if (!a->wide && v > UINT32_MAX) {
+        uint64_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
+        if (!w)
+            return 0;
+        for (size_t k = 0; k < count; k++)
+            w[k] = a->narrow[k];
+        gch_free(a->narrow);
+        a->narrow = NULL;
+        a->wide = w;
+    }
+    if (a->wide)
+        a->wide[i] = v;
+    else
+        a->narrow[i] = (uint32_t)v;
+    return 1;
+}
+
+static void w_free(wide32 *a)
+{
+    gch_free(a->narrow);
+    gch_free(a->wide);
+    a->narrow = NULL;
+    a->wide = NULL;
+}
+
+typedef struct v8_reader {
+    v8_in in;
+    const gch_load_options *opts;
+    gch_error *err;
+    v8_text key;                /* scratch: the current object key */
+    gch_builder *b;
+
+    /* snapshot */
+    int have_snapshot, have_meta;
+    name_list node_fields, edge_fields;
+    name_list node_enum[MAX_FIELDS], edge_enum[MAX_FIELDS]; /* per field position */
+    unsigned nfields, efields;
+    uint8_t node_field[MAX_FIELDS], edge_field[MAX_FIELDS];
+    unsigned ntypes, etypes;
+    uint8_t node_role[MAX_TYPES], edge_role[MAX_TYPES];
+    const name_list *node_types;
+    uint64_t node_count_decl, edge_count_decl, root_index;
+    int have_node_count, have_edge_count, has_detachedness;
+    v8_text title;
+
+    /* nodes, struct of arrays: class is a dense id of `classes` */
+    size_t node_n, node_cap, root;
+    uint32_t *n_class, *n_edges;
+    wide32 n_id, n_size;
+    uint64_t edge_sum;
+    int nodes_done;
+    key_set classes;            /* type index (< 256) or TYPE_RAW_NAMED + name index */
+
+    /* edges: streamed to the builder node by node */
+    uint64_t edge_n;
+    uint8_t *held;              /* per node: an essential edge points at it */
+    key_set labels;             /* role << 32 | name_or_index */
+    uint32_t *direct[3];        /* label key of element [i], hidden {i}, internal name i;
+                                   GCH_NONE when none yet */
+    size_t direct_cap[3];
+    struct label_memo {         /* direct-mapped, in front of `labels` (names repeat) */
+        uint64_t key;
+        uint32_t id;
+    } memo[1024], class_memo[256]; /* and in front of `classes` */
+    uint64_t *refs;             /* REF_CHUNK references of the node being read */
+    uint32_t *label_keys;
+    int edges_done;
+
+    /* the largest string index used, and where, checked once strings are known */
+    uint64_t max_string, max_string_at;
+    int any_string;
+
+    /* strings: only those in `wanted` (sorted) are kept, when it is set */
+    v8_text pool;
+    uint64_t *str_off;          /* pool offsets: by string index, or by position
+                                   in wanted when it is set; UINT64_MAX: not read */
+    size_t str_n, str_cap;
+    uint32_t *wanted;
+    size_t wanted_n;
+    int strings_done;
+
+    /* counts for info */
+    uint64_t weak_edges, dropped_shortcuts, weak_only_nodes, det_count[3];
+} v8_reader;
+
+static gch_status oom(v8_reader *r)
+{
+    return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------------------------ */
+/* snapshot.meta */
+
+static gch_status name_list_read_one(v8_reader *r, name_list *l)
+{
+    if (l->count >= MAX_TYPES)
+        return v8_fail(&r->in, "snapshot.meta: more than %d names in a list", MAX_TYPES);
+    l->off[l->count++] = (uint32_t)l->pool.len;
+    gch_status st = v8_string(&r->in, &l->pool);
+    if (st == GCH_OK) {
+        size_t len = l->pool.len;
+        /* keep the terminating NUL as part of the pool */
+        if (!gch_grow((void **)&l->pool.s, &l->pool.cap, len + 2, 1, 64))
+            return oom(r);
+        l->pool.s[len] = '\0';
+        l->pool.len = len + 1;
+    }
+    return st;
+}
+
+/* Reads ["a", "b", ...] into l. */
+static gch_status read_name_list(v8_reader *r, name_list *l)
+{
+    gch_status st = v8_expect(&r->in, '[', "'[' (a list of names)");
+    if (st != GCH_OK)
+        return st;
+    l->present = 1;
+    l->count = 0;
+    l->pool.len = 0;
+    if (v8_peek(&r->in) == ']') {
+        r->in.p++;
+        return GCH_OK;
+    }
+    for (;;) {
+        if ((st = name_list_read_one(r, l)) != GCH_OK)
+            return st;
+        int c = v8_peek(&r->in);
+        r->in.p += c == ',' || c == ']';
+        if (c == ']')
+            return GCH_OK;
+        if (c != ',')
+            return v8_expect(&r->in, ',', "',' or ']'");
+    }
+}
+
+/* Reads node_types / edge_types: per field, an enumeration (a list of names) or
+ * a description string; the enumerations are kept per position. */
+static gch_status read_type_lists(v8_reader *r, name_list *per_field)
+{
+    gch_status st = v8_expect(&r->in, '[', "'[' (snapshot.meta types)");
+    if (st != GCH_OK)
+        return st;
+    if (v8_peek(&r->in) == ']') {
+        r->in.p++;
+        return GCH_OK;
+    }
+    for (unsigned k = 0;; k++) {
+        if (k >= MAX_FIELDS)
+            return v8_fail(&r->in, "snapshot.meta: more than %d field types", MAX_FIELDS);
+        st = v8_peek(&r->in) == '[' ? read_name_list(r, &per_field[k]) : v8_skip_value(&r->in);
+        if (st != GCH_OK)
+            return st;
+        int c = v8_peek(&r->in);
+        r->in.p += c == ',' || c == ']';
+        if (c == ']')
+            return GCH_OK;
+        if (c != ',')
+            return v8_expect(&r->in, ',', "',' or ']'");
+    }
+}
+
+static const char *list_name(const name_list *l, unsigned k)
+{
+    return l->pool.s + l->off[k];
+}
+
+/* Calls each member of a JSON object in turn: fn reads the value of r->key. */
+typedef gch_status (*member_fn)(v8_reader *r);
+
+static gch_status read_object(v8_reader *r, member_fn fn, const char *what)
+{
+    gch_status st = v8_expect(&r->in, '{', what);
+    if (st != GCH_OK)
+        return st;
+    if (v8_peek(&r->in) == '}') {
+        r->in.p++;
+        return GCH_OK;
+    }
+    for (;;) {
+        r->key.len = 0;
+        if (r->key.s)
+            r->key.s[0] = '\0';
+        if ((st = v8_string(&r->in, &r->key)) != GCH_OK || (st = v8_expect(&r->in, ':', "':'")) != GCH_OK ||
+            (st = fn(r)) != GCH_OK)
+            return st;
+        int c = v8_peek(&r->in);
+        r->in.p += c == ',' || c == '}';
+        if (c == '}')
+            return GCH_OK;
+        if (c != ',')
+            return v8_expect(&r->in, ',', "',' or '}'");
+    }
+}
+
+static int key_is(const v8_reader *r, const char *name)
+{
+    return r->key.s && strcmp(r->key.s, name) == 0 && strlen(name) == r->key.len;
+}
+
+static gch_status meta_member(v8_reader *r)
+{
+    if (key_is(r, "node_fields"))
+        return read_name_list(r, &r->node_fields);
+    if (key_is(r, "edge_fields"))
+        return read_name_list(r, &r->edge_fields);
+    if (key_is(r, "node_types"))
+        return read_type_lists(r, r->node_enum);
+    if (key_is(r, "edge_types"))
+        return read_type_lists(r, r->edge_enum);
+    return v8_skip_value(&r->in);
+}
+
+static gch_status snapshot_member(v8_reader *r)
+{
+    if (key_is(r, "meta")) {
+        r->have_meta = 1;
+        return read_object(r, meta_member, "'{' (snapshot.meta)");
+    }
+    if (key_is(r, "node_count")) {
+        r->have_node_count = 1;
+        return v8_uint(&r->in, &r->node_count_decl, "snapshot.node_count");
+    }
+    if (key_is(r, "edge_count")) {
+        r->have_edge_count = 1;
+        return v8_uint(&r->in, &r->edge_count_decl, "snapshot.edge_count");
+    }
+    if (key_is(r, "root_index"))
+        return v8_uint(&r->in, &r->root_index, "snapshot.root_index");
+    if (key_is(r, "title") && v8_peek(&r->in) == '"') {
+        r->title.len = 0;
+        return v8_string(&r->in, &r->title);
+    }
+    return v8_skip_value(&r->in);
+}
+
+static int field_index(const name_list *l, const char *name)
+{
+    for (unsigned k = 0; k < l->count; k++)
+        if (strcmp(list_name(l, k), name) == 0)
+            return (int)k;
+    return -1;
+}
+
+/* Checks the declared fields and maps them and the type enumerations to roles. */
+static gch_status resolve_meta(v8_reader *r, uint64_t at)
+{
+    static const char *const nf_names[] = { "type", "name", "id", "self_size", "edge_count" };
+    static const char *const ef_names[] = { "type", "name_or_index", "to_node" };
+    if (!r->have_meta || !r->node_fields.present || !r->edge_fields.present)
+        return v8_fail_at(&r->in, at, "snapshot.meta with node_fields and edge_fields must come before the arrays");
+    r->nfields = r->node_fields.count;
+    r->efields = r->edge_fields.count;
+    if (r->nfields > MAX_FIELDS || r->efields > MAX_FIELDS)
+        return v8_fail_at(&r->in, at, "snapshot.meta declares more than %d fields", MAX_FIELDS);
+    for (unsigned k = 0; k < r->nfields; k++) {
+        const char *n = list_name(&r->node_fields, k);
+        r->node_field[k] = NF_OTHER;
+        for (unsigned f = 0; f < 5; f++)
+            if (strcmp(n, nf_names[f]) == 0)
+                r->node_field[k] = (uint8_t)f;
+        if (strcmp(n, "detachedness") == 0) {
+            r->node_field[k] = NF_DETACHEDNESS;
+            r->has_detachedness = 1;
+        }
+    }
+    for (unsigned f = 0; f < 5; f++)
+        if (field_index(&r->node_fields, nf_names[f]) < 0)
+            return v8_fail_at(&r->in, at, "snapshot.meta.node_fields has no \"%s\"", nf_names[f]);
+    for (unsigned k = 0; k < r->efields; k++) {
+        const char *n = list_name(&r->edge_fields, k);
+        r->edge_field[k] = EF_OTHER;
+        for (unsigned f = 0; f < 3; f++)
+            if (strcmp(n, ef_names[f]) == 0)
+                r->edge_field[k] = (uint8_t)f;
+    }
+    for (unsigned f = 0; f < 3; f++)
+        if (field_index(&r->edge_fields, ef_names[f]) < 0)
+            return v8_fail_at(&r->in, at, "snapshot.meta.edge_fields has no \"%s\"", ef_names[f]);
+
+    const name_list *nt = &r->node_enum[field_index(&r->node_fields, "type")];
+    const name_list *et = &r->edge_enum[field_index(&r->edge_fields, "type")];
+    if (!nt->present || !et->present)
+        return v8_fail_at(&r->in, at, "snapshot.meta: no enumeration of node or edge types");
+    r->node_types = nt;
+    r->ntypes = nt->count;
+    for (unsigned k = 0; k < nt->count; k++) {
+        const char *n = list_name(nt, k);
+        r->node_role[k] = strcmp(n, "hidden") == 0   ? NT_HIDDEN
+                          : strcmp(n, "object") == 0 ? NT_OBJECT
+                          : strcmp(n, "native") == 0 ? NT_NATIVE
+                          : strcmp(n, "code") == 0   ? NT_CODE
+                                                     : NT_OTHER;
+    }
+    static const char *const et_names[] = { "", "context", "element", "property", "internal",
+                                            "hidden", "shortcut", "weak", "invisible" };
+    r->etypes = et->count;
+    for (unsigned k = 0; k < et->count; k++) {
+        r->edge_role[k] = ET_OTHER;
+        for (unsigned e = 1; e < sizeof et_names / sizeof *et_names; e++)
+            if (strcmp(list_name(et, k), et_names[e]) == 0)
+                r->edge_role[k] = (uint8_t)e;
+    }
+    return GCH_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* nodes, edges, strings */
+
+static uint64_t hash_key(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* The dense id of key (added when new). Returns 0 when out of memory. */
+static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
+{
+    if ((s->hashed + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint32_t *slot = gch_reallocarray(NULL, cap, sizeof *slot);
+        if (!slot)
+            return 0;
+        memset(slot, 0xff, cap * sizeof *slot);
+        for (size_t i = 0; i < s->cap; i++) {
+            if (s->slot[i] == UINT32_MAX)
+                continue;
+            size_t j = (size_t)hash_key(s->keys[s->slot[i]]) & (cap - 1);
+            while (slot[j] != UINT32_MAX)
+                j = (j + 1) & (cap - 1);
+            slot[j] = s->slot[i];
+        }
+        gch_free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    size_t j = (size_t)hash_key(key) & (s->cap - 1);
+    while (s->slot[j] != UINT32_MAX) {
+        if (s->keys[s->slot[j]] == key) {
+            *id = s->slot[j];
+            return 1;
+        }
+        j = (j + 1) & (s->cap - 1);
+    }
+    if (!gch_grow((void **)&s->keys, &s->keys_cap, s->len + 1, sizeof *s->keys, 256))
+        return 0;
+    s->keys[s->len] = key;
+    s->slot[j] = (uint32_t)s->len;
+    s->hashed++;
+    *id = (uint32_t)s->len++;
+    return 1;
+}
+
+/* Keeps the keys by id, drops the lookup (no more keys will come). */
+static void key_set_drop_slots(key_set *s)
+{
+    gch_free(s->slot);
+    s->slot = NULL;
+    s->cap = s->hashed = 0;
+}
+
+static void key_set_free(key_set *s)
+{
+    gch_free(s->slot);
+    gch_free(s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void note_string_index(v8_reader *r, uint64_t index, uint64_t at)
+{
+    if (!r->any_string || index > r->max_string) {
+        r->max_string = index;
+        r->max_string_at = at;
+        r->any_string = 1;
+    }
+}
+
+static int grow_nodes(v8_reader *r, size_t need)
+{
+    if (need <= r->node_cap)
+        return 1;
+    size_t c1 = r->node_cap, c2 = c1;
+    if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
+        !w_grow(&r->n_id, r->node_cap, need) || !w_grow(&r->n_size, r->node_cap, need))
+        return 0;
+    /* All grew from the same capacity by the same rule. */
+    r->node_cap = c1;
+    return 1;
+}
+
+/* Reserves room for a declared count when the bytes left can hold it (two
+ * bytes per number at least); otherwise the arrays grow as rows come. */
+static size_t backed_count(const v8_reader *r, uint64_t declared, unsigned fields)
+{
+    if (r->in.src || fields == 0)
+        return 0;
+    uint64_t left = (uint64_t)(r->in.end - r->in.p);
+    uint64_t fits = left / 2 / fields;
+    uint64_t n = declared < fits ? declared : fits;
+    return n > SIZE_MAX / 8 ? 0 : (size_t)n;
+}
+
+/* The class key of a node: DevTools' classIndex (the name for objects and
+ * natives, the node type otherwise). */
+static uint64_t class_key(const v8_reader *r, uint64_t type, uint64_t name)
+{
+    uint8_t role = r->node_role[type];
+    return role == NT_OBJECT || role == NT_NATIVE ? TYPE_RAW_NAMED + name : type;
+}
+
+/* One node row (values in declared field order) into the arrays. */
+static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
+{
+    size_t i = r->node_n;
+    uint64_t type = 0, name = 0, det = 0;
+    if (i >= (size_t)UINT32_MAX - 2)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-3 nodes");
+    if (!grow_nodes(r, i + 1))
+        return oom(r);
+    for (unsigned k = 0; k < r->nfields; k++) {
+        uint64_t v = row[k];
+        switch (r->node_field[k]) {
+        case NF_TYPE:
+            if (v >= r->ntypes)
+                return v8_fail_at(&r->in, at, "node %zu: type %llu is not in snapshot.meta.node_types", i,
+                                  (unsigned long long)v);
+            type = v;
+            break;
+        case NF_NAME:
+            if (v > UINT32_MAX)
+                return v8_fail_at(&r->in, at, "node %zu: name index %llu is too large", i, (unsigned long long)v);
+            name = v;
+            break;
+        case NF_ID:
+            if (v == 0)
+                return v8_fail_at(&r->in, at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
+            if (!w_set(&r->n_id, i, v, i, r->node_cap))
+                return oom(r);
+            break;
+        case NF_SELF_SIZE:
+            if (!w_set(&r->n_size, i, v, i, r->node_cap))
+                return oom(r);
+            break;
+        case NF_EDGE_COUNT:
+            if (v > UINT32_MAX)
+                return v8_fail_at(&r->in, at, "node %zu: edge_count %llu is too large", i, (unsigned long long)v);
+            r->n_edges[i] = (uint32_t)v;
+            r->edge_sum += v;
+            break;
+        case NF_DETACHEDNESS:
+            det = v > 2 ? 0 : v;
+            break;
+        default:
+            break;
+        }
+    }
+    note_string_index(r, name, at);
+    r->det_count[det]++;
+    uint64_t ck = class_key(r, type, name);
+    struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
+    if (m->key == ck) {
+        r->n_class[i] = m->id;
+    } else {
+        if (!key_set_id(&r->classes, ck, &r->n_class[i]))
+            return oom(r);
+        m->key = ck;
+        m->id = r->n_class[i];
+    }
+    r->node_n++;
+    return GCH_OK;
+}
+
+static gch_status read_nodes(v8_reader *r)
+{
+    uint64_t at = v8_offset(&r->in);
+    gch_status st = resolve_meta(r, at);
+    if (st != GCH_OK)
+        return st;
+    if (r->nodes_done)
+        return v8_fail(&r->in, "a second \"nodes\" array");
+    if ((st = v8_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
+        return st;
+    for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
+        r->class_memo[k].key = UINT64_MAX; /* no class key is that large */
+    size_t reserve = backed_count(r, r->node_count_decl, r->nfields);
+    if (reserve && !grow_nodes(r, reserve))
+        return oom(r);
+    uint64_t vals[BATCH], row[MAX_FIELDS];
+    int state = 0, closed = 0;
+    unsigned col = 0;
+    while (!closed) {
+        size_t n;
+        uint64_t batch_at = v8_offset(&r->in);
+        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in nodes")) != GCH_OK)
+            return st;
+        for (size_t k = 0; k < n; k++) {
+            row[col++] = vals[k];
+            if (col == r->nfields) {
+                col = 0;
+                if ((st = add_node(r, row, batch_at)) != GCH_OK)
+                    return st;
+            }
+        }
+    }
+    if (col != 0)
+        return v8_fail(&r->in, "nodes: %llu numbers, not a multiple of the %u node fields",
+                       (unsigned long long)r->node_n * r->nfields + col, r->nfields);
+    if (r->have_node_count && r->node_count_decl != r->node_n)
+        return v8_fail(&r->in, "nodes: %zu nodes, but snapshot.node_count says %llu", r->node_n,
+                       (unsigned long long)r->node_count_decl);
+    if (r->node_n == 0)
+        return v8_fail(&r->in, "the snapshot has no nodes (not even the synthetic root)");
+    if (r->root_index % r->nfields != 0 || r->root_index / r->nfields >= r->node_n)
+        return v8_fail(&r->in, "snapshot.root_index %llu is not the start of a node",
+                       (unsigned long long)r->root_index);
+    r->root = (size_t)(r->root_index / r->nfields);
+    r->nodes_done = 1;
+    return GCH_OK;
+}
+
+/* Whether an edge of node `from` holds its target (DevTools' isEssentialEdge). */
+static int essential(const v8_reader *r, size_t from, uint8_t etype)
+{
+    uint8_t role = r->edge_role[etype];
+    return role != ET_WEAK && (role != ET_SHORTCUT || from == r->root);
+}
+
+/* Opens the heap the nodes go to as their edges are read. */
+static gch_status begin_heap(v8_reader *r)
+{
+    gch_status st = gch_builder_new(&r->b, "v8", r->err);
+    if (st == GCH_OK)
+        st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
+    if (st != GCH_OK)
+        return st;
+    gch_builder_set_id_radix(r->b, 10);
+    for (size_t k = 0; k < sizeof r->memo / sizeof *r->memo; k++)
+        r->memo[k].key = UINT64_MAX; /* no key: roles are below 256 */
+    int skip = r->opts->skip_refs;
+    if (skip)
+        gch_builder_set_refs_skipped(r->b);
+    if (!(r->held = gch_calloc(r->node_n, 1)) ||
+        !(r->refs = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->refs)) ||
+        !(r->label_keys = gch_reallocarray(NULL, REF_CHUNK, sizeof *r->label_keys)))
+        return oom(r);
+    /* The nodes are read; the edges they announce are only reserved when the
+     * bytes left can hold them (a pipe's arrays grow instead). */
+    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields), !skip,
+                               r->err);
+}
+
+/* Where the edge stream is: the node whose edges come next, how many of
+ * them are left, how many references of it wait in r->refs, and whether the
+ * node was begun in the builder (its first chunk went out). */
+typedef struct edge_cursor {
+    size_t node;
+    uint64_t left;
+    size_t nrefs;
+    int begun;
+} edge_cursor;
+
+/* Hands the waiting references of c->node to the builder (beginning the
+ * node first when needed); with last, the node is complete. */
+static gch_status emit_node(v8_reader *r, edge_cursor *c, int last)
+{
+    size_t i = c->node;
+    gch_status st = GCH_OK;
+    if (r->opts->skip_refs)
+        return last ? gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err)
+                    : GCH_OK;
+    if (!c->begun && last) {
+        st = gch_builder_add_object_label_offsets(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i),
+                                                  r->refs, r->label_keys, c->nrefs, r->err);
+    } else {
+        if (!c->begun)
+            st = gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err);
+        c->begun = 1;
+        if (st == GCH_OK && c->nrefs)
+            st = gch_builder_object_refs_label_offsets(r->b, r->refs, r->label_keys, c->nrefs, r->err);
+    }
+    c->nrefs = 0;
+    return st;
+}
+
+/* The label key of an edge. Element and hidden indices and internal names
+ * (arrays have many: V8 names a FixedArray's slots by index strings) are
+ * looked up in direct tables while they stay below the edges read so far (so
+ * a table never outgrows the input); the others in the key set. A
+ * direct-mapped memo comes first (".map", "{properties}" repeat). */
+static gch_status label_key(v8_reader *r, uint8_t role, uint32_t name, uint32_t *out)
+{
+    uint64_t key = (uint64_t)role << 32 | name;
+    struct label_memo *m = &r->memo[(key * 0x9e3779b97f4a7c15ULL) >> 54];
+    if (m->key == key) {
+        *out = m->id;
+        return GCH_OK;
+    }
+    int slot = role == ET_ELEMENT ? 0 : role == ET_HIDDEN ? 1 : role == ET_INTERNAL ? 2 : -1;
+    if (slot >= 0 && name <= r->edge_n) {
+        uint32_t **table = &r->direct[slot];
+        size_t *cap = &r->direct_cap[slot];
+        if (name >= *cap) {
+            size_t old = *cap;
+            if (!gch_grow((void **)table, cap, (size_t)name + 1, sizeof **table, 1024))
+                return oom(r);
+            memset(*table + old, 0xff, (*cap - old) * sizeof **table);
+        }
+        if ((*table)[name] == GCH_NONE) {
+            key_set *ks = &r->labels;
+            if (!gch_grow((void **)&ks->keys, &ks->keys_cap, ks->len + 1, sizeof *ks->keys, 256))
+                return oom(r);
+            ks->keys[ks->len] = key; /* numbered, not hashed: the table finds it */
+            (*table)[name] = (uint32_t)ks->len++;
+        }
+        *out = (*table)[name];
+    } else if (!key_set_id(&r->labels, key, out)) {
+        return oom(r);
+    }
+    m->key = key;
+    m->id = *out;
+    return GCH_OK;
+}
+
+/* Makes c->node the node whose edges come next, handing the nodes without
+ * edges on the way to the builder. */
+static gch_status enter_node(v8_reader *r, edge_cursor *c)
+{
+    for (; c->node < r->node_n; c->node++) {
+        c->left = r->n_edges[c->node];
+        c->nrefs = 0;
+        c->begun = 0;
+        if (c->left)
+            return GCH_OK;
+        gch_status st = emit_node(r, c, 1);
+        if (st != GCH_OK)
+            return st;
+    }
+    return GCH_OK;
+}
+
+/* All edges of c->node are read: it goes to the builder. */
+static gch_status leave_node(v8_reader *r, edge_cursor *c)
+{
+    gch_status st = emit_node(r, c, 1);
+    c->node++;
+    return st == GCH_OK ? enter_node(r, c) : st;
+}
+
+/* Streams the edges: the edges of node i are the next n_edges[i] rows. */
+static gch_status read_edges(v8_reader *r)
+{
+    gch_status st;
+    if (!r->nodes_done)
+        return v8_fail(&r->in, "\"edges\" before \"nodes\" (V8 writes nodes first)");
+    if (r->edges_done)
+        return v8_fail(&r->in, "a second \"edges\" array");
+    if ((st = v8_expect(&r->in, '[', "'[' (edges)")) != GCH_OK)
+        return st;
+    if (r->edge_sum >= UINT32_MAX)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-2 edges");
+    if ((st = begin_heap(r)) != GCH_OK)
+        return st;
+    int skip = r->opts->skip_refs;
+    uint64_t node_len = (uint64_t)r->node_n * r->nfields;
+    uint64_t vals[BATCH], row[MAX_FIELDS];
+    int state = 0, closed = 0;
+    unsigned col = 0;
+    edge_cursor c = { 0 };
+    if ((st = enter_node(r, &c)) != GCH_OK)
+        return st;
+    while (!closed) {
+        size_t n;
+        uint64_t batch_at = v8_offset(&r->in);
+        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in edges")) != GCH_OK)
+            return st;
+        for (size_t k = 0; k < n; k++) {
+            row[col++] = vals[k];
+            if (col < r->efields)
+                continue;
+            col = 0;
+            if (c.node >= r->node_n)
+                return v8_fail_at(&r->in, batch_at, "edges: more than the %llu edges the nodes' edge_count add up to",
+                                  (unsigned long long)r->edge_sum);
+            uint64_t type = 0, name = 0, to = 0;
+            for (unsigned f = 0; f < r->efields; f++) {
+                uint8_t role = r->edge_field[f];
+                if (role == EF_TYPE)
+                    type = row[f];
+                else if (role == EF_NAME)
+                    name = row[f];
+                else if (role == EF_TO)
+                    to = row[f];
+            }
+            uint64_t e = r->edge_n;
+            if (type >= r->etypes)
+                return v8_fail_at(&r->in, batch_at, "edge %llu: type %llu is not in snapshot.meta.edge_types",
+                                  (unsigned long long)e, (unsigned long long)type);
+            if (name > UINT32_MAX)
+                return v8_fail_at(&r->in, batch_at, "edge %llu: name_or_index %llu is too large",
+                                  (unsigned long long)e, (unsigned long long)name);
+            if (to >= node_len || to % r->nfields != 0)
+                return v8_fail_at(&r->in, batch_at,
+                                  "edge %llu: to_node %llu is not the start of a node (%zu nodes of %u fields)",
+                                  (unsigned long long)e, (unsigned long long)to, r->node_n, r->nfields);
+            uint8_t erole = r->edge_role[type];
+            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+                note_string_index(r, name, batch_at);
+            r->weak_edges += erole == ET_WEAK;
+            r->dropped_shortcuts += erole == ET_SHORTCUT && c.node != r->root;
+            size_t target = (size_t)(to / r->nfields);
+            if (essential(r, c.node, (uint8_t)type))
+                r->held[target] = 1;
+            if (!skip && essential(r, c.node, (uint8_t)type)) {
+                r->refs[c.nrefs] = w_get(&r->n_id, target);
+                if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
+                    return st;
+                if (++c.nrefs == REF_CHUNK && c.left > 1 && (st = emit_node(r, &c, 0)) != GCH_OK)
+                    return st;
+            }
+            r->edge_n++;
+            c.left--;
+            if (c.left == 0 && (st = leave_node(r, &c)) != GCH_OK)
+                return st;
+        }
+    }
+    if (col != 0)
+        return v8_fail(&r->in, "edges: %llu numbers, not a multiple of the %u edge fields",
+                       (unsigned long long)r->edge_n * r->efields + col, r->efields);
+    if (r->edge_n != r->edge_sum)
+        return v8_fail(&r->in, "edges: %llu edges, but the nodes' edge_count add up to %llu",
+                       (unsigned long long)r->edge_n, (unsigned long long)r->edge_sum);
+    if (r->have_edge_count && r->edge_count_decl != r->edge_n)
+        return v8_fail(&r->in, "edges: %llu edges, but snapshot.edge_count says %llu",
+                       (unsigned long long)r->edge_n, (unsigned long long)r->edge_count_decl);
+    r->edges_done = 1;
+    return GCH_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The string indices that name a class or a label, sorted and unique: the
+ * only strings worth keeping (the others are the contents of string nodes). */
+static gch_status collect_wanted(v8_reader *r)
+{
+    size_t n = 0, cap = r->classes.len + r->labels.len;
+    uint32_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
+    if (!w)
+        return oom(r);
+    for (size_t i = 0; i < r->classes.len; i++)
+        if (r->classes.keys[i] >= TYPE_RAW_NAMED)
+            w[n++] = (uint32_t)(r->classes.keys[i] - TYPE_RAW_NAMED);
+    for (size_t i = 0; i < r->labels.len; i++) {
+        uint8_t role = (uint8_t)(r->labels.keys[i] >> 32);
+        if (role != ET_ELEMENT && role != ET_HIDDEN)
+            w[n++] = (uint32_t)r->labels.keys[i];
+    }
+    qsort(w, n, sizeof *w, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || w[u - 1] != w[i])
+            w[u++] = w[i];
+    r->wanted = w;
+    r->wanted_n = u;
+    /* Offsets of the kept strings, by position in wanted; a string never
+     * read (index beyond the table) stays "" until the range check fails. */
+    r->str_off = gch_reallocarray(NULL, u ? u : 1, sizeof *r->str_off);
+    if (!r->str_off)
+        return oom(r);
+    for (size_t i = 0; i < u; i++)
+        r->str_off[i] = UINT64_MAX;
+    return GCH_OK;
+}
+
+static gch_status read_strings(v8_reader *r)
+{
+    gch_status st;
+    if (r->strings_done)
+        return v8_fail(&r->in, "a second \"strings\" array");
+    /* After the arrays (V8's order), only the strings they name are kept. */
+    if (r->nodes_done && r->edges_done && (st = collect_wanted(r)) != GCH_OK)
+        return st;
+    if ((st = v8_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
+        return st;
+    r->strings_done = 1;
+    if (v8_peek(&r->in) == ']') {
+        r->in.p++;
+        return GCH_OK;
+    }
+    size_t next_wanted = 0;
+    for (;;) {
+        if (r->str_n >= UINT32_MAX)
+            return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-1 strings");
+        if (!r->wanted && !gch_grow((void **)&r->str_off, &r->str_cap, r->str_n + 1, sizeof *r->str_off, 1024))
+            return oom(r);
+        int keep = 1;
+        if (r->wanted) {
+            while (next_wanted < r->wanted_n && r->wanted[next_wanted] < r->str_n)
+                next_wanted++;
+            keep = next_wanted < r->wanted_n && r->wanted[next_wanted] == r->str_n;
+        }
+        if (r->wanted && keep)
+            r->str_off[next_wanted] = r->pool.len;
+        else if (!r->wanted)
+            r->str_off[r->str_n] = r->pool.len;
+        r->str_n++;
+        if ((st = v8_string(&r->in, keep ? &r->pool : NULL)) != GCH_OK)
+            return st;
+        if (keep) {
+            /* Strings are kept NUL-terminated in the pool. */
+            if (!gch_grow((void **)&r->pool.s, &r->pool.cap, r->pool.len + 2, 1, 64))
+                return oom(r);
+            r->pool.s[r->pool.len++] = '\0';
+        }
+        int c = v8_peek(&r->in);
+        r->in.p += c == ',' || c == ']';
+        if (c == ']')
+            return GCH_OK;
+        if (c != ',')
+            return v8_expect(&r->in, ',', "',' or ']'");
+    }
+}
+
+static gch_status top_member(v8_reader *r)
+{
+    if (key_is(r, "snapshot")) {
+        r->have_snapshot = 1;
+        return read_object(r, snapshot_member, "'{' (snapshot)");
+    }
+    if (key_is(r, "nodes"))
+        return read_nodes(r);
+    if (key_is(r, "edges"))
+        return read_edges(r);
+    if (key_is(r, "strings"))
+        return read_strings(r);
+    return v8_skip_value(&r->in);
+}
+
+static gch_status parse(v8_reader *r)
+{
+    gch_status st = read_object(r, top_member, "'{' (a V8 heap snapshot starts with {\"snapshot\":)");
+    if (st != GCH_OK)
+        return st;
+    int c = v8_peek(&r->in);
+    if (c == -2)
+        return GCH_EIO;
+    if (c != -1)
+        return v8_fail(&r->in, "data after the end of the snapshot object");
+    if (!r->have_snapshot)
+        return v8_fail(&r->in, "no \"snapshot\" member");
+    if (!r->nodes_done || !r->edges_done || !r->strings_done)
+        return v8_fail(&r->in, "the snapshot has no \"%s\" array",
+                       !r->nodes_done ? "nodes" : !r->edges_done ? "edges" : "strings");
+    if (r->any_string && r->max_string >= r->str_n)
+        return v8_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
+                          (unsigned long long)r->max_string, r->str_n);
+    return GCH_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names, roots, metadata */
+
+/* A kept string (every string the classes and labels name is kept). */
+static const char *str_at(const v8_reader *r, uint32_t index)
+{
+    uint64_t off = UINT64_MAX;
+    if (!r->wanted) {
+        off = index < r->str_n ? r->str_off[index] : UINT64_MAX;
+    } else {
+        size_t lo = 0, hi = r->wanted_n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (r->wanted[mid] < index)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < r->wanted_n && r->wanted[lo] == index)
+            off = r->str_off[lo];
+    }
+    return off == UINT64_MAX ? "" : r->pool.s + off;
+}
+
+/* DevTools' JSHeapSnapshotNode.className: the name for objects and natives,
+ * "(system)" for hidden, "(compiled code)" for code, "(TYPE)" otherwise. */
+static gch_status declare_types(v8_reader *r)
+{
+    v8_text name = { 0 };
+    gch_status st = GCH_OK;
+    for (size_t c = 0; c < r->classes.len && st == GCH_OK; c++) {
+        uint64_t key = r->classes.keys[c];
+        const char *text;
+        if (key >= TYPE_RAW_NAMED) {
+            text = str_at(r, (uint32_t)(key - TYPE_RAW_NAMED));
+            if (!text[0])
+                text = "(no name)";
+        } else if (r->node_role[key] == NT_HIDDEN) {
+            text = "(system)";
+        } else if (r->node_role[key] == NT_CODE) {
+            text = "(compiled code)";
+        } else {
+            const char *t = list_name(r->node_types, (unsigned)key);
+            size_t n = strlen(t);
+            if (!gch_grow((void **)&name.s, &name.cap, n + 3, 1, 64)) {
+                st = oom(r);
+                break;
+            }
+            name.s[0] = '(';
+            memcpy(name.s + 1, t, n);
+            name.s[n + 1] = ')';
+            name.s[n + 2] = '\0';
+            text = name.s;
+        }
+        st = gch_builder_add_type(r->b, c, text, strlen(text), NULL, r->err);
+    }
+    gch_free(name.s);
+    return st;
+}
+
+/* Writes the label of an edge (DevTools' JSHeapSnapshotEdge.toString, with
+ * "context NAME" for context variables) into t. */
+static int format_label(const v8_reader *r, uint8_t role, uint32_t name, v8_text *t)
+{
+    char num[16];
+    const char *open = "{", *close = "}", *text;
+    size_t len;
+    if (role == ET_ELEMENT || role == ET_HIDDEN) {
+        char *q = num + sizeof num;
+        uint32_t v = name;
+        do {
+            *--q = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        text = q;
+        len = (size_t)(num + sizeof num - q);
+        if (role == ET_ELEMENT) {
+            open = "[";
+            close = "]";
+        }
+    } else {
+        text = str_at(r, name);
+        len = strlen(text);
+        if (len > MAX_LABEL_NAME)
+            len = MAX_LABEL_NAME;
+        int numeric = len > 0 && strspn(text, "0123456789") == len;
+        if (role == ET_SHORTCUT && numeric) {
+            open = "[";
+            close = "]";
+        } else if (role == ET_PROPERTY || role == ET_SHORTCUT) {
+            int spaced = memchr(text, ' ', len) != NULL;
+            open = spaced ? "[\"" : ".";
+            close = spaced ? "\"]" : "";
+        } else if (role == ET_CONTEXT) {
+            open = "context ";
+            close = "";
+        }
+    }
+    size_t lo = strlen(open), lc = strlen(close);
+    if (!gch_grow((void **)&t->s, &t->cap, lo + len + lc + 1, 1, 256))
+        return 0;
+    memcpy(t->s, open, lo);
+    memcpy(t->s + lo, text, len);
+    memcpy(t->s + lo + len, close, lc);
+    t->len = lo + len + lc;
+    t->s[t->len] = '\0';
+    return 1;
+}
+
+/* Replaces the label keys given with the references by the labels' names.
+ * Keys are distinct (edge type, name) pairs, so their names are appended
+ * without a lookup; the few that coincide ("{3}" as a hidden index and as an
+ * internal name) only cost their bytes. */
+static gch_status name_labels(v8_reader *r)
+{
+    size_t n = r->labels.len;
+    uint32_t *map = gch_reallocarray(NULL, n ? n : 1, sizeof *map);
+    v8_text t = { 0 };
+    gch_status st = map ? GCH_OK : oom(r);
+    for (size_t k = 0; k < n && st == GCH_OK; k++) {
+        uint64_t key = r->labels.keys[k];
+        if (!format_label(r, (uint8_t)(key >> 32), (uint32_t)key, &t))
+            st = oom(r);
+        else
+            st = gch_builder_append_label(r->b, t.s, t.len, &map[k], r->err);
+    }
+    if (st == GCH_OK)
+        st = gch_builder_map_labels(r->b, map, n, r->err);
+    gch_free(map);
+    gch_free(t.s);
+    return st;
+}
+
+static gch_status add_meta_u64(gch_builder *b, const char *key, uint64_t v, gch_error *err)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+    return gch_builder_add_meta(b, key, buf, err);
+}
+
+static gch_status emit_meta(v8_reader *r, gch_builder *b)
+{
+    v8_text fields = { 0 };
+    for (unsigned k = 0; k < r->nfields; k++) {
+        const char *n = list_name(&r->node_fields, k);
+        size_t len = strlen(n);
+        if (!gch_grow((void **)&fields.s, &fields.cap, fields.len + len + 2, 1, 64)) {
+            gch_free(fields.s);
+            return oom(r);
+        }
+        if (k)
+            fields.s[fields.len++] = ',';
+        memcpy(fields.s + fields.len, n, len + 1);
+        fields.len += len;
+    }
+    gch_status st = gch_builder_add_meta(b, "node_fields", fields.s ? fields.s : "", r->err);
+    gch_free(fields.s);
+    if (st == GCH_OK && r->title.len)
+        st = gch_builder_add_meta(b, "title", r->title.s, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "nodes", r->node_n, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "edges", r->edge_n, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "strings", r->str_n, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "weak_edges", r->weak_edges, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "shortcut_edges_ignored", r->dropped_shortcuts, r->err);
+    if (st == GCH_OK)
+        st = add_meta_u64(b, "weak_only_nodes", r->weak_only_nodes, r->err);
+    if (st == GCH_OK && r->has_detachedness) {
+        if (st == GCH_OK)
+            st = add_meta_u64(b, "detachedness_unknown", r->det_count[0], r->err);
+        if (st == GCH_OK)
+            st = add_meta_u64(b, "attached_nodes", r->det_count[1], r->err);
+        if (st == GCH_OK)
+            st = add_meta_u64(b, "detached_nodes", r->det_count[2], r->err);
+    }
+    return st;
+}
+
+static void free_arrays(v8_reader *r)
+{
+    gch_free(r->n_class);
+    gch_free(r->n_edges);
+    w_free(&r->n_id);
+    w_free(&r->n_size);
+    gch_free(r->held);
+    gch_free(r->refs);
+    gch_free(r->label_keys);
+    gch_free(r->pool.s);
+    gch_free(r->str_off);
+    gch_free(r->wanted);
+    r->n_class = r->n_edges = r->label_keys = r->wanted = NULL;
+    r->refs = r->str_off = NULL;
+    r->held = NULL;
+    r->pool.s = NULL;
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
+    key_set_free(&r->classes);
+    key_set_free(&r->labels);
+}
+
+/* Names the classes and labels, adds the roots and metadata, closes the heap. */
+static gch_status build(v8_reader *r, gch_dump **out)
+{
+    /* Only ids (for the roots) and the key lists are needed from here on. */
+    gch_free(r->n_class);
+    gch_free(r->n_edges);
+    w_free(&r->n_size);
+    gch_free(r->refs);
+    gch_free(r->label_keys);
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
+    r->n_class = r->n_edges = r->label_keys = NULL;
+    r->refs = NULL;
+    key_set_drop_slots(&r->classes);
+    key_set_drop_slots(&r->labels);
+    gch_status st = declare_types(r);
+    if (st == GCH_OK && !r->opts->skip_refs)
+        st = name_labels(r);
+    if (st == GCH_OK)
+        st = gch_builder_add_root(r->b, w_get(&r->n_id, r->root), GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
+    /* DevTools' second pass starts from the nodes no essential edge holds:
+     * they become weak roots (not live unless --include-weak). */
+    for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
+        if (r->held[i] || i == r->root)
+            continue;
+        r->weak_only_nodes++;
+        st = gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
+                                  "only weak retainers", r->err);
+    }
+    if (st == GCH_OK)
+        st = emit_meta(r, r->b);
+    /* The builder has its own copies now: free ours before it resolves ids. */
+    free_arrays(r);
+    if (st == GCH_OK)
+        st = gch_builder_end_heap(r->b, r->err);
+    if (st == GCH_OK)
+        st = gch_builder_finish(r->b, out, r->err);
+    return st;
+}
+
+static void reader_free(v8_reader *r)
+{
+    free_arrays(r);
+    gch_builder_free(r->b);
+    v8_in_free(&r->in);
+    gch_free(r->key.s);
+    gch_free(r->title.s);
+    gch_free(r->node_fields.pool.s);
+    gch_free(r->edge_fields.pool.s);
+    for (unsigned k = 0; k < MAX_FIELDS; k++) {
+        gch_free(r->node_enum[k].pool.s);
+        gch_free(r->edge_enum[k].pool.s);
+    }
+    gch_free(r);
+}
+
+static gch_status run(v8_reader *r, gch_dump **out)
+{
+    gch_status st = parse(r);
+    if (st == GCH_OK)
+        st = build(r, out);
+    if (st != GCH_OK && r->err && r->err->status == GCH_OK)
+        gch_error_set(r->err, st, "%s", gch_status_string(st));
+    return st;
+}
+
+static const gch_load_options no_options;
+
+gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts, gch_dump **out,
+                              gch_error *err)
+{
+    gch_error_clear(err);
+    *out = NULL;
+    v8_reader *r = gch_calloc(1, sizeof *r);
+    if (!r)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory");
+    r->opts = opts ? opts : &no_options;
+    r->err = err;
+    v8_in_init_buffer(&r->in, data, size, r->opts, err);
+    gch_status st = run(r, out);
+    reader_free(r);
+    return st;
+}
+
+gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_dump **out, gch_error *err)
+{
+    gch_error_clear(err);
+    *out = NULL;
+    v8_reader *r = gch_calloc(1, sizeof *r);
+    if (!r)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory");
+    r->opts = opts ? opts : &no_options;
+    r->err = err;
+    gch_status st = v8_in_init_source(&r->in, src, r->opts, err);
+    if (st == GCH_OK)
+        st = run(r, out);
+    reader_free(r);
+    return st;
+}
