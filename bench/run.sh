@@ -3,7 +3,7 @@
 # gendump, times gcheap's commands on them and prints one report table plus
 # the target checks. It is a report: it exits 0 even when targets fail.
 #
-#   bench/run.sh [--gcheap PATH] [--gendump PATH] [--sizes "1000000 10000000"]
+#   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8]
 #
@@ -31,6 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 GCHEAP=$root/build/gcheap
 GENDUMP=
+INFLATE_BENCH=
 SIZES="1000000 10000000"
 RUNS=5
 SEED=1
@@ -51,6 +52,8 @@ while [ $# -gt 0 ]; do
     --gcheap=*) GCHEAP=${1#*=}; shift ;;
     --gendump) GENDUMP=$2; shift 2 ;;
     --gendump=*) GENDUMP=${1#*=}; shift ;;
+    --inflate-bench) INFLATE_BENCH=$2; shift 2 ;;
+    --inflate-bench=*) INFLATE_BENCH=${1#*=}; shift ;;
     --sizes) SIZES=$2; shift 2 ;;
     --sizes=*) SIZES=${1#*=}; shift ;;
     --runs) RUNS=$2; shift 2 ;;
@@ -78,6 +81,7 @@ SIZES=$(printf '%s\n' $SIZES | sort -n | uniq | tr '\n' ' ')
 [ -n "${SIZES// /}" ] || { echo "run.sh: --sizes is empty" >&2; exit 2; }
 
 [ -n "$GENDUMP" ] || GENDUMP=$(dirname "$GCHEAP")/gendump
+[ -n "$INFLATE_BENCH" ] || INFLATE_BENCH=$(dirname "$GCHEAP")/inflate_bench
 if [ ! -x "$GENDUMP" ]; then
     echo "run.sh: $GENDUMP not found; build it: cmake --build build --target gendump" >&2
     exit 2
@@ -385,6 +389,43 @@ if [ -z "$(get_res report_status "$big")" ] && [ -n "$chromium_bin" ] && command
     fi
 fi
 
+# Decompression: gcheap's inflater (bench/inflate_bench.c, the gzip reader
+# alone, every CRC checked, output thrown away) beside `gzip -dc FILE.gz >
+# /dev/null` on the same .gz of the biggest dump (gzip -6, kept beside it),
+# run alternately. CPU time (user + system) is compared as well as wall time:
+# on a shared machine the wall time mostly measures the wait for a core.
+gzr=""
+if command -v gzip >/dev/null 2>&1 && [ -x "$INFLATE_BENCH" ] && [ "$HAVE_TIME" = 1 ]; then
+    src=$(get_res file "$big")
+    gzf="$src.6.gz"
+    if [ ! -s "$gzf" ]; then
+        log "compressing $src with gzip -6"
+        gzip -6 -c "$src" >"$gzf.tmp" && mv "$gzf.tmp" "$gzf"
+    fi
+    cat "$gzf" >/dev/null
+    log "interleaving gzip -dc and inflate_bench on $gzf ($RUNS runs each)"
+    # cpu_once CMD...: sets C_WALL and C_CPU (s) from GNU time.
+    cpu_once() {
+        "$TIME_BIN" -o "$work/ctime" -f '%e %U %S' "$@" >/dev/null 2>"$work/cerr" || return 1
+        read -r C_WALL u s <"$work/ctime"
+        C_CPU=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+    }
+    gw="" gc="" iw="" ic="" ok=1
+    for ((i = 1; i <= RUNS; i++)); do
+        cpu_once sh -c 'gzip -dc "$1" >/dev/null' sh "$gzf" || { ok=0; break; }
+        gw+="$C_WALL"$'\n'; gc+="$C_CPU"$'\n'
+        cpu_once "$INFLATE_BENCH" "$gzf" || { ok=0; break; }
+        iw+="$C_WALL"$'\n'; ic+="$C_CPU"$'\n'
+    done
+    if [ "$ok" = 1 ]; then
+        GZ_WALL=$(printf '%s' "$gw" | median); GZ_CPU=$(printf '%s' "$gc" | median)
+        IN_WALL=$(printf '%s' "$iw" | median); IN_CPU=$(printf '%s' "$ic" | median)
+        gzr=1
+    else
+        log "  decompression: n/a ($(head -n 1 "$work/cerr"))"
+    fi
+fi
+
 # ---------------------------------------------------------------- report
 
 human() { # objects count -> 1M, 100k, 12345
@@ -484,6 +525,19 @@ rb=$(get_res report_bytes "$big")
 [ -n "$rb" ] && printf '  %-6s report size: %s bytes (%.2f MB)\n' "$(human "$big")" "$rb" "$(awk -v b="$rb" 'BEGIN { print b / 1e6 }')"
 [ -n "$render" ] && printf '  %-6s report in headless Chromium: %s\n' "$(human "$big")" "$render"
 
+if [ -n "$gzr" ]; then
+    out=$(get_res bytes "$big")
+    echo
+    echo "Decompression of the $(human "$big") dump's .gz ($(wc -c <"$gzf" | awk '{printf "%.1f", $1 / 1e6}') MB, gzip -6; output $(awk -v b="$out" 'BEGIN {printf "%.1f", b / 1e6}') MB), interleaved runs, MB/s of output"
+    printf '  %-34s %8s %8s %10s %10s\n' command "wall s" "CPU s" "MB/s wall" "MB/s CPU"
+    for w in "gzip -dc FILE.gz > /dev/null:$GZ_WALL:$GZ_CPU" "inflate_bench FILE.gz (gcheap):$IN_WALL:$IN_CPU"; do
+        IFS=: read -r name wall cpu <<<"$w"
+        awk -v n="$name" -v w="$wall" -v c="$cpu" -v b="$out" 'BEGIN {
+            printf "  %-34s %8.2f %8.2f %10.0f %10.0f\n", n, w, c, (w > 0 ? b / 1e6 / w : 0), (c > 0 ? b / 1e6 / c : 0) }'
+    done
+    printf '  gcheap / gzip -dc speed: %sx (CPU time), %sx (wall time)\n' "$(ratio "$GZ_CPU" "$IN_CPU")" "$(ratio "$GZ_WALL" "$IN_WALL")"
+fi
+
 # target NAME VALUE OP LIMIT UNIT: prints PASS/FAIL/n/a and records failures.
 fails=""
 nas=""
@@ -518,6 +572,9 @@ if [ "$small" != "$big" ]; then
     glimit=$(awk -v s="$size_ratio" 'BEGIN { printf "%.1f", 1.2 * s }')
     target "top time growth $(human "$small")->$hb${gti:+, interleaved}" "${gti:-$gt}" "<=" "$glimit" x
     target "top memory growth $(human "$small")->$hb" "$gm" "<=" "$glimit" x
+fi
+if [ -n "$gzr" ]; then
+    target "inflate throughput, CPU time ($hb .gz)" "$(awk -v b="$(get_res bytes "$big")" -v c="$IN_CPU" 'BEGIN { if (c > 0) printf "%.0f", b / 1e6 / c }')" ">=" 250 MB/s
 fi
 pr=$(ratio "$(get_res pipe_wall "$big")" "$(get_res stat_wall "$big")")
 target "pipe vs file, stat ($hb${pri:+, interleaved}): at most 15% slower" "${pri:-$pr}" "<=" 1.15 x

@@ -125,6 +125,8 @@ typedef struct gch_heap {
 
 typedef struct gch_dump {
     const char *format;         /* "gclog", "gcdump", "dart", "v8", ... (static storage) */
+    const char *compression;    /* "gzip" when the input was decompressed on the way, else
+                                   NULL (static storage) */
     gch_heap **heaps;
     size_t heap_count;
     /* Nonzero when an object keeps its id across the dumps of one process

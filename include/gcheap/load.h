@@ -35,7 +35,9 @@ typedef struct gch_load_options {
     /* .gclog from memory (gch_load_buffer): called, in order, with each part of
      * the buffer that the reader has parsed and will not read again, so that a
      * caller who mapped a file can drop those pages from memory (NULL for
-     * none). The bytes must stay readable until the load returns all the same. */
+     * none). The bytes must stay readable until the load returns all the same.
+     * For gzip input, the compressed parts already inflated are released, from
+     * the thread that decompresses (possibly the reader thread). */
     void (*release)(void *ctx, const void *data, size_t size);
     void *release_ctx;
     /* HPROF (64-bit JVMs): how object sizes count references. 0 decides from
@@ -96,7 +98,17 @@ gch_format gch_detect_format(const void *head, size_t n);
 /* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
  * bytes. On success *out is a dump the caller frees with gch_dump_free. On
  * failure *out is NULL and err says what is wrong: err->line (gclog) or
- * err->offset (binary formats) locates malformed input. */
+ * err->offset (binary formats) locates malformed input.
+ *
+ * gzip input (first bytes 1f 8b, any number of members) is decompressed on the
+ * way, whatever the format: detection, format and readers see the
+ * decompressed bytes, and (*out)->compression is "gzip". Corrupt or truncated
+ * gzip data is GCH_EFORMAT with err->offset in the compressed input and a
+ * message starting "gzip: "; it is reported before anything the reader inside
+ * found. Input that no format claims and that cannot be a dump (an empty file,
+ * an ELF core, a zip archive, ...) is GCH_EFORMAT "not a heap dump (looks like
+ * ...)"; a format forced to gcdump or dart is refused from the first 64 bytes
+ * when their signature is not there. */
 gch_status gch_load(const gch_source *src, gch_format format, const gch_load_options *opts,
                     gch_dump **out, gch_error *err);
 

@@ -51,6 +51,8 @@ static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const 
     report_begin_record(rep, h->name);
     report_field_text(rep, "domain", h->name);
     report_field_text(rep, "format", d->format);
+    if (d->compression)
+        report_field_text(rep, "compression", d->compression);
     report_field_group(rep, "meta");
     for (size_t i = 0; i < h->meta_count; i++) {
         char key[128];

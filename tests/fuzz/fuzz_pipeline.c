@@ -24,7 +24,25 @@
 #include "fuzz_common.h"
 #include "gcheap/leaks.h"
 
+#include "gcheap/alloc.h"
+#include "gzip.h"
+
 #define H "fuzz_pipeline"
+
+/* The lines of the text a .gclog error may point into: the decompressed
+ * text for gzip input (any line when it does not decompress). */
+static uint64_t text_lines(const uint8_t *data, size_t size)
+{
+    if (!gch_gzip_magic(data, size))
+        return fuzz_line_count(data, size);
+    unsigned char *text;
+    size_t n;
+    if (gch_gunzip_buffer(data, size, &text, &n, NULL) != GCH_OK)
+        return UINT64_MAX;
+    uint64_t lines = fuzz_line_count(text, n);
+    gch_free(text);
+    return lines;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -86,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (st != GCH_EFORMAT && st != GCH_ELIMIT)
             fuzz_fail(H, "unexpected load status (not OK, EFORMAT or ELIMIT)");
         /* Binary readers locate errors by offset; only text has lines. */
-        FUZZ_CHECK(H, heap_check_error(st, d, &err, fuzz_line_count(data, size)));
+        FUZZ_CHECK(H, heap_check_error(st, d, &err, text_lines(data, size)));
         return 0;
     }
     FUZZ_CHECK(H, heap_check_dump(d));
