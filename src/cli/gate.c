@@ -1,5 +1,6 @@
 /* CI gates shared by check and diff: see gate.h. */
 #include "gate.h"
+#include "typepat.h"
 
 #include "gcheap/dominators.h"
 
@@ -285,7 +286,7 @@ size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
             uint64_t matched = 0, base = 0, value = 0;
             for (size_t ti = 0; ti < sec->ntypes; ti++) {
                 const gate_type *t = &sec->types[ti];
-                if (!gch_glob_match(l->pattern, t->name))
+                if (!typepat_match(l->pattern, t->name))
                     continue;
                 matched++;
                 uint64_t tb = bytes ? t->base_bytes : t->base_count;

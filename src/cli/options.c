@@ -91,7 +91,7 @@ void cli_print_options(const cli_option *options)
 /* ---- suggestions ---- */
 
 /* Edit distance (insertions, deletions, substitutions, adjacent swaps). */
-static size_t distance(const char *a, const char *b)
+size_t cli_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
@@ -121,7 +121,7 @@ const char *cli_closest(const char *s, const char *const *names, int count)
     const char *best = NULL;
     size_t best_d = SIZE_MAX, len = strlen(s);
     for (int i = 0; count < 0 ? names[i] != NULL : i < count; i++) {
-        size_t d = distance(s, names[i]);
+        size_t d = cli_edit_distance(s, names[i]);
         /* A prefix of a longer name ("--ret" for "--retained") is close too. */
         if (len >= 3 && strncmp(names[i], s, len) == 0)
             d = 1;

@@ -375,6 +375,16 @@ void report_cell_id(report *r, uint64_t id, int radix)
     cell(r, buf, NULL, buf);
 }
 
+void report_cell_none(report *r)
+{
+    cell(r, form(r->o) == FMT_TABLE ? "-" : "", "null", NULL);
+}
+
+void report_cell_bool(report *r, int v)
+{
+    cell(r, v ? "yes" : "no", v ? "true" : "false", NULL);
+}
+
 void report_note(report *r, const char *fmt, ...)
 {
     if (form(r->o) != FMT_TABLE)
