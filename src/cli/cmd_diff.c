@@ -29,6 +29,8 @@ static int type_growth(void *state, const char *command, const char *option, con
 }
 
 static const cli_option diff_options[] = {
+    OPT_BOOL(0, "allow-missing", diff_state, gate.allow_missing,
+             "a type limit may match no type (else exit 2: a misspelled gate never passes)"),
     OPT_BOOL(0, "live", diff_state, live, "compare only objects reachable from strong roots"),
     OPT_CALLBACK(0, "fail-on-growth", growth, "X",
                  "exit 1 if total bytes grew by more than X (SIZE or PERCENT)"),
@@ -313,6 +315,8 @@ static int diff_report(cli_run *run)
     int rc = 0;
     for (size_t i = 0; i < npairs && rc == 0; i++)
         rc = build_section(run, &pairs[i], &secs[i]);
+    if (rc == 0)
+        rc = gate_check_missing(&s->gate, "diff", secs, npairs);
     if (rc == 0) {
         size_t exceeded = gate_evaluate(&s->gate, secs, npairs, npairs > 1);
         print_rows(run, secs, npairs);
