@@ -91,16 +91,9 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
     section_pair *p = xcalloc(cap, sizeof *p);
     unsigned char *used = xcalloc(nd->heap_count + 1, 1);
     size_t n = 0;
-    if (c->domain) {
-        for (size_t i = 0; i < base->heap_count && !p[0].base; i++)
-            if (strcmp(base->heaps[i]->name, c->domain) == 0)
-                p[0].base = base->heaps[i];
-        for (size_t i = 0; i < nd->heap_count && !p[0].new; i++)
-            if (strcmp(nd->heaps[i]->name, c->domain) == 0)
-                p[0].new = nd->heaps[i];
-        p[0].name = xstrdup(c->domain);
-        n = 1;
-    } else if (base->heap_count == 1 && nd->heap_count == 1) {
+    /* --domain NAME: every section of that name (a dump may hold several), paired
+     * in order like the sections of two multi-section dumps. */
+    if (!c->domain && base->heap_count == 1 && nd->heap_count == 1) {
         p[0].base = base->heaps[0];
         p[0].new = nd->heaps[0];
         if (strcmp(p[0].base->name, p[0].new->name) == 0) {
@@ -113,6 +106,8 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
         n = 1;
     } else {
         for (size_t i = 0; i < base->heap_count; i++) {
+            if (c->domain && strcmp(base->heaps[i]->name, c->domain) != 0)
+                continue;
             p[n].base = base->heaps[i];
             p[n].name = xstrdup(base->heaps[i]->name);
             for (size_t j = 0; j < nd->heap_count; j++)
@@ -124,7 +119,7 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
             n++;
         }
         for (size_t j = 0; j < nd->heap_count; j++)
-            if (!used[j]) {
+            if (!used[j] && !(c->domain && strcmp(nd->heaps[j]->name, c->domain) != 0)) {
                 p[n].new = nd->heaps[j];
                 p[n].name = xstrdup(nd->heaps[j]->name);
                 n++;

@@ -307,7 +307,7 @@ size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
         if (!g->results[i].exceeded)
             continue;
         char *msg = describe(&g->results[i], multi);
-        fprintf(stderr, "gcheap: limit exceeded: %s\n", msg);
+        stderr_printf("gcheap: limit exceeded: %s\n", msg);
         free(msg);
     }
     return g->exceeded;

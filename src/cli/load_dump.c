@@ -138,11 +138,11 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
         if (!common->domain || strcmp(common->domain, dump->heaps[i]->name) == 0)
             (*out)[(*count)++] = dump->heaps[i];
     if (*count == 0 && common->domain && !lenient) {
-        fprintf(stderr, "gcheap: %s: %s: no section named '%s' (sections:", command,
+        stderr_printf("gcheap: %s: %s: no section named '%s' (sections:", command,
                 cli_display_path(path), common->domain);
         char safe[512];
         for (size_t i = 0; i < dump->heap_count; i++)
-            fprintf(stderr, "%s '%s'", i ? "," : "",
+            stderr_printf("%s '%s'", i ? "," : "",
                     message_text(dump->heaps[i]->name, safe, sizeof safe));
         fprintf(stderr, ")\n");
         free(*out);
@@ -197,10 +197,10 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
         return;
     char safe[512];
     if (dump->heap_count > 1)
-        fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
+        stderr_printf("gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
                 message_text(h->name, safe, sizeof safe), line);
     else
-        fprintf(stderr, "gcheap: warning: %s: %s\n", cli_display_path(path), line);
+        stderr_printf("gcheap: warning: %s: %s\n", cli_display_path(path), line);
 }
 
 const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,

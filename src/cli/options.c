@@ -1,5 +1,6 @@
 /* Typed option parsing: see options.h. */
 #include "options.h"
+#include "text.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -49,7 +50,7 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     va_list ap;
     fprintf(stderr, "gcheap: %s%s", command ? command : "", command ? ": " : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    stderr_vprintf(fmt, ap);
     va_end(ap);
     if (command)
         fprintf(stderr, "\nTry 'gcheap %s --help'.\n", command);
