@@ -358,6 +358,14 @@ static int long_option(const parse_ctx *p, int argc, char **argv, int *i)
 /* A cluster of short options: -hq, or -n VALUE / -nVALUE. */
 static int short_options(const parse_ctx *p, int argc, char **argv, int *i)
 {
+    const char *whole = argv[*i];
+    if (whole[1] >= '0' && whole[1] <= '9') {
+        /* "-100": a negative number, not a cluster of options "-1" "-0" "-0" */
+        char shown[256];
+        return cli_usage_error(p->command, "'%s' is not an option, and negative numbers are not "
+                               "accepted here (put '--' before an argument that starts with '-')",
+                               message_text(whole, shown, sizeof shown));
+    }
     for (const char *s = argv[*i] + 1; *s; s++) {
         void *state;
         const cli_option *o = lookup(p, NULL, 0, *s, &state);

@@ -1,6 +1,7 @@
 /* The output layer: see output.h. */
 #include "output.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,7 +27,22 @@ struct cli_out {
     int started;
     int sections_open;       /* json: the "sections" array is open */
     report *reports;         /* open reports, newest first */
+    int write_errno;         /* errno of the first failed write (0: none, or unknown) */
+    int write_failed;
 };
+
+/* Writes the buffer out, keeping the reason of the first failure (EPIPE,
+ * ENOSPC, EBADF...) for the message. */
+static void write_buffer(cli_out *o)
+{
+    if (!o->buf.len)
+        return;
+    errno = 0;
+    if (fwrite(o->buf.s, 1, o->buf.len, o->f) != o->buf.len && !o->write_failed) {
+        o->write_failed = 1;
+        o->write_errno = errno;
+    }
+}
 
 struct report {
     cli_out *o;
@@ -93,7 +109,7 @@ static void flush_some(cli_out *o)
 {
     if (o->buf.len < OUT_FLUSH_BYTES)
         return;
-    fwrite(o->buf.s, 1, o->buf.len, o->f);
+    write_buffer(o);
     sb_reset(&o->buf);
 }
 
@@ -144,14 +160,22 @@ int out_finish(cli_out *o)
         json_end_object(&o->jw);
         sb_addc(&o->buf, '\n');
     }
-    if (o->buf.len)
-        fwrite(o->buf.s, 1, o->buf.len, o->f);
-    int failed = fflush(o->f) != 0 || ferror(o->f);
+    write_buffer(o);
+    errno = 0;
+    if (fflush(o->f) != 0 && !o->write_failed) {
+        o->write_failed = 1;
+        o->write_errno = errno;
+    }
+    int failed = o->write_failed || ferror(o->f);
+    int reason = o->write_errno;
     sb_free(&o->buf);
     free(o->fields);
     free(o);
     if (failed) {
-        fputs("gcheap: error writing output\n", stderr);
+        if (reason)
+            fprintf(stderr, "gcheap: error writing output: %s\n", strerror(reason));
+        else
+            fputs("gcheap: error writing output\n", stderr);
         return 2;
     }
     return 0;
