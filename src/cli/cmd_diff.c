@@ -10,6 +10,7 @@
 typedef struct diff_state {
     int live;
     int retained;
+    int changed_only;
     gate gate;
 } diff_state;
 
@@ -40,6 +41,8 @@ static const cli_option diff_options[] = {
                  "exit 1 if any matching type breaks SPEC (each type apart)"),
     OPT_CALLBACK(0, "fail-on-type-total", type_growth, "SPEC",
                  "the same on the sum of all matching types"),
+    OPT_BOOL(0, "changed-only", diff_state, changed_only,
+             "only the types whose count, bytes (or retained size) changed"),
     OPT_BOOL(0, "retained", diff_state, retained, "add retained sizes (dominator tree) and their change"),
     OPT_END
 };
@@ -279,23 +282,31 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
     for (size_t i = 0; i < nsecs; i++) {
         const gate_section *sec = &secs[i];
         report_begin_section(rep, sec->name);
-        size_t shown = sec->ntypes;
-        if (c->top < shown)
-            shown = (size_t)c->top;
-        for (size_t t = 0; t < shown; t++) {
+        size_t listed = 0, shown = 0;
+        for (size_t t = 0; t < sec->ntypes; t++) {
             const gate_type *r = &sec->types[t];
+            if (s->changed_only && r->base_count == r->new_count && r->base_bytes == r->new_bytes &&
+                (!s->retained || r->base_retained == r->new_retained))
+                continue;
+            if (listed++ >= c->top)
+                continue;
+            shown++;
             uint64_t ret[2] = { r->base_retained, r->new_retained };
             emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
                      r->new_bytes, s->retained ? ret : NULL);
         }
-        report_note_more(rep, shown, sec->ntypes, "types");
+        report_note_more(rep, shown, listed, "types");
         report_begin_total(rep);
         char label[64];
-        snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        if (c->format == FMT_TABLE)
+            snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        else
+            snprintf(label, sizeof label, "total"); /* json: the count is "types" */
         /* A type's retained sizes overlap; the section's is its live bytes. */
         uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,
                  sec->new_bytes, s->retained ? ret : NULL);
+        report_section_u64(rep, "types", sec->ntypes);
         report_end_section(rep);
     }
 }

@@ -398,6 +398,8 @@ static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uin
 
 static void merged_more(const ctx *x, report *rep, const gch_merged_paths *m, const mframe *f)
 {
+    if (x->c->format != FMT_TABLE)
+        return; /* tsv/csv/json: data rows only, no "(N more)" pseudo-row (docs/schemas.md) */
     uint64_t paths = 0, objects = 0;
     for (size_t i = f->shown_end; i < f->end; i++) {
         paths += m->nodes[m->children[i]].paths;

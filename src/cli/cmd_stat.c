@@ -106,8 +106,13 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     report_cell_u64(rep, total_bytes);
     if (retained)
         report_cell_u64(rep, live_bytes);
-    snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
+    /* json: "total":{..., "type":"total"} and a number "types" (docs/schemas.md) */
+    if (c->format == FMT_TABLE)
+        snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
+    else
+        snprintf(buf, sizeof buf, "total");
     report_cell_text(rep, buf);
+    report_section_u64(rep, "types", n);
     report_end_section(rep);
     gch_free(rows);
     free(retained);

@@ -49,6 +49,7 @@ struct report {
     col_spec *cols;
     size_t ncols;
     int multi;
+    int domain_col;          /* tsv/csv: a last "domain" column, on every dump */
     report *next;
 
     char *domain;
@@ -192,6 +193,13 @@ report *report_new(cli_out *o, const col_spec *cols, size_t ncols, int multi_sec
     r->ncols = ncols;
     r->total = xcalloc(ncols, sizeof *r->total);
     r->multi = multi_section;
+    /* One schema whatever the dump: tsv/csv rows always end with the section
+     * (domain) they come from, so `cut -f1` is the first column on a one-
+     * and a many-section dump alike (unless the report has its own). */
+    r->domain_col = 1;
+    for (size_t i = 0; i < ncols; i++)
+        if (strcmp(cols[i].name, "domain") == 0)
+            r->domain_col = 0;
     r->next = o->reports;
     o->reports = r;
     start(o);
@@ -205,12 +213,12 @@ static void write_header(report *r)
     r->header_done = 1;
     strbuf *b = &r->o->buf;
     char sep = form(r->o) == FMT_CSV ? ',' : '\t';
-    if (r->multi)
-        sb_addf(b, "domain%c", sep);
     for (size_t i = 0; i < r->ncols; i++) {
         sb_add(b, r->cols[i].name);
-        sb_addc(b, i + 1 < r->ncols ? sep : '\n');
+        sb_addc(b, i + 1 < r->ncols ? sep : r->domain_col ? sep : '\n');
     }
+    if (r->domain_col)
+        sb_add(b, "domain\n");
 }
 
 static void clear_section(report *r)
@@ -321,12 +329,12 @@ static void cell(report *r, const char *text, const char *json_number, const cha
             break;
         escape_form how = form(o) == FMT_CSV ? ESC_CSV : ESC_TSV;
         char sep = form(o) == FMT_CSV ? ',' : '\t';
-        if (c == 0 && r->multi) {
-            sb_escape(&o->buf, how, r->domain);
-            sb_addc(&o->buf, sep);
-        }
         sb_escape(&o->buf, how, text);
-        sb_addc(&o->buf, last ? '\n' : sep);
+        sb_addc(&o->buf, last && !r->domain_col ? '\n' : sep);
+        if (last && r->domain_col) {
+            sb_escape(&o->buf, how, r->domain);
+            sb_addc(&o->buf, '\n');
+        }
         break;
     }
     case FMT_JSON: {

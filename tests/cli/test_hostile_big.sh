@@ -48,7 +48,7 @@ check "chain: info totals" \
     "objects=10000000 bytes=80000000 references=9999999 live_objects=10000000 live_bytes=80000000 unreachable_objects=0" \
     "$(info_keys "$work/chain.gclog" objects bytes references live_objects live_bytes unreachable_objects)"
 check "chain: info stderr empty" "" "$(cat "$work/err")"
-out=$("$bin" stat --live --format tsv "$work/chain.gclog" 2>&1)
+out=$("$bin" stat --live --format tsv "$work/chain.gclog" 2>&1 | cut -f1-3) # the last column is the domain
 check "chain: stat --live" "$(printf 'count\tbytes\ttype\n10000000\t80000000\tNode')" "$out"
 
 # 2. One object with 1,000,000 references to 1,000 small objects, on stdin.
