@@ -14,6 +14,7 @@ const char *cli_display_path(const char *path)
 }
 
 typedef struct progress {
+    const char *path;    /* named on the line: diff reads two files */
     uint64_t total;      /* 0 when unknown (a pipe) */
     double last;
     int shown;
@@ -26,12 +27,16 @@ static void on_progress(void *ctx, uint64_t bytes)
     if (now - p->last < 0.2)
         return;
     p->last = now;
+    if (!p->shown)
+        plat_clear_line_on_interrupt();
     p->shown = 1;
+    char name[256];
+    message_text(cli_display_path(p->path), name, sizeof name);
     if (p->total)
-        fprintf(stderr, "\rgcheap: reading %3d%% (%" PRIu64 " MB)", (int)(bytes * 100 / p->total),
-                bytes / 1000000);
+        fprintf(stderr, "\r\033[Kgcheap: reading %s %3d%% (%" PRIu64 " MB)", name,
+                (int)(bytes * 100 / p->total), bytes / 1000000);
     else
-        fprintf(stderr, "\rgcheap: reading %" PRIu64 " MB", bytes / 1000000);
+        fprintf(stderr, "\r\033[Kgcheap: reading %s %" PRIu64 " MB", name, bytes / 1000000);
     fflush(stderr);
 }
 
@@ -81,7 +86,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.skip_refs = !need_refs;
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
-    progress prog = { plat_size(f), plat_now(), 0 };
+    progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */
     opts.no_read_ahead = prog.total > 0;
