@@ -178,6 +178,16 @@ int why_check_target_args(const cli_run *run, const char *type)
         return cli_usage_error(cmd, "give at least one object ID, or --type NAME");
     if (type && run->nargs > 1)
         return cli_usage_error(cmd, "give object IDs or --type NAME, not both");
+    /* The IDs' syntax is checked before the dump is loaded (a typo costs no
+     * load); hexadecimal covers the decimal ids of Dart too. */
+    for (int i = 1; i < run->nargs; i++) {
+        uint64_t v;
+        if (cli_parse_id(run->args[i], 16, &v) != 0) {
+            char shown[256];
+            return cli_usage_error(cmd, "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart)",
+                                   message_text(run->args[i], shown, sizeof shown));
+        }
+    }
     return 0;
 }
 
