@@ -125,9 +125,11 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
                   gch_format_name(common->input_format));
         return EXIT_INPUT;
     }
-    if (st == GCH_EFORMAT && err.line)
+    /* Malformed input and input past a limit (GCH_ELIMIT) both say where. */
+    int located = st == GCH_EFORMAT || st == GCH_ELIMIT;
+    if (located && err.line)
         cli_error("%s:%" PRIu64 ": %s", shown, err.line, err.message);
-    else if (st == GCH_EFORMAT && err.has_offset)
+    else if (located && err.has_offset)
         cli_error("%s: offset %" PRIu64 ": %s", shown, err.offset, err.message);
     else
         cli_error("%s: %s", shown, err.message[0] ? err.message : gch_status_string(st));
