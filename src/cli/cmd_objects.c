@@ -48,7 +48,7 @@ static const char description[] =
     "Sort keys: size (default), retained (needs --retained), distance (nearest\n"
     "first, unreachable last), id (dump order of ids), type (by name).\n"
     "--top N: at most N rows (default 100 in table output, all otherwise).\n"
-    "Columns: domain, id, size, live, distance, [retained,] type. json adds\n"
+    "Columns: id, size, live, distance, [retained,] type, domain. json adds\n"
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 

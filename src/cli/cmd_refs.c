@@ -33,10 +33,10 @@ static const char description[] =
     "  gcheap objects --type X --format tsv DUMP | cut -f1 | gcheap refs DUMP -\n"
     "works. --out / --in: one direction only. --top N: at most N rows per ID\n"
     "and direction (default 20 in table output, all otherwise).\n"
-    "Columns: domain, object (the ID asked about), direction, field (the\n"
-    "referring field where the format names it: .gcdump and Dart; empty\n"
+    "Columns: object (the ID asked about), direction, field (the\n"
+    "referring field where the format names it: Dart snapshots; empty\n"
     "otherwise), id (the target for out, the referrer for in), size, live\n"
-    "(whether a strong root reaches that object), type. Table output ends each\n"
+    "(whether a strong root reaches that object), type, domain. Table output ends each\n"
     "ID with its counts; json gives per section \"counts\": [{\"object\", \"out\",\n"
     "\"in\"}] (every reference, also those beyond --top).";
 
