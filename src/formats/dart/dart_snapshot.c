@@ -105,7 +105,7 @@ static gch_status read_header(gch_dart_snapshot *s)
 {
     gch_dart_cursor *c = &s->cur;
     const unsigned char *magic;
-    if (c->size < DART_MAGIC_LEN && memcmp(c->data, DART_MAGIC, c->size) == 0)
+    if (c->size > 0 && c->size < DART_MAGIC_LEN && memcmp(c->data, DART_MAGIC, c->size) == 0)
         return gch_dart_fail_at(c, c->size, "unexpected end of file in the \"dartheap\" magic "
                                             "(a Dart heap snapshot cut short)");
     if (c->size < DART_MAGIC_LEN || memcmp(c->data, DART_MAGIC, DART_MAGIC_LEN) != 0)
