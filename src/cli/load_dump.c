@@ -68,6 +68,38 @@ static void release_parsed(void *ctx, const void *data, size_t size)
     plat_release(ctx, data, size);
 }
 
+/* What a file that is no heap dump looks like, from its first bytes: the
+ * usual mistakes (a compressed dump, a core file, an archive, a web page).
+ * NULL when it looks like nothing known. */
+static const char *looks_like(const unsigned char *h, size_t n)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *what;
+    } known[] = {
+        { "\x1f\x8b", 2, "gzip data: decompress it first" },
+        { "\x7f" "ELF", 4, "an ELF file: a core dump or a program" },
+        { "PK\x03\x04", 4, "a zip archive: extract the dump first" },
+        { "\x89PNG", 4, "a PNG image" },
+        { "%PDF", 4, "a PDF document" },
+        { "\x28\xb5\x2f\xfd", 4, "zstd data: decompress it first" },
+        { "BZh", 3, "bzip2 data: decompress it first" },
+        { "\xfd" "7zXZ", 5, "xz data: decompress it first" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (n >= known[i].len && memcmp(h, known[i].magic, known[i].len) == 0)
+            return known[i].what;
+    size_t k = 0;
+    while (k < n && (h[k] == ' ' || h[k] == '\t' || h[k] == '\r' || h[k] == '\n'))
+        k++;
+    if (k < n && h[k] == '<')
+        return "HTML or XML text";
+    if (k < n && (h[k] == '{' || h[k] == '['))
+        return "JSON text";
+    return NULL;
+}
+
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out)
 {
     const char *reason = NULL;
@@ -123,6 +155,12 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         cli_error("%s: not a %s file: it starts like a %s file (--input-format %s was given)", shown,
                   gch_format_name(common->input_format), gch_format_name(seen),
                   gch_format_name(common->input_format));
+        return EXIT_INPUT;
+    }
+    const char *looks = looks_like(fs.head, fs.head_size);
+    if (st == GCH_EFORMAT && seen == GCH_FORMAT_GCLOG && looks &&
+        common->input_format == GCH_FORMAT_AUTO) {
+        cli_error("%s: not a heap dump (looks like %s)", shown, looks);
         return EXIT_INPUT;
     }
     /* Malformed input and input past a limit (GCH_ELIMIT) both say where. */
