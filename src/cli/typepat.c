@@ -42,8 +42,25 @@ void typepat_suggest_init(typepat_suggest *s, const char *pattern)
 /* How far name is from the pattern: the edit distance to the whole name or
  * to its last dotted part (users type "Sesion" for "MyApp.Session"),
  * compared without case; a name holding the pattern's text scores 1. */
+/* A glob that would match name but for case ("myapp.*" for "MyApp.Cache"). */
+static int glob_matches_nocase(const char *pattern, const char *name)
+{
+    char p[1024], n[1024];
+    size_t i = 0, j = 0;
+    for (; pattern[i] && i + 1 < sizeof p; i++)
+        p[i] = (char)tolower((unsigned char)pattern[i]);
+    for (; name[j] && j + 1 < sizeof n; j++)
+        n[j] = (char)tolower((unsigned char)name[j]);
+    if (pattern[i] || name[j])
+        return 0; /* too long to compare here */
+    p[i] = n[j] = '\0';
+    return gch_glob_match(p, n);
+}
+
 static size_t score_of(const char *pattern, const char *name)
 {
+    if (pattern[0] != '~' && strpbrk(pattern, "*?") && glob_matches_nocase(pattern, name))
+        return 1;
     char p[65], a[65];
     const char *want = pattern[0] == '~' ? pattern + 1 : pattern;
     size_t i = 0;
