@@ -75,6 +75,16 @@ uint32_t gch_paths_depth(const gch_paths *p, uint32_t object);
 gch_status gch_paths_path(const gch_paths *p, uint32_t object, gch_path_set *out,
                           gch_error *err);
 
+/* Distance from the roots: (*dist_out)[o] is the number of references on a
+ * shortest path from a counted root object to o (0 for an object a root names
+ * itself), or GCH_NONE when no counted root reaches o. One BFS over all
+ * objects: O(objects + references) time, 8 bytes per object while running.
+ * *dist_out is allocated with gch_malloc (free with gch_free). Returns GCH_OK,
+ * GCH_EINVAL when references were not loaded, or GCH_ENOMEM (then *dist_out
+ * is NULL). */
+gch_status gch_root_distance(const gch_heap *heap, int include_weak, uint32_t **dist_out,
+                             gch_error *err);
+
 /* Frees the arrays of s and zeroes it. NULL and a zeroed struct are allowed. */
 void gch_path_set_free(gch_path_set *s);
 

@@ -12,6 +12,7 @@ void cli_phase(const cli_common *c, const char *what)
 {
     if (c->no_progress || c->quiet || !plat_stderr_is_tty())
         return;
+    plat_clear_line_on_interrupt();
     fprintf(stderr, "\r\033[Kgcheap: %s...", what);
     fflush(stderr);
     phase_shown = 1;

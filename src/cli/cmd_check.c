@@ -35,6 +35,8 @@ static const cli_option check_options[] = {
     OPT_CALLBACK(0, "max-type", max_type, "SPEC",
                  "exit 1 if any matching type breaks SPEC (each type apart)"),
     OPT_CALLBACK(0, "max-type-total", max_type, "SPEC", "the same on the sum of all matching types"),
+    OPT_BOOL(0, "allow-missing", check_state, gate.allow_missing,
+             "a type limit may match no type (else exit 2: a misspelled gate never passes)"),
     OPT_BOOL(0, "live", check_state, live, "count only objects reachable from strong roots"),
     OPT_END
 };
@@ -128,6 +130,8 @@ static int check_report(cli_run *run)
     gate_section *secs = xcalloc(n, sizeof *secs);
     named_type **types = xcalloc(n, sizeof *types);
     int rc = gate_sections(run, secs, types);
+    if (rc == 0)
+        rc = gate_check_missing(&s->gate, "check", secs, n);
     if (rc == 0) {
         int multi = n > 1;
         size_t exceeded = gate_evaluate(&s->gate, secs, n, multi);

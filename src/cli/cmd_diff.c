@@ -10,6 +10,7 @@
 typedef struct diff_state {
     int live;
     int retained;
+    int changed_only;
     gate gate;
 } diff_state;
 
@@ -29,6 +30,8 @@ static int type_growth(void *state, const char *command, const char *option, con
 }
 
 static const cli_option diff_options[] = {
+    OPT_BOOL(0, "allow-missing", diff_state, gate.allow_missing,
+             "a type limit may match no type (else exit 2: a misspelled gate never passes)"),
     OPT_BOOL(0, "live", diff_state, live, "compare only objects reachable from strong roots"),
     OPT_CALLBACK(0, "fail-on-growth", growth, "X",
                  "exit 1 if total bytes grew by more than X (SIZE or PERCENT)"),
@@ -38,6 +41,8 @@ static const cli_option diff_options[] = {
                  "exit 1 if any matching type breaks SPEC (each type apart)"),
     OPT_CALLBACK(0, "fail-on-type-total", type_growth, "SPEC",
                  "the same on the sum of all matching types"),
+    OPT_BOOL(0, "changed-only", diff_state, changed_only,
+             "only the types whose count, bytes (or retained size) changed"),
     OPT_BOOL(0, "retained", diff_state, retained, "add retained sizes (dominator tree) and their change"),
     OPT_END
 };
@@ -89,16 +94,9 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
     section_pair *p = xcalloc(cap, sizeof *p);
     unsigned char *used = xcalloc(nd->heap_count + 1, 1);
     size_t n = 0;
-    if (c->domain) {
-        for (size_t i = 0; i < base->heap_count && !p[0].base; i++)
-            if (strcmp(base->heaps[i]->name, c->domain) == 0)
-                p[0].base = base->heaps[i];
-        for (size_t i = 0; i < nd->heap_count && !p[0].new; i++)
-            if (strcmp(nd->heaps[i]->name, c->domain) == 0)
-                p[0].new = nd->heaps[i];
-        p[0].name = xstrdup(c->domain);
-        n = 1;
-    } else if (base->heap_count == 1 && nd->heap_count == 1) {
+    /* --domain NAME: every section of that name (a dump may hold several), paired
+     * in order like the sections of two multi-section dumps. */
+    if (!c->domain && base->heap_count == 1 && nd->heap_count == 1) {
         p[0].base = base->heaps[0];
         p[0].new = nd->heaps[0];
         if (strcmp(p[0].base->name, p[0].new->name) == 0) {
@@ -111,6 +109,8 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
         n = 1;
     } else {
         for (size_t i = 0; i < base->heap_count; i++) {
+            if (c->domain && strcmp(base->heaps[i]->name, c->domain) != 0)
+                continue;
             p[n].base = base->heaps[i];
             p[n].name = xstrdup(base->heaps[i]->name);
             for (size_t j = 0; j < nd->heap_count; j++)
@@ -122,7 +122,7 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
             n++;
         }
         for (size_t j = 0; j < nd->heap_count; j++)
-            if (!used[j]) {
+            if (!used[j] && !(c->domain && strcmp(nd->heaps[j]->name, c->domain) != 0)) {
                 p[n].new = nd->heaps[j];
                 p[n].name = xstrdup(nd->heaps[j]->name);
                 n++;
@@ -282,23 +282,31 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
     for (size_t i = 0; i < nsecs; i++) {
         const gate_section *sec = &secs[i];
         report_begin_section(rep, sec->name);
-        size_t shown = sec->ntypes;
-        if (c->top < shown)
-            shown = (size_t)c->top;
-        for (size_t t = 0; t < shown; t++) {
+        size_t listed = 0, shown = 0;
+        for (size_t t = 0; t < sec->ntypes; t++) {
             const gate_type *r = &sec->types[t];
+            if (s->changed_only && r->base_count == r->new_count && r->base_bytes == r->new_bytes &&
+                (!s->retained || r->base_retained == r->new_retained))
+                continue;
+            if (listed++ >= c->top)
+                continue;
+            shown++;
             uint64_t ret[2] = { r->base_retained, r->new_retained };
             emit_row(rep, type_first, r->name, r->base_count, r->new_count, r->base_bytes,
                      r->new_bytes, s->retained ? ret : NULL);
         }
-        report_note_more(rep, shown, sec->ntypes, "types");
+        report_note_more(rep, shown, listed, "types");
         report_begin_total(rep);
         char label[64];
-        snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        if (c->format == FMT_TABLE)
+            snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
+        else
+            snprintf(label, sizeof label, "total"); /* json: the count is "types" */
         /* A type's retained sizes overlap; the section's is its live bytes. */
         uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,
                  sec->new_bytes, s->retained ? ret : NULL);
+        report_section_u64(rep, "types", sec->ntypes);
         report_end_section(rep);
     }
 }
@@ -313,6 +321,8 @@ static int diff_report(cli_run *run)
     int rc = 0;
     for (size_t i = 0; i < npairs && rc == 0; i++)
         rc = build_section(run, &pairs[i], &secs[i]);
+    if (rc == 0)
+        rc = gate_check_missing(&s->gate, "diff", secs, npairs);
     if (rc == 0) {
         size_t exceeded = gate_evaluate(&s->gate, secs, npairs, npairs > 1);
         print_rows(run, secs, npairs);

@@ -47,7 +47,8 @@ static const char description[] =
     "--depth D: levels shown below the start (default 3). --top N: at most N\n"
     "children per node (default 20 in table output, no limit otherwise).\n"
     "--min-bytes N: children retaining fewer than N bytes are not shown. Children\n"
-    "left out by --top or --min-bytes are summed up in one row '(K more, X bytes)'.\n"
+    "left out by --top or --min-bytes are summed up in one row '(K more, X bytes)'\n"
+    "(tables and folded stacks; tsv/csv/json list data rows only).\n"
     "--by-type: siblings of the same type are one row with a count; their\n"
     "children are the union of the merged objects' children, merged again.\n"
     "Columns: depth, id, size, retained, type (tsv/csv/json; table: indented type,\n"
@@ -228,6 +229,10 @@ static void emit_row(walker *w, report *rep, const group *g, uint64_t depth)
 
 static void emit_more(walker *w, report *rep, const frame *f)
 {
+    /* tsv/csv/json hold data rows only (docs/schemas.md): what --top or
+     * --min-bytes leave out is not summed into a pseudo-row there. */
+    if (w->c->format == FMT_TSV || w->c->format == FMT_CSV || w->c->format == FMT_JSON)
+        return;
     uint64_t k = f->grp_end - f->shown_end, objects = 0, size = 0, ret = 0;
     for (size_t i = f->shown_end; i < f->grp_end; i++) {
         objects += w->grps[i].len;
@@ -268,7 +273,7 @@ static void walk_rows(walker *w, report *rep, uint64_t max_depth)
             continue;
         }
         if (f->shown_end < f->grp_end)
-            emit_more(w, rep, f);
+            emit_more(w, rep, f); /* tables and folded only: never a pseudo-row in data */
         pop_frame(w);
     }
 }

@@ -57,7 +57,14 @@ static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const 
     for (size_t i = 0; i < h->meta_count; i++) {
         char key[128];
         snake(h->meta[i].key, key, sizeof key);
-        report_field_text(rep, key, h->meta[i].value);
+        /* A plain whole number is a json number (typed values, docs/schemas.md);
+         * "0123" or "1024 ms" stay text. */
+        const char *v = h->meta[i].value;
+        uint64_t n;
+        if (cli_parse_count(v, &n) == 0 && (v[0] != '0' || v[1] == '\0'))
+            report_field_u64(rep, key, n, COL_COUNT);
+        else
+            report_field_text(rep, key, v);
     }
     report_field_group_end(rep);
     const struct {

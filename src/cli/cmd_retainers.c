@@ -66,6 +66,7 @@ static const char *id_text(const gch_heap *h, uint32_t o, char *buf, size_t cap)
 
 typedef struct ctx {
     gch_heap *h;
+    const char *path;     /* the dump, for the hint to run refs */
     const cli_common *c;
     report *rep;          /* tsv/csv/json; NULL for table */
     cli_out *out;         /* table: the text blocks */
@@ -176,6 +177,52 @@ static void show_path_set(const ctx *x, uint32_t target, const char *status, con
     }
 }
 
+/* An object no root reaches: what still references it (garbage holding
+ * garbage, or a cycle), and the command that lists all of it. */
+static int unreachable_block(ctx *x, uint32_t target)
+{
+    gch_heap *h = x->h;
+    gch_error err;
+    if (gch_heap_build_reverse(h, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    out_printf(x->out, "  not reachable from any root\n");
+    uint32_t b = h->in_start[target], e = h->in_start[target + 1];
+    uint32_t distinct = 0;
+    for (uint32_t k = b; k < e; k++)
+        distinct += k == b || h->in_source[k] != h->in_source[k - 1];
+    char ib[32];
+    id_text(h, target, ib, sizeof ib);
+    if (distinct == 0) {
+        out_printf(x->out, "  no object references it\n");
+        return 0;
+    }
+    out_printf(x->out, "  referenced by %u object%s (unreachable too):\n", (unsigned)distinct,
+               distinct == 1 ? "" : "s");
+    uint32_t shown = 0;
+    for (uint32_t k = b; k < e && shown < 3; k++) {
+        if (k != b && h->in_source[k] == h->in_source[k - 1])
+            continue;
+        shown++;
+        uint32_t src = h->in_source[k];
+        char sb[32], tb[8192];
+        out_printf(x->out, "  <- %s ", id_text(h, src, sb, sizeof sb));
+        out_text(x->out, ESC_TABLE, cli_type_name(h, h->object_type[src], x->c, tb, sizeof tb));
+        const char *label = why_ref_label(h, src, target);
+        if (label[0]) {
+            out_printf(x->out, "  (field ");
+            out_text(x->out, ESC_TABLE, label);
+            out_printf(x->out, ")");
+        }
+        out_printf(x->out, "\n");
+    }
+    if (distinct > shown)
+        out_printf(x->out, "  ... %u more\n", (unsigned)(distinct - shown));
+    out_printf(x->out, "  all references: gcheap refs DUMP %s\n", ib);
+    return 0;
+}
+
 /* The block of one target: its shortest path(s) from the strong roots, else
  * from the weak ones, else "not reachable". */
 static int path_block(ctx *x, uint32_t target, const retainers_state *s)
@@ -230,7 +277,7 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
     if (x->rep)
         step_row(x, target, "unreachable", 0, 0, GCH_NONE, target, GCH_NONE);
     else
-        out_printf(x->out, "  not reachable from any root\n");
+        return unreachable_block(x, target);
     return 0;
 }
 
@@ -355,6 +402,8 @@ static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uin
 
 static void merged_more(const ctx *x, report *rep, const gch_merged_paths *m, const mframe *f)
 {
+    if (x->c->format != FMT_TABLE)
+        return; /* tsv/csv/json: data rows only, no "(N more)" pseudo-row (docs/schemas.md) */
     uint64_t paths = 0, objects = 0;
     for (size_t i = f->shown_end; i < f->end; i++) {
         paths += m->nodes[m->children[i]].paths;
@@ -512,6 +561,7 @@ static int retainers_report(cli_run *run)
         ctx x;
         memset(&x, 0, sizeof x);
         x.h = in->heaps[k];
+        x.path = in->path;
         x.c = c;
         x.out = run->out;
         x.rep = rep;

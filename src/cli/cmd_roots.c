@@ -105,19 +105,39 @@ static void list_heap(report *rep, const gch_heap *h, const cli_common *c, uint3
 
 typedef struct summary_row {
     uint64_t count, bytes;
+    int saturated; /* bytes reached 2^64-1: the sum is at least that */
 } summary_row;
+
+/* Several roots may hold one object, so a sum of root bytes is not bounded
+ * by the heap's total: it saturates at 2^64-1 (and says so) instead of
+ * wrapping. */
+static void add_bytes(summary_row *s, uint64_t v)
+{
+    if (s->bytes > UINT64_MAX - v) {
+        s->bytes = UINT64_MAX;
+        s->saturated = 1;
+    } else {
+        s->bytes += v;
+    }
+}
 
 /* Roots by kind x flags (6 x 256 cells: small enough to tabulate). */
 static summary_row *tabulate(const gch_heap *h, summary_row *total)
 {
     summary_row *t = xcalloc((size_t)GCH_ROOT_KIND_COUNT * 256, sizeof *t);
-    total->count = total->bytes = 0;
+    memset(total, 0, sizeof *total);
     for (uint32_t r = 0; r < h->root_count; r++) {
         summary_row *s = &t[(size_t)(h->root_kind[r] % GCH_ROOT_KIND_COUNT) * 256 + h->root_flags[r]];
         s->count++;
-        s->bytes += root_size(h, r);
+        add_bytes(s, root_size(h, r));
         total->count++;
-        total->bytes += root_size(h, r);
+        add_bytes(total, root_size(h, r));
+    }
+    if (total->saturated) {
+        char name[512];
+        cli_error("warning: roots [%s]: the bytes held by roots exceed 2^64-1; sums shown as "
+                  "18446744073709551615 are at least that (saturated, not wrapped)",
+                  message_text(h->name, name, sizeof name));
     }
     return t;
 }
@@ -144,6 +164,8 @@ static void summary_heap(report *rep, const gch_heap *h)
     report_cell_text(rep, "");
     report_cell_u64(rep, total.count);
     report_cell_u64(rep, total.bytes);
+    if (total.saturated)
+        report_note(rep, "(bytes saturated at 2^64-1: the true sum is larger)");
     report_end_section(rep);
     free(t);
 }
@@ -165,6 +187,8 @@ static void summary_json(const gch_heap *h, json_writer *w)
             json_string(w, "flags", cli_root_flags_text(f, fbuf, sizeof fbuf));
             json_u64(w, "count", s->count);
             json_u64(w, "bytes", s->bytes);
+            if (s->saturated)
+                json_bool(w, "bytes_saturated", 1);
             json_end_object(w);
         }
     }

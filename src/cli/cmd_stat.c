@@ -8,15 +8,21 @@
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
 #include "stat_sort.h"
+#include "why.h"
 
 typedef struct stat_state {
     int live;
     int retained;
+    const char *type;
+    uint8_t **masks; /* per section with --type */
+    size_t nmasks;
 } stat_state;
 
 static const cli_option stat_options[] = {
     OPT_BOOL(0, "live", stat_state, live, "count only objects reachable from strong roots"),
     OPT_BOOL(0, "retained", stat_state, retained, "add each type's retained size (dominator tree)"),
+    OPT_STRING(0, "type", stat_state, type, "PATTERN",
+               "only the matching types (NAME, glob, or ~substring)"),
     OPT_END
 };
 
@@ -27,13 +33,16 @@ static const char description[] =
     "biggest first. Every object in the dump is counted (like SOS !dumpheap -stat);\n"
     "--live counts only objects reachable from strong (non-weak) roots.\n"
     "Sort keys: bytes (default), count, name. Types with the same name are one row.\n"
-    "Columns: count, bytes, type (tsv/csv/json), with domain first when the dump\n"
-    "has several sections. Table output ends with a total line; json has \"total\".\n"
+    "Columns: count, bytes, type, and in tsv/csv a last domain column on every\n"
+    "dump (docs/schemas.md). Table output ends with a total line; json has\n"
+    "\"total\" and \"types\".\n"
     "--retained adds a retained column before type: the type's retained size, the\n"
     "memory freed if every instance went away (the union of its live instances'\n"
     "dominator subtrees, so a type's own nested instances count once); it allows\n"
     "--sort retained. Types overlap, so the column does not add up: its total is\n"
-    "the live bytes (what the virtual root retains).";
+    "the live bytes (what the virtual root retains).\n"
+    "--type PATTERN: only the types matching PATTERN (exact name, glob with * and\n"
+    "?, or ~text for a case-insensitive substring); totals cover those types.";
 
 static int sort_retained(const cli_common *c) { return c->sort && strcmp(c->sort, "retained") == 0; }
 
@@ -55,7 +64,8 @@ static int compare_retained(const void *pa, const void *pb)
     return strcmp(gch_type_name(ret_heap, a->type), gch_type_name(ret_heap, b->type));
 }
 
-static int report_heap(report *rep, const gch_heap *h, const cli_common *c, const stat_state *s)
+static int report_heap(report *rep, const gch_heap *h, const cli_common *c, const stat_state *s,
+                       const uint8_t *mask)
 {
     uint8_t *live = NULL;
     uint64_t *retained = NULL, live_bytes = 0;
@@ -76,6 +86,13 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
         cli_error("%s", err.message);
         free(retained);
         return EXIT_INPUT;
+    }
+    if (mask) { /* --type: only the matching rows (totals over them too) */
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (mask[rows[i].type])
+                rows[k++] = rows[i];
+        n = k;
     }
     if (sort_retained(c)) {
         ret_heap = h;
@@ -107,8 +124,13 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     report_cell_u64(rep, total_bytes);
     if (retained)
         report_cell_u64(rep, live_bytes);
-    snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
+    /* json: "total":{..., "type":"total"} and a number "types" (docs/schemas.md) */
+    if (c->format == FMT_TABLE)
+        snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
+    else
+        snprintf(buf, sizeof buf, "total");
     report_cell_text(rep, buf);
+    report_section_u64(rep, "types", n);
     report_end_section(rep);
     gch_free(rows);
     free(retained);
@@ -141,8 +163,25 @@ static int stat_report(cli_run *run)
                               : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = report_heap(rep, in->heaps[i], run->c, s);
+        rc = report_heap(rep, in->heaps[i], run->c, s, s->masks ? s->masks[i] : NULL);
     return rc;
+}
+
+static int stat_prepare(cli_run *run)
+{
+    stat_state *s = run->state;
+    const cli_input *in = &run->in[0];
+    if (!s->type)
+        return 0;
+    s->nmasks = in->count;
+    return why_match_types("stat", in->path, in->heaps, in->count, s->type, run->c, &s->masks);
+}
+
+static void stat_release(void *state)
+{
+    stat_state *s = state;
+    why_free_masks(s->masks, s->nmasks);
+    s->masks = NULL;
 }
 
 const cli_spec stat_command = {
@@ -150,5 +189,5 @@ const cli_spec stat_command = {
     .usage = "usage: gcheap stat [OPTIONS] DUMP", .description = description,
     .options = stat_options, .state_size = sizeof(stat_state), .sort_keys = sort_keys,
     .min_args = 1, .max_args = 1, .needs_refs = stat_needs_refs, .check = stat_check,
-    .report = stat_report,
+    .prepare = stat_prepare, .report = stat_report, .release = stat_release,
 };

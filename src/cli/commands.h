@@ -4,6 +4,8 @@
  * (Included by main.c with COMMAND defined; no include guard on purpose.) */
 COMMAND(info)
 COMMAND(stat)
+COMMAND(objects)
+COMMAND(refs)
 COMMAND(roots)
 COMMAND(top)
 COMMAND(dom)

@@ -1,5 +1,6 @@
 /* CI gates shared by check and diff: see gate.h. */
 #include "gate.h"
+#include "typepat.h"
 
 #include "gcheap/dominators.h"
 
@@ -286,7 +287,7 @@ size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
             uint64_t matched = 0, base = 0, value = 0;
             for (size_t ti = 0; ti < sec->ntypes; ti++) {
                 const gate_type *t = &sec->types[ti];
-                if (!gch_glob_match(l->pattern, t->name))
+                if (!typepat_match(l->pattern, t->name))
                     continue;
                 matched++;
                 uint64_t tb = bytes ? t->base_bytes : t->base_count;
@@ -307,10 +308,39 @@ size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
         if (!g->results[i].exceeded)
             continue;
         char *msg = describe(&g->results[i], multi);
-        fprintf(stderr, "gcheap: limit exceeded: %s\n", msg);
+        stderr_printf("gcheap: limit exceeded: %s\n", msg);
         free(msg);
     }
     return g->exceeded;
+}
+
+int gate_check_missing(const gate *g, const char *command, const gate_section *secs, size_t nsecs)
+{
+    if (g->allow_missing)
+        return 0;
+    for (size_t li = 0; li < g->nlimits; li++) {
+        const gate_limit *l = &g->limits[li];
+        if (l->scope == SCOPE_TOTAL)
+            continue;
+        int found = 0;
+        for (size_t si = 0; si < nsecs && !found; si++)
+            for (size_t ti = 0; ti < secs[si].ntypes && !found; ti++)
+                found = typepat_match(l->pattern, secs[si].types[ti].name);
+        if (found)
+            continue;
+        typepat_suggest sg;
+        typepat_suggest_init(&sg, l->pattern);
+        for (size_t si = 0; si < nsecs; si++)
+            for (size_t ti = 0; ti < secs[si].ntypes; ti++)
+                typepat_consider(&sg, secs[si].types[ti].name);
+        char spec[1024], pat[1024], hint[2048];
+        cli_error("%s: --%s '%s': no type matches '%s'%s; a gate on it would always pass "
+                  "(--allow-missing accepts this)",
+                  command, l->option, message_text(l->spec, spec, sizeof spec),
+                  message_text(l->pattern, pat, sizeof pat), typepat_text(&sg, hint, sizeof hint));
+        return EXIT_INPUT;
+    }
+    return 0;
 }
 
 char *gate_describe(const gate_result *r, int multi)

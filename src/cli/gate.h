@@ -84,6 +84,7 @@ typedef struct gate {
     gate_result *results;
     size_t nresults;
     size_t exceeded;
+    int allow_missing;   /* --allow-missing: a type pattern may match no type */
 } gate;
 
 /* Adds a total limit (--max-bytes, --fail-on-growth, ...): spec is parsed
@@ -101,6 +102,13 @@ int gate_add_type(gate *g, const char *command, const char *option, const char *
  * exceeded: ..." line on stderr per violation (prefixed with [SECTION] when
  * multi). Returns the number of violations. */
 size_t gate_evaluate(gate *g, const gate_section *sections, size_t nsections, int multi);
+
+/* CI gates never pass by accident: unless g->allow_missing, a type limit
+ * whose pattern matches no type of any section (of either dump) prints
+ * "gcheap: CMD: --OPTION 'SPEC': no type matches 'PATTERN' (did you mean
+ * ...?)" and returns EXIT_INPUT; else 0. Call before gate_evaluate. */
+int gate_check_missing(const gate *g, const char *command, const gate_section *sections,
+                       size_t nsections);
 
 /* One result in words, as in the messages but with ">" or "<=" by verdict
  * (without the "gcheap: limit exceeded: " prefix). malloc'd. */

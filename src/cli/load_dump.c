@@ -14,6 +14,7 @@ const char *cli_display_path(const char *path)
 }
 
 typedef struct progress {
+    const char *path;    /* named on the line: diff reads two files */
     uint64_t total;      /* 0 when unknown (a pipe) */
     double last;
     int shown;
@@ -26,12 +27,16 @@ static void on_progress(void *ctx, uint64_t bytes)
     if (now - p->last < 0.2)
         return;
     p->last = now;
+    if (!p->shown)
+        plat_clear_line_on_interrupt();
     p->shown = 1;
+    char name[256];
+    message_text(cli_display_path(p->path), name, sizeof name);
     if (p->total)
-        fprintf(stderr, "\rgcheap: reading %3d%% (%" PRIu64 " MB)", (int)(bytes * 100 / p->total),
-                bytes / 1000000);
+        fprintf(stderr, "\r\033[Kgcheap: reading %s %3d%% (%" PRIu64 " MB)", name,
+                (int)(bytes * 100 / p->total), bytes / 1000000);
     else
-        fprintf(stderr, "\rgcheap: reading %" PRIu64 " MB", bytes / 1000000);
+        fprintf(stderr, "\r\033[Kgcheap: reading %s %" PRIu64 " MB", name, bytes / 1000000);
     fflush(stderr);
 }
 
@@ -83,7 +88,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.threads = cli_threads(common);
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
-    progress prog = { plat_size(f), plat_now(), 0 };
+    progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */
     opts.no_read_ahead = prog.total > 0;
@@ -122,9 +127,11 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
                   gch_format_name(common->input_format));
         return EXIT_INPUT;
     }
-    if (st == GCH_EFORMAT && err.line)
+    /* Malformed input and input past a limit (GCH_ELIMIT) both say where. */
+    int located = st == GCH_EFORMAT || st == GCH_ELIMIT;
+    if (located && err.line)
         cli_error("%s:%" PRIu64 ": %s", shown, err.line, err.message);
-    else if (st == GCH_EFORMAT && err.has_offset)
+    else if (located && err.has_offset)
         cli_error("%s: offset %" PRIu64 ": %s", shown, err.offset, err.message);
     else
         cli_error("%s: %s", shown, err.message[0] ? err.message : gch_status_string(st));
@@ -140,11 +147,11 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
         if (!common->domain || strcmp(common->domain, dump->heaps[i]->name) == 0)
             (*out)[(*count)++] = dump->heaps[i];
     if (*count == 0 && common->domain && !lenient) {
-        fprintf(stderr, "gcheap: %s: %s: no section named '%s' (sections:", command,
+        stderr_printf("gcheap: %s: %s: no section named '%s' (sections:", command,
                 cli_display_path(path), common->domain);
         char safe[512];
         for (size_t i = 0; i < dump->heap_count; i++)
-            fprintf(stderr, "%s '%s'", i ? "," : "",
+            stderr_printf("%s '%s'", i ? "," : "",
                     message_text(dump->heaps[i]->name, safe, sizeof safe));
         fprintf(stderr, ")\n");
         free(*out);
@@ -199,10 +206,10 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
         return;
     char safe[512];
     if (dump->heap_count > 1)
-        fprintf(stderr, "gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
+        stderr_printf("gcheap: warning: %s [%s]: %s\n", cli_display_path(path),
                 message_text(h->name, safe, sizeof safe), line);
     else
-        fprintf(stderr, "gcheap: warning: %s: %s\n", cli_display_path(path), line);
+        stderr_printf("gcheap: warning: %s: %s\n", cli_display_path(path), line);
 }
 
 const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common *common, char *buf,

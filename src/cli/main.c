@@ -50,9 +50,9 @@ static int unknown_command(const char *name)
         names[i] = commands[i]->name;
     const char *near = cli_closest(name, names, (int)NCOMMANDS);
     if (near)
-        fprintf(stderr, "gcheap: unknown command '%s' (did you mean '%s'?)\n", name, near);
+        stderr_printf("gcheap: unknown command '%s' (did you mean '%s'?)\n", name, near);
     else
-        fprintf(stderr, "gcheap: unknown command '%s'\n", name);
+        stderr_printf("gcheap: unknown command '%s'\n", name);
     fprintf(stderr, "Try 'gcheap --help'.\n");
     return EXIT_INPUT;
 }

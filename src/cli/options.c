@@ -1,5 +1,6 @@
 /* Typed option parsing: see options.h. */
 #include "options.h"
+#include "text.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -49,7 +50,7 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     va_list ap;
     fprintf(stderr, "gcheap: %s%s", command ? command : "", command ? ": " : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    stderr_vprintf(fmt, ap);
     va_end(ap);
     if (command)
         fprintf(stderr, "\nTry 'gcheap %s --help'.\n", command);
@@ -92,7 +93,7 @@ void cli_print_options(const cli_option *options)
 /* ---- suggestions ---- */
 
 /* Edit distance (insertions, deletions, substitutions, adjacent swaps). */
-static size_t distance(const char *a, const char *b)
+size_t cli_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
@@ -122,7 +123,7 @@ const char *cli_closest(const char *s, const char *const *names, int count)
     const char *best = NULL;
     size_t best_d = SIZE_MAX, len = strlen(s);
     for (int i = 0; count < 0 ? names[i] != NULL : i < count; i++) {
-        size_t d = distance(s, names[i]);
+        size_t d = cli_edit_distance(s, names[i]);
         /* A prefix of a longer name ("--ret" for "--retained") is close too. */
         if (len >= 3 && strncmp(names[i], s, len) == 0)
             d = 1;
@@ -360,6 +361,14 @@ static int long_option(const parse_ctx *p, int argc, char **argv, int *i)
 /* A cluster of short options: -hq, or -n VALUE / -nVALUE. */
 static int short_options(const parse_ctx *p, int argc, char **argv, int *i)
 {
+    const char *whole = argv[*i];
+    if (whole[1] >= '0' && whole[1] <= '9') {
+        /* "-100": a negative number, not a cluster of options "-1" "-0" "-0" */
+        char shown[256];
+        return cli_usage_error(p->command, "'%s' is not an option, and negative numbers are not "
+                               "accepted here (put '--' before an argument that starts with '-')",
+                               message_text(whole, shown, sizeof shown));
+    }
     for (const char *s = argv[*i] + 1; *s; s++) {
         void *state;
         const cli_option *o = lookup(p, NULL, 0, *s, &state);

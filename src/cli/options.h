@@ -132,6 +132,10 @@ void cli_print_options(const cli_option *options);
  * to s when it is close enough to be a likely typo, else NULL. */
 const char *cli_closest(const char *s, const char *const *names, int count);
 
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps);
+ * SIZE_MAX when either string is longer than 64 bytes. */
+size_t cli_edit_distance(const char *a, const char *b);
+
 /* Parses a non-negative decimal count; 0 on success, -1 when not digits, -2
  * when above 2^64-1. */
 int cli_parse_count(const char *s, uint64_t *out);

@@ -1,6 +1,7 @@
 /* The output layer: see output.h. */
 #include "output.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,13 +27,29 @@ struct cli_out {
     int started;
     int sections_open;       /* json: the "sections" array is open */
     report *reports;         /* open reports, newest first */
+    int write_errno;         /* errno of the first failed write (0: none, or unknown) */
+    int write_failed;
 };
+
+/* Writes the buffer out, keeping the reason of the first failure (EPIPE,
+ * ENOSPC, EBADF...) for the message. */
+static void write_buffer(cli_out *o)
+{
+    if (!o->buf.len)
+        return;
+    errno = 0;
+    if (fwrite(o->buf.s, 1, o->buf.len, o->f) != o->buf.len && !o->write_failed) {
+        o->write_failed = 1;
+        o->write_errno = errno;
+    }
+}
 
 struct report {
     cli_out *o;
     col_spec *cols;
     size_t ncols;
     int multi;
+    int domain_col;          /* tsv/csv: a last "domain" column, on every dump */
     report *next;
 
     char *domain;
@@ -93,7 +110,7 @@ static void flush_some(cli_out *o)
 {
     if (o->buf.len < OUT_FLUSH_BYTES)
         return;
-    fwrite(o->buf.s, 1, o->buf.len, o->f);
+    write_buffer(o);
     sb_reset(&o->buf);
 }
 
@@ -144,14 +161,22 @@ int out_finish(cli_out *o)
         json_end_object(&o->jw);
         sb_addc(&o->buf, '\n');
     }
-    if (o->buf.len)
-        fwrite(o->buf.s, 1, o->buf.len, o->f);
-    int failed = fflush(o->f) != 0 || ferror(o->f);
+    write_buffer(o);
+    errno = 0;
+    if (fflush(o->f) != 0 && !o->write_failed) {
+        o->write_failed = 1;
+        o->write_errno = errno;
+    }
+    int failed = o->write_failed || ferror(o->f);
+    int reason = o->write_errno;
     sb_free(&o->buf);
     free(o->fields);
     free(o);
     if (failed) {
-        fputs("gcheap: error writing output\n", stderr);
+        if (reason)
+            fprintf(stderr, "gcheap: error writing output: %s\n", strerror(reason));
+        else
+            fputs("gcheap: error writing output\n", stderr);
         return 2;
     }
     return 0;
@@ -168,6 +193,13 @@ report *report_new(cli_out *o, const col_spec *cols, size_t ncols, int multi_sec
     r->ncols = ncols;
     r->total = xcalloc(ncols, sizeof *r->total);
     r->multi = multi_section;
+    /* One schema whatever the dump: tsv/csv rows always end with the section
+     * (domain) they come from, so `cut -f1` is the first column on a one-
+     * and a many-section dump alike (unless the report has its own). */
+    r->domain_col = 1;
+    for (size_t i = 0; i < ncols; i++)
+        if (strcmp(cols[i].name, "domain") == 0)
+            r->domain_col = 0;
     r->next = o->reports;
     o->reports = r;
     start(o);
@@ -181,12 +213,12 @@ static void write_header(report *r)
     r->header_done = 1;
     strbuf *b = &r->o->buf;
     char sep = form(r->o) == FMT_CSV ? ',' : '\t';
-    if (r->multi)
-        sb_addf(b, "domain%c", sep);
     for (size_t i = 0; i < r->ncols; i++) {
         sb_add(b, r->cols[i].name);
-        sb_addc(b, i + 1 < r->ncols ? sep : '\n');
+        sb_addc(b, i + 1 < r->ncols ? sep : r->domain_col ? sep : '\n');
     }
+    if (r->domain_col)
+        sb_add(b, "domain\n");
 }
 
 static void clear_section(report *r)
@@ -297,12 +329,12 @@ static void cell(report *r, const char *text, const char *json_number, const cha
             break;
         escape_form how = form(o) == FMT_CSV ? ESC_CSV : ESC_TSV;
         char sep = form(o) == FMT_CSV ? ',' : '\t';
-        if (c == 0 && r->multi) {
-            sb_escape(&o->buf, how, r->domain);
-            sb_addc(&o->buf, sep);
-        }
         sb_escape(&o->buf, how, text);
-        sb_addc(&o->buf, last ? '\n' : sep);
+        sb_addc(&o->buf, last && !r->domain_col ? '\n' : sep);
+        if (last && r->domain_col) {
+            sb_escape(&o->buf, how, r->domain);
+            sb_addc(&o->buf, '\n');
+        }
         break;
     }
     case FMT_JSON: {
@@ -373,6 +405,16 @@ void report_cell_id(report *r, uint64_t id, int radix)
     char buf[32];
     format_id(id, radix, buf, sizeof buf);
     cell(r, buf, NULL, buf);
+}
+
+void report_cell_none(report *r)
+{
+    cell(r, form(r->o) == FMT_TABLE ? "-" : "", "null", NULL);
+}
+
+void report_cell_bool(report *r, int v)
+{
+    cell(r, v ? "yes" : "no", v ? "true" : "false", NULL);
 }
 
 void report_note(report *r, const char *fmt, ...)

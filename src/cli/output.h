@@ -89,6 +89,11 @@ void report_cell_i64(report *r, int64_t v);
 /* Signed value given as a sign and a magnitude (exact for every 64-bit pair). */
 void report_cell_signed(report *r, int negative, uint64_t magnitude);
 void report_cell_id(report *r, uint64_t id, int radix);
+/* No value in a numeric column (an unreachable object's distance): "-" in
+ * tables, empty in tsv/csv, null in json. */
+void report_cell_none(report *r);
+/* A yes/no column: "yes"/"no" in tables, tsv and csv; true/false in json. */
+void report_cell_bool(report *r, int v);
 /* A free-form note printed under the table (table format only), e.g. "... 12 more". */
 void report_note(report *r, const char *fmt, ...)
 #if defined(__GNUC__)

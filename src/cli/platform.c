@@ -181,3 +181,33 @@ double plat_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* Ctrl-C (or a kill) while a progress line shows: clear the line, then die
+ * of the signal as usual (the shell sees the status it expects). Only
+ * async-signal-safe calls here: write, signal, raise. */
+static void clear_line_and_die(int sig)
+{
+    static const char clear[] = "\r\033[K";
+    ssize_t ignored = write(STDERR_FILENO, clear, sizeof clear - 1);
+    (void)ignored;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void plat_clear_line_on_interrupt(void)
+{
+    static int installed;
+    if (installed)
+        return;
+    installed = 1;
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = clear_line_and_die;
+        sigemptyset(&sa.sa_mask);
+        /* a signal the caller ignores (nohup, `trap '' INT`) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}

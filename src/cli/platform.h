@@ -28,6 +28,9 @@ void plat_release(plat_file *f, const void *p, uint64_t n);
 void plat_unmap(plat_file *f);
 /* 1 when stderr is a terminal. */
 int plat_stderr_is_tty(void);
+/* From now on, a fatal SIGINT/SIGTERM/SIGHUP/SIGQUIT first clears the
+ * progress line on stderr (Ctrl-C leaves no half line behind). */
+void plat_clear_line_on_interrupt(void);
 /* Seconds on a monotonic clock. */
 double plat_now(void);
 

@@ -89,6 +89,39 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
+/* The code point of the valid n-byte UTF-8 sequence at s. */
+static uint32_t utf8_code_point(const unsigned char *s, size_t n)
+{
+    if (n == 1)
+        return s[0];
+    uint32_t cp = s[0] & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+    for (size_t i = 1; i < n; i++)
+        cp = (cp << 6) | (s[i] & 0x3f);
+    return cp;
+}
+
+/* Code points a terminal acts on or that reorder what it shows: C1 controls
+ * (U+0080-U+009F, among them the one-character CSI U+009B) and the bidi
+ * marks, embeddings, overrides and isolates. */
+static int is_unsafe_code_point(uint32_t cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* How many bytes at s form one unsafe unit (an unsafe code point, or a
+ * stray byte 0x80-0x9F that some terminals read as a C1 control); 0 when
+ * the text at s is safe to show. */
+static size_t unsafe_len(const unsigned char *s)
+{
+    if (*s < 0x80)
+        return 0;
+    size_t n = utf8_len(s);
+    if (n == 0)
+        return *s <= 0x9f ? 1 : 0;
+    return is_unsafe_code_point(utf8_code_point(s, n)) ? n : 0;
+}
+
 static void escape_json(strbuf *b, const unsigned char *s)
 {
     sb_addc(b, '"');
@@ -109,6 +142,8 @@ static void escape_json(strbuf *b, const unsigned char *s)
             sb_add(b, esc);
         else if (is_control(*s))
             sb_addf(b, "\\u%04x", *s);
+        else if (n > 1 && is_unsafe_code_point(utf8_code_point(s, n)))
+            sb_addf(b, "\\u%04x", (unsigned)utf8_code_point(s, n));
         else if (n == 0)
             sb_add(b, "\\ufffd"); /* an invalid UTF-8 byte */
         else
@@ -118,22 +153,60 @@ static void escape_json(strbuf *b, const unsigned char *s)
     sb_addc(b, '"');
 }
 
-static void escape_csv(strbuf *b, const char *s)
+/* A field a spreadsheet would run as a formula: it starts with = + - @ (or a
+ * tab or CR, which some strip first), unless it is a plain signed number. */
+static int is_formula(const char *s)
 {
-    size_t n = strlen(s);
-    int quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
-    quote = quote || strpbrk(s, ",\"\n\r") != NULL;
-    if (!quote) {
-        sb_addn(b, s, n);
-        return;
+    if (!s[0] || !s[1] || !strchr("=+-@\t\r", s[0]))
+        return 0; /* a lone "-" (no flags) is no formula */
+    if ((s[0] == '-' || s[0] == '+') && s[1]) {
+        const char *p = s + 1;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (!*p)
+            return 0;
     }
-    sb_addc(b, '"');
-    for (size_t i = 0; i < n; i++) {
+    return 1;
+}
+
+/* RFC 4180, made safe to open: a formula gets a leading ' (OWASP's CSV
+ * injection rule) and is quoted; control bytes other than tab, CR and LF
+ * (kept inside quotes), C1 controls and bidi marks as \xNN bytes. */
+static void escape_csv(strbuf *b, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str);
+    int formula = is_formula(str);
+    int quote = formula || (n > 0 && (s[0] == ' ' || s[n - 1] == ' '));
+    quote = quote || strpbrk(str, ",\"\n\r") != NULL;
+    if (quote)
+        sb_addc(b, '"');
+    if (formula)
+        sb_addc(b, '\'');
+    for (size_t i = 0; i < n;) {
+        size_t bad = unsafe_len(s + i);
+        if (bad) {
+            for (size_t k = 0; k < bad; k++)
+                sb_addf(b, "\\x%02x", s[i + k]);
+            i += bad;
+            continue;
+        }
+        size_t whole = s[i] >= 0x80 ? utf8_len(s + i) : 0;
+        if (whole > 1) {
+            sb_addn(b, (const char *)s + i, whole);
+            i += whole;
+            continue;
+        }
         if (s[i] == '"')
             sb_addc(b, '"');
-        sb_addc(b, s[i]);
+        if (is_control(s[i]) && s[i] != '\n' && s[i] != '\r' && s[i] != '\t')
+            sb_addf(b, "\\x%02x", s[i]);
+        else
+            sb_addc(b, (char)s[i]);
+        i++;
     }
-    sb_addc(b, '"');
+    if (quote)
+        sb_addc(b, '"');
 }
 
 void sb_escape(strbuf *b, escape_form form, const char *str)
@@ -149,13 +222,30 @@ void sb_escape(strbuf *b, escape_form form, const char *str)
     }
     for (; *s; s++) {
         unsigned char c = *s;
+        size_t bad = unsafe_len(s);
+        if (bad) {
+            for (size_t k = 0; k < bad; k++) {
+                if (form == ESC_MESSAGE || form == ESC_FOLDED || form == ESC_STDERR)
+                    sb_addc(b, '?');
+                else
+                    sb_addf(b, "\\x%02x", s[k]);
+            }
+            s += bad - 1;
+            continue;
+        }
+        size_t whole = c >= 0x80 ? utf8_len(s) : 0;
+        if (whole > 1) { /* a safe multi-byte character: its continuation bytes are no C1 */
+            sb_addn(b, (const char *)s, whole);
+            s += whole - 1;
+            continue;
+        }
         if (form == ESC_TSV && (c == '\\' || c == '\t' || c == '\n' || c == '\r'))
             sb_add(b, c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
         else if (form == ESC_FOLDED && c == ';')
             sb_addc(b, ':');
-        else if (!is_control(c))
+        else if (!is_control(c) || (form == ESC_STDERR && (c == '\n' || c == '\t')))
             sb_addc(b, (char)c);
-        else if (form == ESC_MESSAGE || form == ESC_FOLDED)
+        else if (form == ESC_MESSAGE || form == ESC_FOLDED || form == ESC_STDERR)
             sb_addc(b, '?');
         else
             sb_addf(b, "\\x%02x", c);
@@ -174,6 +264,28 @@ void write_json_string(FILE *f, const char *s) { write_escaped(f, ESC_JSON, s); 
 void write_tsv_field(FILE *f, const char *s) { write_escaped(f, ESC_TSV, s); }
 void write_csv_field(FILE *f, const char *s) { write_escaped(f, ESC_CSV, s); }
 void write_table_text(FILE *f, const char *s) { write_escaped(f, ESC_TABLE, s); }
+
+void stderr_vprintf(const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n <= 0)
+        return;
+    char *raw = xmalloc((size_t)n + 1);
+    vsnprintf(raw, (size_t)n + 1, fmt, ap);
+    write_escaped(stderr, ESC_STDERR, raw);
+    free(raw);
+}
+
+void stderr_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    stderr_vprintf(fmt, ap);
+    va_end(ap);
+}
 
 const char *message_text(const char *s, char *buf, size_t cap)
 {

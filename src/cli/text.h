@@ -13,12 +13,22 @@
  *                as '?'.
  *   ESC_FOLDED   a frame of folded stacks (flame graphs): ';' as ':',
  *                control bytes '?'.
- * Bytes >= 0x80 are data in every form but json (which checks UTF-8). */
+ *   ESC_STDERR   a whole diagnostic as written to stderr (every line gcheap
+ *                prints there goes through stderr_printf): control bytes but
+ *                \n and \t as '?'.
+ * Terminal safety, in every form: C1 controls (U+0080-U+009F, the one-byte
+ * CSI U+009B among them), stray bytes 0x80-0x9F and the bidi controls
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9) are \xNN bytes in table, tsv and
+ * csv, '?' in messages and folded stacks, \uNNNN in json. Other bytes
+ * >= 0x80 are data (json checks UTF-8). csv also writes C0 controls other
+ * than CR/LF as \xNN, and a field starting with = + - @ (tab, CR) that is
+ * not a plain number gets a leading ' and quotes (spreadsheet formulas). */
 #ifndef GCHEAP_CLI_TEXT_H
 #define GCHEAP_CLI_TEXT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct strbuf {
@@ -43,7 +53,7 @@ void sb_reset(strbuf *b);  /* empties, keeps the memory */
 void sb_free(strbuf *b);
 
 typedef enum escape_form {
-    ESC_TABLE, ESC_TSV, ESC_CSV, ESC_JSON, ESC_MESSAGE, ESC_FOLDED
+    ESC_TABLE, ESC_TSV, ESC_CSV, ESC_JSON, ESC_MESSAGE, ESC_FOLDED, ESC_STDERR
 } escape_form;
 
 /* Appends s escaped for form. */
@@ -56,6 +66,15 @@ void write_json_string(FILE *f, const char *s);
 void write_tsv_field(FILE *f, const char *s);
 void write_csv_field(FILE *f, const char *s);
 void write_table_text(FILE *f, const char *s);
+
+/* "gcheap: " is not added: prints the formatted text on stderr made safe for
+ * a terminal (ESC_STDERR). */
+void stderr_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void stderr_vprintf(const char *fmt, va_list ap);
 
 /* s escaped for stderr messages into buf (truncated to cap). */
 const char *message_text(const char *s, char *buf, size_t cap);

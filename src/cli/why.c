@@ -7,14 +7,15 @@
 #include <string.h>
 
 #include "gcheap/limits.h"
+#include "typepat.h"
 
 int why_type_matches(const gch_heap *h, uint32_t t, const char *pattern, const cli_common *c)
 {
     const char *full = gch_type_name(h, t);
     char buf[8192];
     const char *shown = cli_type_name(h, t, c, buf, sizeof buf);
-    /* The same globs as diff/check limits: '*', '?', '\\' quotes. */
-    return gch_glob_match(pattern, full) || gch_glob_match(pattern, shown);
+    /* The same patterns as diff/check limits (typepat.h). */
+    return typepat_match(pattern, full) || typepat_match(pattern, shown);
 }
 
 void why_free_masks(uint8_t **masks, size_t nheaps)
@@ -41,7 +42,14 @@ int why_match_types(const char *cmd, const char *path, gch_heap **heaps, size_t 
             }
     }
     if (!matched) {
-        cli_error("%s: %s: no type matches '%s'", cmd, cli_display_path(path), pattern);
+        typepat_suggest sg;
+        typepat_suggest_init(&sg, pattern);
+        char hint[2048], pat[1024];
+        for (size_t k = 0; k < nheaps; k++)
+            for (uint32_t t = 0; t < heaps[k]->type_count; t++)
+                typepat_consider(&sg, gch_type_name(heaps[k], t));
+        cli_error("%s: %s: no type matches '%s'%s", cmd, cli_display_path(path),
+                  message_text(pattern, pat, sizeof pat), typepat_text(&sg, hint, sizeof hint));
         why_free_masks(masks, nheaps);
         *masks_out = NULL;
         return EXIT_INPUT;
@@ -65,6 +73,14 @@ int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t
     return 0;
 }
 
+static const uint64_t *sort_raw;
+
+static int compare_raw(const void *pa, const void *pb)
+{
+    uint64_t a = sort_raw[*(const size_t *)pa], b = sort_raw[*(const size_t *)pb];
+    return a < b ? -1 : a > b;
+}
+
 int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
                     const char *const *ids, size_t nids, uint32_t **found)
 {
@@ -80,16 +96,34 @@ int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t 
         }
     }
     /* One pass over each heap's objects finds every id (gch_heap_find_object
-     * would scan once per id). */
+     * would scan once per id): the ids sorted, each object looked up by
+     * binary search, so thousands of ids piped in cost O(objects log ids). */
+    size_t *order = xmalloc_array(nids ? nids : 1, sizeof *order);
+    for (size_t i = 0; i < nids; i++)
+        order[i] = i;
+    sort_raw = raw;
+    qsort(order, nids, sizeof *order, compare_raw);
     for (size_t k = 0; k < nheaps; k++) {
         const gch_heap *h = heaps[k];
         for (size_t i = 0; i < nids; i++)
             f[k * nids + i] = GCH_NONE;
-        for (uint32_t o = 0; o < h->object_count; o++)
-            for (size_t i = 0; i < nids; i++)
-                if (h->object_id[o] == raw[i] && f[k * nids + i] == GCH_NONE)
-                    f[k * nids + i] = o;
+        for (uint32_t o = 0; o < h->object_count; o++) {
+            uint64_t id = h->object_id[o];
+            size_t lo = 0, hi = nids;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (raw[order[mid]] < id)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            /* every position asking for this id (an id may be given twice) */
+            for (; lo < nids && raw[order[lo]] == id; lo++)
+                if (f[k * nids + order[lo]] == GCH_NONE)
+                    f[k * nids + order[lo]] = o;
+        }
     }
+    free(order);
     for (size_t i = 0; i < nids; i++) {
         int any = 0;
         for (size_t k = 0; k < nheaps && !any; k++)
@@ -144,6 +178,16 @@ int why_check_target_args(const cli_run *run, const char *type)
         return cli_usage_error(cmd, "give at least one object ID, or --type NAME");
     if (type && run->nargs > 1)
         return cli_usage_error(cmd, "give object IDs or --type NAME, not both");
+    /* The IDs' syntax is checked before the dump is loaded (a typo costs no
+     * load); hexadecimal covers the decimal ids of Dart too. */
+    for (int i = 1; i < run->nargs; i++) {
+        uint64_t v;
+        if (cli_parse_id(run->args[i], 16, &v) != 0) {
+            char shown[256];
+            return cli_usage_error(cmd, "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart)",
+                                   message_text(run->args[i], shown, sizeof shown));
+        }
+    }
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* See xalloc.h. */
 #include "xalloc.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -10,7 +11,7 @@
 static void vmessage(const char *fmt, va_list ap)
 {
     fputs("gcheap: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    stderr_vprintf(fmt, ap); /* file names and values from the command line, made safe */
     fputc('\n', stderr);
 }
 

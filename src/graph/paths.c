@@ -115,6 +115,50 @@ uint32_t gch_paths_depth(const gch_paths *p, uint32_t object)
     return d;
 }
 
+/* ---------------------------------------------------------------- distances */
+
+gch_status gch_root_distance(const gch_heap *heap, int include_weak, uint32_t **dist_out,
+                             gch_error *err)
+{
+    *dist_out = NULL;
+    if (!heap->refs_loaded)
+        return gch_error_set(err, GCH_EINVAL, "distances need references, which were not loaded");
+    const uint32_t n = heap->object_count;
+    uint32_t *dist = gch_reallocarray(NULL, n ? n : 1, sizeof *dist);
+    uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
+    if (!dist || !queue) {
+        gch_free(dist);
+        gch_free(queue);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory computing distances from roots");
+    }
+    for (uint32_t o = 0; o < n; o++)
+        dist[o] = GCH_NONE;
+    uint32_t head = 0, tail = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (dist[o] == GCH_NONE) {
+            dist[o] = 0;
+            queue[tail++] = o;
+        }
+    }
+    /* BFS visits objects in order of distance, so each is final when queued. */
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+            uint32_t t = heap->out_target[e];
+            if (dist[t] == GCH_NONE) {
+                dist[t] = dist[o] + 1;
+                queue[tail++] = t;
+            }
+        }
+    }
+    gch_free(queue);
+    *dist_out = dist;
+    return GCH_OK;
+}
+
 /* ---------------------------------------------------------------- path sets */
 
 void gch_path_set_free(gch_path_set *s)

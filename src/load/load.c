@@ -54,6 +54,7 @@ static int starts_v8_snapshot(const unsigned char *p, size_t n)
 gch_format gch_detect_format(const void *head, size_t n)
 {
     static const char fast[] = "!FastSerialization";
+    static const unsigned char fast_length[4] = { 20, 0, 0, 0 };
     const unsigned char *p = head;
     if (n >= 8 && memcmp(p, "dartheap", 8) == 0)
         return GCH_FORMAT_DART;
@@ -63,6 +64,15 @@ gch_format gch_detect_format(const void *head, size_t n)
         return GCH_FORMAT_GCDUMP;
     if (starts_v8_snapshot(p, n))
         return GCH_FORMAT_V8;
+    /* A whole input shorter than its signature that starts like one is a
+     * binary dump cut short: its reader says so at an offset (a .gclog
+     * message about an unknown record would mislead). */
+    if (n > 0 && n < 8 && memcmp(p, "dartheap", n) == 0)
+        return GCH_FORMAT_DART;
+    if (n > 0 && n < 4 + sizeof fast - 1 &&
+        memcmp(p, fast_length, n < 4 ? n : 4) == 0 &&
+        (n <= 4 || memcmp(p + 4, fast, n - 4) == 0))
+        return GCH_FORMAT_GCDUMP;
     return GCH_FORMAT_GCLOG;
 }
 

@@ -85,6 +85,8 @@ static const char *documents(const unsigned char *p, size_t n)
         return "an XML document";
     if (i < n && p[i] == '<')
         return "HTML or XML markup";
+    if (i < n && (p[i] == '{' || p[i] == '['))
+        return "JSON text, but not a V8 heap snapshot";
     return NULL;
 }
 

@@ -52,7 +52,7 @@ check "chain: info totals" \
     "objects=10000000 bytes=80000000 references=9999999 live_objects=10000000 live_bytes=80000000 unreachable_objects=0" \
     "$(info_keys "$work/chain.gclog" objects bytes references live_objects live_bytes unreachable_objects)"
 check "chain: info stderr empty" "" "$(cat "$work/err")"
-out=$("$bin" stat --live --format tsv "$work/chain.gclog" 2>&1)
+out=$("$bin" stat --live --format tsv "$work/chain.gclog" 2>&1 | cut -f1-3) # the last column is the domain
 check "chain: stat --live" "$(printf 'count\tbytes\ttype\n10000000\t80000000\tNode')" "$out"
 
 # 2. One object with 1,000,000 references to 1,000 small objects, on stdin.
@@ -90,14 +90,19 @@ limit=
 if (ulimit -v 400000 && "$bin" --version) >/dev/null 2>&1; then
     limit="ulimit -v 400000 &&"
 fi
-zeros="unknown record type '????????????????????????...' (expected a, t, o, r or c)"
+# Zeros are refused from their first bytes; an endless line that starts
+# like a record stops at the line limit, in bounded memory.
+zeros="not a heap dump (looks like binary data)"
 (eval "$limit" timeout 120 "$bin" stat /dev/zero) >/dev/null 2>"$work/err"
 check "/dev/zero: status" 2 "$?"
-check "/dev/zero: message" "gcheap: /dev/zero:1: $zeros" "$(cat "$work/err")"
+check "/dev/zero: message" "gcheap: /dev/zero: $zeros" "$(cat "$work/err")"
+(eval "$limit" '{ printf "a 2 x\nt 1 "; tr "\0" N < /dev/zero; }' \| timeout 120 "$bin" stat -) >/dev/null 2>"$work/err"
+check "endless line: status" 2 "$?"
+check "endless line: message" "gcheap: <stdin>:2: line longer than 67108864 bytes" "$(cat "$work/err")"
 if truncate -s 4300M "$work/sparse.gclog" 2>/dev/null; then
     (eval "$limit" timeout 120 "$bin" stat "$work/sparse.gclog") >/dev/null 2>"$work/err"
     check "4.3 GB of zeros: status" 2 "$?"
-    check "4.3 GB of zeros: message" "gcheap: $work/sparse.gclog:1: $zeros" "$(cat "$work/err")"
+    check "4.3 GB of zeros: message" "gcheap: $work/sparse.gclog: $zeros" "$(cat "$work/err")"
     rm -f "$work/sparse.gclog"
 fi
 longest=67108864

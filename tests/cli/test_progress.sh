@@ -29,6 +29,16 @@ if command -v script > /dev/null 2>&1; then
     check "--no-progress silences it" '! grep -q "computing" "$tmp/tty2"'
     script -qec "'$bin' top -q '$data/basic.gclog'" /dev/null > "$tmp/tty3" 2>&1
     check "-q silences it" '! grep -q "computing" "$tmp/tty3"'
+    # Ctrl-C during a long phase clears the line before the program dies
+    # (issue 21): the last bytes on the terminal are the clearing sequence.
+    gendump=$(dirname "$3")/gendump
+    if [ -x "$gendump" ] && command -v timeout > /dev/null 2>&1; then
+        "$gendump" --objects 3000000 --seed 3 -o "$tmp/big.gclog" 2> /dev/null
+        script -qec "timeout -s INT 0.3 '$bin' top '$tmp/big.gclog'" /dev/null > "$tmp/tty4" 2>&1
+        last=$(tail -c 3 "$tmp/tty4" | od -An -c | tr -d ' \n')
+        check "Ctrl-C clears the progress line (ends with '$last')" '[ "$last" = "033[K" ] && ! grep -q "retained" "$tmp/tty4"'
+        rm -f "$tmp/big.gclog"
+    fi
 else
     echo "SKIP: script(1) is not installed: terminal checks skipped"
     skip=4

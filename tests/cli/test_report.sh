@@ -104,8 +104,8 @@ expect "no --suspects: no suspects" "$(node "$RD" "$tmp/shop.html" suspects | wc
 "$G" report -q "$T/sections.gclog" -o "$tmp/sections.html"
 node "$RD" "$tmp/sections.html" sections | cut -f2- > "$tmp/secs"
 "$G" info --format tsv "$T/sections.gclog" | awk -F'\t' '
-    $2 == "objects" { o = $3 } $2 == "bytes" { b = $3 } $2 == "live_objects" { lo = $3 }
-    $2 == "live_bytes" { print o "\t" b "\t" lo "\t" $3 }' > "$tmp/info"
+    $1 == "objects" { o = $2 } $1 == "bytes" { b = $2 } $1 == "live_objects" { lo = $2 }
+    $1 == "live_bytes" { print o "\t" b "\t" lo "\t" $2 }' > "$tmp/info"
 same_file "sections: totals per section = info" "$tmp/secs" "$tmp/info"
 
 # Hostile names: inert in the data, the title and the JSON.

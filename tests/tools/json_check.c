@@ -9,7 +9,9 @@
  *                             gcheap report as tsv: the keys of the first row,
  *                             then each row's values (strings unquoted),
  *                             taken from sections[*].rows, or from
- *                             sections[0].types when that exists (objsize --stat)
+ *                             sections[0].types when that exists (objsize --stat),
+ *                             each row ending with its section's domain as in
+ *                             gcheap's tsv
  *
  * A document is parsed into a flat array of values (no recursion limit
  * problems: nesting is bounded by MAX_DEPTH with an explicit stack). */
@@ -323,7 +325,9 @@ static void print_value(parser *p)
     fwrite(p->s + start, 1, p->pos - start, stdout);
 }
 
-static void print_rows(parser *p, int *header_done)
+/* Each row then ends with its section's domain, as gcheap's tsv does (a
+ * last "domain" column on every dump), unless the row has a domain itself. */
+static void print_rows(parser *p, int *header_done, const char *domain)
 {
     /* p->pos is at '[' of an array of objects. */
     p->pos++;
@@ -341,7 +345,7 @@ static void print_rows(parser *p, int *header_done)
         size_t obj = p->pos;
         for (int pass = *header_done; pass < 2; pass++) {
             p->pos = obj + 1;
-            int first = 1;
+            int first = 1, own_domain = 0;
             for (;;) {
                 skip_ws(p);
                 if (p->s[p->pos] == '}') {
@@ -354,6 +358,7 @@ static void print_rows(parser *p, int *header_done)
                 }
                 char key[256];
                 string(p, key, sizeof key);
+                own_domain |= strcmp(key, "domain") == 0;
                 skip_ws(p);
                 p->pos++; /* ':' */
                 skip_ws(p);
@@ -367,6 +372,8 @@ static void print_rows(parser *p, int *header_done)
                     print_value(p);
                 }
             }
+            if (!own_domain)
+                printf("\t%s", pass == 0 ? "domain" : domain);
             putchar('\n');
         }
         *header_done = 1;
@@ -379,7 +386,7 @@ static void find_rows(parser *p)
     /* objsize --stat: the first section's "types" array is the table. */
     const char *want = strstr((const char *)p->s, "\"types\": [") || strstr((const char *)p->s, "\"types\":[")
                            ? "types" : "rows";
-    char key[256];
+    char key[256], domain[4096] = "";
     while (p->pos < p->n) {
         if (p->s[p->pos] != '"') {
             p->pos++;
@@ -390,8 +397,12 @@ static void find_rows(parser *p)
         if (p->pos < p->n && p->s[p->pos] == ':') {
             p->pos++;
             skip_ws(p);
+            if (strcmp(key, "domain") == 0 && p->s[p->pos] == '"') {
+                string(p, domain, sizeof domain);
+                continue;
+            }
             if (strcmp(key, want) == 0 && p->s[p->pos] == '[') {
-                print_rows(p, &header_done);
+                print_rows(p, &header_done, domain);
                 if (strcmp(want, "types") == 0)
                     return;
             }

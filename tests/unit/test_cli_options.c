@@ -15,6 +15,7 @@
 
 #include "../../src/cli/options.c"
 #include "../../src/cli/xalloc.c"
+#include "../../src/cli/text.c"
 
 typedef struct test_state {
     int flag;

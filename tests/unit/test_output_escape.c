@@ -72,12 +72,31 @@ static void csv_fields(void **state)
     expect(write_csv_field, "trail ", "\"trail \"");
     expect(write_csv_field, "tab\tback\\", "tab\tback\\");
     expect(write_csv_field, "", "");
+    /* issue 20 finding 8: formulas, C0/C1 controls, bidi overrides */
+    expect(write_csv_field, "=1+2", "\"'=1+2\"");
+    expect(write_csv_field, "@SUM(A1)", "\"'@SUM(A1)\"");
+    expect(write_csv_field, "+x", "\"'+x\"");
+    expect(write_csv_field, "-x", "\"'-x\"");
+    expect(write_csv_field, "-12", "-12");
+    expect(write_csv_field, "-", "-");
+    expect(write_csv_field, "esc\033[31m", "esc\\x1b[31m");
+    expect(write_csv_field, "csi\xc2\x9b" "31m", "csi\\xc2\\x9b" "31m");
+    expect(write_csv_field, "raw\x9b", "raw\\x9b");
+    expect(write_csv_field, "rlo\xe2\x80\xae", "rlo\\xe2\\x80\\xae");
+    expect(write_csv_field, "caf\xc3\xa9", "caf\xc3\xa9");
 }
 
 static void table_text_escapes(void **state)
 {
     (void)state;
-    expect(write_table_text, "a\tb\nc\033[2J\177", "a\\x09b\\x0ac\\x1b[2J\\x7f");
+    /* C1 controls (the one-byte CSI U+009B), stray 0x80-0x9F, bidi controls */
+    expect(write_table_text, "a\xc2\x9b" "31mb", "a\\xc2\\x9b" "31mb");
+    expect(write_table_text, "a\x9b" "b", "a\\x9b" "b");
+    expect(write_table_text, "a\xe2\x80\xae" "b\xe2\x81\xa6", "a\\xe2\\x80\\xae" "b\\xe2\\x81\\xa6");
+    expect(write_table_text, "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac");
+    expect(write_tsv_field, "a\xc2\x85" "b", "a\\xc2\\x85" "b");
+    expect(write_json_string, "a\xc2\x9b" "b\xe2\x80\xae", "\"a\\u009bb\\u202e\"");
+    expect(write_table_text, "a\tb\nc\033[2J\177", "a\\x09" "b\\x0a" "c\\x1b[2J\\x7f");
     expect(write_table_text, "Caf\303\251", "Caf\303\251");
 }
 
@@ -112,10 +131,11 @@ static void whole_reports(void **state)
     (void)state;
     const char *name = "A\tB\n\"C\",D\\E\001";
     char *s = run_report(FMT_TSV, name);
-    assert_string_equal(s, "count\ttype\n1\tA\\tB\\n\"C\",D\\\\E\\x01\n");
+    /* tsv/csv rows end with the section's domain on every dump (docs/schemas.md) */
+    assert_string_equal(s, "count\ttype\tdomain\n1\tA\\tB\\n\"C\",D\\\\E\\x01\tdom\"ain\n");
     free(s);
     s = run_report(FMT_CSV, name);
-    assert_string_equal(s, "count,type\n1,\"A\tB\n\"\"C\"\",D\\E\001\"\n");
+    assert_string_equal(s, "count,type,domain\n1,\"A\tB\n\"\"C\"\",D\\E\\x01\",\"dom\"\"ain\"\n");
     free(s);
     s = run_report(FMT_JSON, name);
     assert_string_equal(s, "{\"command\":\"stat\",\"sections\":[{\"domain\":\"dom\\\"ain\",\"rows\":"
@@ -124,7 +144,7 @@ static void whole_reports(void **state)
     free(s);
     s = run_report(FMT_TABLE, name);
     assert_string_equal(s, "count  type\n"
-                           "    1  A\\x09B\\x0a\"C\",D\\E\\x01\n"
+                           "    1  A\\x09" "B\\x0a\"C\",D\\E\\x01\n"
                            "    1  total \"1\"\\x0a\n");
     free(s);
 }

@@ -105,6 +105,9 @@ static gch_status read_header(gch_dart_snapshot *s)
 {
     gch_dart_cursor *c = &s->cur;
     const unsigned char *magic;
+    if (c->size > 0 && c->size < DART_MAGIC_LEN && memcmp(c->data, DART_MAGIC, c->size) == 0)
+        return gch_dart_fail_at(c, c->size, "unexpected end of file in the \"dartheap\" magic "
+                                            "(a Dart heap snapshot cut short)");
     if (c->size < DART_MAGIC_LEN || memcmp(c->data, DART_MAGIC, DART_MAGIC_LEN) != 0)
         return gch_dart_fail_at(c, 0, "not a Dart heap snapshot (no \"dartheap\" magic)");
     (void)gch_dart_read_bytes(c, DART_MAGIC_LEN, &magic, "magic");
