@@ -66,12 +66,11 @@ struct gch_builder {
 
     /* Histogram-only heaps (gch_builder_set_histogram_only): objects are
      * counted per type, their ids kept in seen, nothing stored per object;
-     * dup_* count the repeats to take off the type totals at end_heap. */
+     * dup_objects counts the repeats to take off type_objects at end_heap. */
     int hist_only;
     uint64_t hist_objects;   /* objects added, repeats included (the limit counts them) */
     seen_ids seen;
     uint32_t *dup_objects;
-    uint64_t *dup_bytes;
     size_t dup_cap;
 
     uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
@@ -141,9 +140,7 @@ static void reset_open_state(gch_builder *b)
     b->hist_objects = 0;
     seen_ids_free(&b->seen);
     gch_free(b->dup_objects);
-    gch_free(b->dup_bytes);
     b->dup_objects = NULL;
-    b->dup_bytes = NULL;
     b->dup_cap = 0;
     b->size_overflow = 0;
     for (size_t i = 0; i < TYPE_CACHE_SIZE; i++)
@@ -402,14 +399,24 @@ gch_status gch_builder_set_type_module(gch_builder *b, uint32_t type_index, cons
 static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t size,
                            gch_error *err);
 
-void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
-                            int overflowed)
+static void add_to_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                        int overflowed)
 {
     gch_heap *h = b->cur;
     h->type_objects[type] += objects;
     if (overflowed || bytes > UINT64_MAX - h->type_bytes[type])
         b->size_overflow = 1;
     h->type_bytes[type] += bytes;
+}
+
+/* A histogram-only heap counts its objects itself (hist_add: the bytes of
+ * the first of equal ids only, as a stored heap's recount does), so the
+ * reader's sums are not needed. */
+void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                            int overflowed)
+{
+    if (!b->hist_only)
+        add_to_type(b, type, objects, bytes, overflowed);
 }
 
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
@@ -430,7 +437,6 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
             return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
                                  (unsigned)MAX_OBJECTS);
         b->hist_objects++;
-        gch_builder_count_type(b, t, 1, size, 0);
         b->object_open = 1;
         return hist_add(b, id, t, size, err);
     }
@@ -519,9 +525,11 @@ void gch_builder_set_histogram_only(gch_builder *b)
     }
 }
 
-/* A histogram-only object: its id is remembered; a repeat is counted as
- * the duplicate end_heap would drop (the first of equal ids stays), and its
- * type and size are taken off the totals at end_heap. */
+/* A histogram-only object: counted in its type's objects, and its id
+ * remembered. The first of equal ids adds its size to the type's bytes; a
+ * repeat is counted as the duplicate end_heap would drop, and taken off the
+ * type's objects there (after undeclared types' objects are counted with
+ * the repeats, as for a stored heap). */
 static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t size,
                            gch_error *err)
 {
@@ -529,21 +537,21 @@ static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t 
     int fresh = seen_ids_add(&b->seen, id);
     if (fresh < 0)
         return oom(err);
-    if (fresh)
+    h->type_objects[type]++;
+    if (fresh) {
+        add_to_type(b, type, 0, size, 0);
         return GCH_OK;
+    }
     if (h->anomalies.duplicate_objects++ == 0)
         h->anomalies.first_duplicate_object = id;
     if (type >= b->dup_cap) {
-        size_t c1 = b->dup_cap, c2 = b->dup_cap;
-        if (!grow((void **)&b->dup_objects, &c1, (size_t)h->type_count, sizeof *b->dup_objects) ||
-            !grow((void **)&b->dup_bytes, &c2, (size_t)h->type_count, sizeof *b->dup_bytes))
+        size_t c1 = b->dup_cap;
+        if (!grow((void **)&b->dup_objects, &c1, (size_t)h->type_count, sizeof *b->dup_objects))
             return oom(err);
         memset(b->dup_objects + b->dup_cap, 0, (c1 - b->dup_cap) * sizeof *b->dup_objects);
-        memset(b->dup_bytes + b->dup_cap, 0, (c2 - b->dup_cap) * sizeof *b->dup_bytes);
-        b->dup_cap = c1 < c2 ? c1 : c2;
+        b->dup_cap = c1;
     }
     b->dup_objects[type]++;
-    b->dup_bytes[type] += size;
     return GCH_OK;
 }
 
@@ -913,7 +921,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
             h->object_type[w] = h->object_type[i];
             h->object_size[w] = h->object_size[i];
             h->out_start[w] = (uint32_t)rw; /* i >= w: nothing unread is overwritten */
-            gch_builder_count_type(b, h->object_type[w], 1, h->object_size[w], 0);
+            add_to_type(b, h->object_type[w], 1, h->object_size[w], 0);
             w++;
             rw += nrefs;
         }
@@ -980,7 +988,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
         for (uint32_t t = 0; t < h->type_count; t++) {
             if (canon[t] == t)
                 continue;
-            gch_builder_count_type(b, canon[t], h->type_objects[t], h->type_bytes[t], 0);
+            add_to_type(b, canon[t], h->type_objects[t], h->type_bytes[t], 0);
             h->type_objects[t] = 0;
             h->type_bytes[t] = 0;
         }
@@ -1085,10 +1093,8 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         if (!h->type_declared[t])
             h->anomalies.unknown_type_objects += h->type_objects[t];
     /* Histogram-only: the repeats leave the totals, as drop_duplicates would. */
-    for (uint32_t t = 0; t < h->type_count && t < b->dup_cap; t++) {
+    for (uint32_t t = 0; t < h->type_count && t < b->dup_cap; t++)
         h->type_objects[t] -= b->dup_objects[t];
-        h->type_bytes[t] -= b->dup_bytes[t];
-    }
     st = merge_types_by_name(b, err);
     if (st != GCH_OK)
         return st;

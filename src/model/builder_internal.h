@@ -44,8 +44,9 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
  * has object_count 0 and histogram_only set. Duplicate objects, undeclared
  * types and roots on absent objects are counted exactly as for a stored heap
  * (the ids are kept: 1-2 bytes an object while they increase, a hash set
- * from the first that does not). One difference: with duplicates, a type's
- * byte total that passed 2^64 before they were taken off is refused. */
+ * from the first that does not); a type's bytes add up the first of equal
+ * ids only, so a sum past 2^64 is refused exactly when a stored heap's is.
+ * gch_builder_count_type is ignored for such a heap: it counts itself. */
 void gch_builder_set_histogram_only(gch_builder *b);
 
 /* Adds objects objects of bytes bytes in all to type's totals (heap

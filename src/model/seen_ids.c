@@ -134,6 +134,8 @@ static int compare_u64(const void *pa, const void *pb)
 int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
 {
     int64_t absent = 0;
+    if (n == 0)
+        return 0; /* ids may be NULL then */
     if (s->set) {
         for (size_t k = 0; k < n; k++)
             absent += !set_contains(s, ids[k]);

@@ -98,6 +98,10 @@ r 30 1 0
 r 20 1 0
 c two.exe 20
 EOF
+# Sizes near 2^64: a repeat must not count towards the overflow check (found
+# by fuzz_gclog), and a real overflow must still be refused.
+printf 'a 2 big.exe 10\no 1 1 ffffffffffffffff\no 1 1 1\no 2 2 1\nc big.exe 20\n' > "$tmp/dup_size.gclog"
+printf 'a 2 big.exe 10\no 1 1 ffffffffffffffff\no 2 1 1\nc big.exe 20\n' > "$tmp/overflow.gclog"
 for f in "$data"/*.gclog "$data"/*/*.gclog "$tmp"/*.gclog; do
     [ -f "$f" ] && check_dump "$f"
 done

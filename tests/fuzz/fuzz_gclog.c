@@ -3,7 +3,9 @@
  * Each input is read three ways, which must agree:
  *   1. gch_read_gclog_buffer (the whole input in memory);
  *   2. gch_read_gclog through a callback handing out 1-64 byte chunks;
- *   3. gch_read_gclog_buffer with skip_refs (what `stat` and `roots` use).
+ *   3. gch_read_gclog_buffer with skip_refs (what `stat --live` and `roots` use);
+ *   4. the same with histogram_only (plain `stat`): no object stored, the same
+ *      status, error, per-type totals, total size and anomalies as 3.
  * A success must pass heap_check_dump (CSR starts monotone, targets <
  * object_count, roots valid or GCH_NONE, total_size == sum of sizes, ...);
  * a failure must be EFORMAT or ELIMIT with a clean message and a line number
@@ -55,8 +57,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail(H, "skip_refs read and full read report different errors");
     }
 
+    gch_dump *counted = NULL;
+    gch_error e4;
+    opts.histogram_only = 1;
+    gch_status s4 = gch_read_gclog_buffer(data, size, &opts, &counted, &e4);
+    if (s4 != s3)
+        fuzz_fail(H, "histogram_only read and skip_refs read disagree on the status");
+    if (s4 == GCH_OK && s3 == GCH_OK) {
+        if (counted->heap_count != skipped->heap_count)
+            fuzz_fail(H, "histogram_only read has another number of heaps");
+        for (size_t i = 0; i < counted->heap_count && i < skipped->heap_count; i++) {
+            const gch_heap *c = counted->heaps[i], *k = skipped->heaps[i];
+            if (!c->histogram_only || c->object_count != 0 || c->type_count != k->type_count ||
+                c->total_size != k->total_size ||
+                memcmp(&c->anomalies, &k->anomalies, sizeof c->anomalies) != 0)
+                fuzz_fail(H, "histogram_only heap differs from the stored one");
+            for (uint32_t t = 0; t < c->type_count && t < k->type_count; t++)
+                if (c->type_objects[t] != k->type_objects[t] || c->type_bytes[t] != k->type_bytes[t])
+                    fuzz_fail(H, "histogram_only per-type totals differ");
+        }
+    } else if (s4 == s3 && s3 != GCH_OK && (e3.line != e4.line || strcmp(e3.message, e4.message) != 0)) {
+        fuzz_fail(H, "histogram_only read and skip_refs read report different errors");
+    }
+
     gch_dump_free(whole);
     gch_dump_free(streamed);
     gch_dump_free(skipped);
+    gch_dump_free(counted);
     return 0;
 }
