@@ -692,7 +692,10 @@ static uint64_t plan_section(gen *g, uint64_t n, uint64_t *struct_refs)
         /* huge arrays */
         uint64_t maxlen = n / 4 < 300000 ? n / 4 : 300000;
         uint64_t minlen = maxlen < 1000 ? maxlen : 1000;
-        uint64_t nhuge = 2 + n / 1000000;
+        /* At most 64, so that with the 64 wants below they fit g->st's 128
+         * (sections of 62M objects and more overflowed it; smaller ones are
+         * unchanged). */
+        uint64_t nhuge = 2 + n / 1000000 < 64 ? 2 + n / 1000000 : 64;
         for (uint64_t k = 0; k < nhuge && used < budget; k++) {
             strct *s = &g->st[g->nst++];
             memset(s, 0, sizeof *s);

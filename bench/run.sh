@@ -5,7 +5,13 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
-#                [--v8-sizes "1000000 10000000"] [--no-v8]
+#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge]
+#
+# --huge: only the 100M-object size (about 4 GB of .gclog, generated once into
+# the dumps folder and reused): wc -l, stat and top, each run once (--runs),
+# with wall and CPU (user+sys) time, peak RSS in bytes per object and per
+# reference, and the issue-19 targets (top within 60 s in at most 40 B/object
+# + 8 B/reference). Needs ~5 GB of disk and, for top, a ~24 GB machine.
 #
 # HPROF rows: a real JVM (bench/java/Fill.java, needs java, javac, jcmd) fills
 # its heap with about N objects (--hprof, default: the largest size; 0: none)
@@ -40,10 +46,12 @@ DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
 V8_SIZES="1000000 10000000"
 V8=1
 HPROF_N=
+HUGE=0
+HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,22s/^# \{0,1\}//p' "$0"
+    sed -n '2,33s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -65,6 +73,7 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --huge) HUGE=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -234,6 +243,53 @@ if [ "$HAVE_NS" = 1 ]; then
     for i in 1 2 3 4 5; do run_once /dev/null /dev/null true; ov+="$R_WALL"$'\n'; done
     OVERHEAD=$(printf '%s' "$ov" | median)
     log "harness overhead ${OVERHEAD}s (subtracted from wall times)"
+fi
+
+# --huge: the 100M-object size alone, each command once (--runs), with CPU time.
+if [ "$HUGE" = 1 ]; then
+    f=$(dump "$HUGE_N") || { echo "run.sh: no $HUGE_N-object dump" >&2; exit 0; }
+    hb=$(wc -c <"$f" | tr -d ' ')
+    ho=$(awk '{for (i = 1; i < NF; i++) if ($i == "objects") print $(i + 1)}' "$f.summary")
+    hr=$(awk '{for (i = 1; i < NF; i++) if ($i == "references") print $(i + 1)}' "$f.summary")
+    echo
+    echo "gcheap --huge  ($(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), runs=$RUNS)"
+    echo "dump: $f  ($(awk -v b="$hb" 'BEGIN {printf "%.2f", b / 1e9}') GB, $ho objects, $hr references)"
+    printf '%-14s %8s %8s %9s %9s %9s\n' command "wall s" "CPU s" "RSS MB" "B/object" "B/ref"
+    cat "$f" >/dev/null 2>&1 # warm what the page cache can hold
+    huge_wall="" huge_rss=""
+    for cmd in "wc -l" stat top; do
+        for ((i = 1; i <= RUNS; i++)); do
+            case $cmd in "wc -l") set -- wc -l "$f" ;; *) set -- "$GCHEAP" "$cmd" "$f" ;; esac
+            pre=()
+            [ "$HAVE_TIMEOUT" = 1 ] && pre=(timeout "$TIMEOUT")
+            ${pre[@]+"${pre[@]}"} "$TIME_BIN" -o "$work/htime" -f '%e %U %S %M' "$@" >/dev/null 2>"$work/herr"
+            rc=$?
+            line=$(tail -n 1 "$work/htime")
+            if [ "$rc" != 0 ]; then
+                printf '%-14s n/a (exit %s: %s)\n' "$cmd" "$rc" "$(head -n 1 "$work/herr" | cut -c1-60)"
+                continue
+            fi
+            awk -v c="$cmd" -v l="$line" -v o="$ho" -v r="$hr" 'BEGIN {
+                split(l, t, " "); rss = t[4] * 1024
+                printf "%-14s %8.2f %8.2f %9.1f %9.2f %9.2f\n", c, t[1], t[2] + t[3], rss / 1e6, rss / o, rss / r }'
+            if [ "$cmd" = top ]; then
+                huge_wall=$(printf '%s' "$line" | awk '{print $1}')
+                huge_rss=$(printf '%s' "$line" | awk '{print $4}')
+            fi
+        done
+    done
+    echo
+    echo "Targets (issue 19, $ho objects)"
+    fails=""
+    if [ -n "$huge_wall" ]; then
+        budget=$(awk -v o="$ho" -v r="$hr" 'BEGIN { printf "%.1f", (40 * o + 8 * r) / 1e6 }')
+        awk -v w="$huge_wall" 'BEGIN { printf "  %s  top wall time %.1f s (target <= 60 s)\n", w <= 60 ? "PASS" : "FAIL", w }'
+        awk -v k="$huge_rss" -v b="$budget" 'BEGIN { m = k * 1024 / 1e6;
+            printf "  %s  top peak RSS %.1f MB (target <= %s MB: 40 B/object + 8 B/reference)\n", m <= b ? "PASS" : "FAIL", m, b }'
+    else
+        echo "  n/a   top did not complete"
+    fi
+    exit 0
 fi
 
 KEYS="wc catwc stat pipe info top report"

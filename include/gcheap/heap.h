@@ -101,6 +101,9 @@ typedef struct gch_heap {
     uint32_t *out_label;        /* per reference: string offset naming the field, or NULL array */
     uint64_t ref_count;         /* number of resolved references */
     int refs_loaded;            /* 0 when the reader skipped references (skip_refs) */
+    int histogram_only;         /* 1 when the objects were only counted per type
+                                   (gch_load_options.histogram_only): object_count is 0,
+                                   type_objects/type_bytes and the anomalies hold */
 
     /* Reverse references (CSR), built on demand by gch_heap_build_reverse. */
     uint32_t *in_start;

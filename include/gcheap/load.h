@@ -18,6 +18,14 @@
 /* Options given to every reader. */
 typedef struct gch_load_options {
     int skip_refs;      /* do not store references (type histograms need none) */
+    /* With skip_refs, .gclog only (other formats ignore it): do not store the
+     * objects either, only count them per type. Each heap then has
+     * histogram_only set, object_count 0 and exact type_objects, type_bytes,
+     * total_size and anomalies (duplicates, undeclared types, roots on absent
+     * objects): what gch_histogram without a mask needs, nothing that reads
+     * objects. Memory: the types, plus 1-2 bytes an object while ids
+     * increase (a hash set of the ids from the first id that does not). */
+    int histogram_only;
     int skip_labels;    /* HPROF: do not store reference labels (field names, "[12]": 4 bytes
                            a reference) nor look up thread names for root labels (three
                            walks over the dump); root labels then name threads by number */

@@ -74,10 +74,13 @@ typedef struct cli_input {
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
                                   thread names): readers may drop them otherwise */
+#define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
+                                    totals and anomalies: objects need not be stored */
 
 /* What cli_load keeps (a bit set). */
 #define CLI_LOAD_REFS   0x1
 #define CLI_LOAD_LABELS 0x2
+#define CLI_LOAD_TYPE_TOTALS 0x4 /* only type totals and anomalies (histogram_only) */
 
 typedef struct cli_spec cli_spec;
 

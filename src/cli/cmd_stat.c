@@ -188,6 +188,6 @@ const cli_spec stat_command = {
     .name = "stat", .summary = "per-type histogram: count and bytes, biggest first",
     .usage = "usage: gcheap stat [OPTIONS] DUMP", .description = description,
     .options = stat_options, .state_size = sizeof(stat_state), .sort_keys = sort_keys,
-    .min_args = 1, .max_args = 1, .needs_refs = stat_needs_refs, .check = stat_check,
-    .prepare = stat_prepare, .report = stat_report, .release = stat_release,
+    .min_args = 1, .max_args = 1, .flags = CLI_TYPE_TOTALS_OK, .needs_refs = stat_needs_refs,
+    .check = stat_check, .prepare = stat_prepare, .report = stat_report, .release = stat_release,
 };

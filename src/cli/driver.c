@@ -54,6 +54,8 @@ static int open_inputs(cli_run *run)
     int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
     int refs = (needs_refs(run) ? CLI_LOAD_REFS : 0) |
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
+    if ((spec->flags & CLI_TYPE_TOTALS_OK) && !(refs & CLI_LOAD_REFS))
+        refs |= CLI_LOAD_TYPE_TOTALS;
     for (int i = 0; i < 1 + two; i++) {
         cli_input *in = &run->in[i];
         in->path = run->args[i];

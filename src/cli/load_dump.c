@@ -85,6 +85,9 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     memset(&opts, 0, sizeof opts);
     opts.skip_refs = !(need_refs & CLI_LOAD_REFS);
     opts.skip_labels = !(need_refs & CLI_LOAD_LABELS);
+    /* GCHEAP_TEST_STORE_OBJECTS: a test hook (tests/cli/histogram_only.sh)
+     * that loads the objects anyway, to compare both paths. */
+    opts.histogram_only = (need_refs & CLI_LOAD_TYPE_TOTALS) && !getenv("GCHEAP_TEST_STORE_OBJECTS");
     opts.threads = cli_threads(common);
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;

@@ -18,6 +18,7 @@
 #include "builder_internal.h"
 #include "hash.h"
 #include "resolve.h"
+#include "seen_ids.h"
 #include "threading.h"
 #include "invariant.h"
 
@@ -64,6 +65,15 @@ struct gch_builder {
 #endif
     int ids_unsorted;        /* set when an object id is not above the previous one */
     uint64_t last_id;        /* id of the last object added (reserved objects may be unfilled) */
+
+    /* Histogram-only heaps (gch_builder_set_histogram_only): objects are
+     * counted per type, their ids kept in seen, nothing stored per object;
+     * dup_objects counts the repeats to take off type_objects at end_heap. */
+    int hist_only;
+    uint64_t hist_objects;   /* objects added, repeats included (the limit counts them) */
+    seen_ids seen;
+    uint32_t *dup_objects;
+    size_t dup_cap;
 
     uint32_t *type_canon;    /* set by merge_types_by_name when names repeat */
     int size_overflow;       /* a per-type byte total passed 2^64 */
@@ -119,6 +129,12 @@ static void reset_open_state(gch_builder *b)
     b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
     b->object_open = 0;
     b->ids_unsorted = 0;
+    b->hist_only = 0;
+    b->hist_objects = 0;
+    seen_ids_free(&b->seen);
+    gch_free(b->dup_objects);
+    b->dup_objects = NULL;
+    b->dup_cap = 0;
     b->size_overflow = 0;
     for (size_t i = 0; i < TYPE_CACHE_SIZE; i++)
         b->type_cache[i].index = GCH_NONE;
@@ -373,14 +389,27 @@ gch_status gch_builder_set_type_module(gch_builder *b, uint32_t type_index, cons
 
 /* ---- objects ---- */
 
-void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
-                            int overflowed)
+static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t size,
+                           gch_error *err);
+
+static void add_to_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                        int overflowed)
 {
     gch_heap *h = b->cur;
     h->type_objects[type] += objects;
     if (overflowed || bytes > UINT64_MAX - h->type_bytes[type])
         b->size_overflow = 1;
     h->type_bytes[type] += bytes;
+}
+
+/* A histogram-only heap counts its objects itself (hist_add: the bytes of
+ * the first of equal ids only, as a stored heap's recount does), so the
+ * reader's sums are not needed. */
+void gch_builder_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                            int overflowed)
+{
+    if (!b->hist_only)
+        add_to_type(b, type, objects, bytes, overflowed);
 }
 
 gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_type_id, uint64_t size,
@@ -396,6 +425,14 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
     gch_status st = type_get(b, raw_type_id, &t, err);
     if (st != GCH_OK)
         return st;
+    if (b->hist_only) {
+        if (b->hist_objects >= MAX_OBJECTS)
+            return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                                 (unsigned)MAX_OBJECTS);
+        b->hist_objects++;
+        b->object_open = 1;
+        return hist_add(b, id, t, size, err);
+    }
     size_t need = (size_t)h->object_count + 2; /* out_start needs one spare slot */
     if (need > b->object_cap || !h->object_id) {
         size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
@@ -471,6 +508,44 @@ void gch_builder_set_refs_skipped(gch_builder *b)
 {
     if (b->cur)
         b->cur->refs_loaded = 0;
+}
+
+void gch_builder_set_histogram_only(gch_builder *b)
+{
+    if (b->cur && !b->cur->refs_loaded && b->cur->object_count == 0) {
+        b->hist_only = 1;
+        b->cur->histogram_only = 1;
+    }
+}
+
+/* A histogram-only object: counted in its type's objects, and its id
+ * remembered. The first of equal ids adds its size to the type's bytes; a
+ * repeat is counted as the duplicate end_heap would drop, and taken off the
+ * type's objects there (after undeclared types' objects are counted with
+ * the repeats, as for a stored heap). */
+static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t size,
+                           gch_error *err)
+{
+    gch_heap *h = b->cur;
+    int fresh = seen_ids_add(&b->seen, id);
+    if (fresh < 0)
+        return oom(err);
+    h->type_objects[type]++;
+    if (fresh) {
+        add_to_type(b, type, 0, size, 0);
+        return GCH_OK;
+    }
+    if (h->anomalies.duplicate_objects++ == 0)
+        h->anomalies.first_duplicate_object = id;
+    if (type >= b->dup_cap) {
+        size_t c1 = b->dup_cap;
+        if (!grow((void **)&b->dup_objects, &c1, (size_t)h->type_count, sizeof *b->dup_objects))
+            return oom(err);
+        memset(b->dup_objects + b->dup_cap, 0, (c1 - b->dup_cap) * sizeof *b->dup_objects);
+        b->dup_cap = c1;
+    }
+    b->dup_objects[type]++;
+    return GCH_OK;
 }
 
 gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t raw_type_id,
@@ -607,6 +682,7 @@ gch_status gch_builder_type_index(gch_builder *b, uint64_t raw, uint32_t *out, g
 }
 
 gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                       const uint32_t *types, const uint64_t *sizes,
                                        uint64_t nrefs, int ids_increasing, gch_object_slots *out,
                                        gch_error *err)
 {
@@ -617,6 +693,19 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
     out->ref_at = b->raw_ref_count;
     if (n == 0)
         return GCH_OK;
+    if (b->hist_only) {
+        if (n > MAX_OBJECTS - b->hist_objects)
+            return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                                 (unsigned)MAX_OBJECTS);
+        b->hist_objects += n;
+        b->object_open = 1;
+        for (uint32_t k = 0; k < n; k++) {
+            gch_status st = hist_add(b, ids[k], types[k], sizes[k], err);
+            if (st != GCH_OK)
+                return st;
+        }
+        return GCH_OK;
+    }
     if (n > MAX_OBJECTS - h->object_count)
         return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
                              (unsigned)MAX_OBJECTS);
@@ -666,7 +755,7 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
                               const uint32_t *counts, const uint64_t *refs, uint64_t nrefs)
 {
     gch_heap *h = b->cur;
-    if (n == 0)
+    if (n == 0 || b->hist_only)
         return;
     uint32_t i = at->object_at;
     GCH_ASSERT(h && (uint64_t)i + n <= h->object_count && at->ref_at + nrefs <= b->raw_ref_count);
@@ -825,7 +914,7 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
             h->object_type[w] = h->object_type[i];
             h->object_size[w] = h->object_size[i];
             h->out_start[w] = (uint32_t)rw; /* i >= w: nothing unread is overwritten */
-            gch_builder_count_type(b, h->object_type[w], 1, h->object_size[w], 0);
+            add_to_type(b, h->object_type[w], 1, h->object_size[w], 0);
             w++;
             rw += nrefs;
         }
@@ -892,7 +981,7 @@ static gch_status merge_types_by_name(gch_builder *b, gch_error *err)
         for (uint32_t t = 0; t < h->type_count; t++) {
             if (canon[t] == t)
                 continue;
-            gch_builder_count_type(b, canon[t], h->type_objects[t], h->type_bytes[t], 0);
+            add_to_type(b, canon[t], h->type_objects[t], h->type_bytes[t], 0);
             h->type_objects[t] = 0;
             h->type_bytes[t] = 0;
         }
@@ -963,6 +1052,73 @@ static gch_status count_types(gch_builder *b, gch_error *err)
     return GCH_OK;
 }
 
+/* The containers of static roots: types, looked up (never created). */
+static void resolve_containers(gch_builder *b)
+{
+    gch_heap *h = b->cur;
+    for (uint32_t k = 0; k < h->root_count; k++) {
+        if (h->root_has_container[k]) {
+            uint32_t t = type_lookup(b, h->root_container_raw[k]);
+            if (t == GCH_NONE || !h->type_declared[t])
+                h->anomalies.absent_containers++;
+            h->root_container[k] = (t != GCH_NONE && b->type_canon) ? b->type_canon[t] : t;
+        }
+    }
+}
+
+/* Checks the total size and moves the open heap into the dump. */
+static gch_status close_heap(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
+    uint64_t total = 0;
+    int overflow = b->size_overflow;
+    for (uint32_t t = 0; t < h->type_count && !overflow; t++) {
+        overflow = h->type_bytes[t] > UINT64_MAX - total;
+        total += h->type_bytes[t];
+    }
+    if (overflow)
+        return gch_error_set(err, GCH_ELIMIT,
+                             "the sizes of the objects in '%s' add up to more than 2^64 bytes",
+                             h->name);
+    h->total_size = total;
+
+    /* Empty heaps still get valid (one-element) arrays. */
+    if (!h->object_id) {
+        h->object_id = gch_calloc(1, sizeof *h->object_id);
+        h->object_type = gch_calloc(1, sizeof *h->object_type);
+        h->object_size = gch_calloc(1, sizeof *h->object_size);
+        if (!h->object_id || !h->object_type || !h->object_size)
+            return oom(err);
+    }
+
+    if (b->heap_count == b->heap_cap &&
+        !grow((void **)&b->heaps, &b->heap_cap, b->heap_count + 1, sizeof *b->heaps))
+        return oom(err);
+    b->heaps[b->heap_count++] = h;
+    b->cur = NULL;
+    reset_open_state(b);
+    return GCH_OK;
+}
+
+/* end_heap of a histogram-only heap: no object is stored, so nothing is
+ * resolved; roots are only checked against the ids seen. */
+static gch_status end_histogram_heap(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    int64_t absent = seen_ids_count_absent(&b->seen, h->root_raw_id, h->root_count);
+    if (absent < 0)
+        return oom(err);
+    h->anomalies.dangling_roots += (uint64_t)absent;
+    resolve_containers(b);
+    gch_free(h->out_start);
+    h->out_start = gch_calloc(1, sizeof *h->out_start);
+    h->out_target = gch_calloc(1, sizeof *h->out_target);
+    if (!h->out_start || !h->out_target)
+        return oom(err);
+    return close_heap(b, err);
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -973,6 +1129,16 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 #endif
     gch_status st;
 
+    if (b->hist_only) {
+        /* The repeats leave the totals, as drop_duplicates does on the
+         * stored path; then the types are counted as on that path. */
+        for (uint32_t t = 0; t < h->type_count && t < b->dup_cap; t++)
+            h->type_objects[t] -= b->dup_objects[t];
+        st = count_types(b, err);
+        if (st != GCH_OK)
+            return st;
+        return end_histogram_heap(b, err);
+    }
     h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
 
     /* Duplicate records go first, so that nothing below counts them. */
@@ -1053,14 +1219,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         gch_free(raw);
         h->anomalies.dangling_roots += absent;
     }
-    for (uint32_t k = 0; k < h->root_count; k++) {
-        if (h->root_has_container[k]) {
-            uint32_t t = type_lookup(b, h->root_container_raw[k]);
-            if (t == GCH_NONE || !h->type_declared[t])
-                h->anomalies.absent_containers++;
-            h->root_container[k] = (t != GCH_NONE && b->type_canon) ? b->type_canon[t] : t;
-        }
-    }
+    resolve_containers(b);
     id_lookup_free(&lookup);
     /* Resolved: the starts never decrease, every target and root object is
      * an object index. */
@@ -1068,35 +1227,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     for (uint32_t k = 0; GCH_ASSERTS_ON && k < h->root_count; k++)
         GCH_ASSERT(h->root_object[k] == GCH_NONE || h->root_object[k] < h->object_count);
 
-    /* Exact total; a sum beyond 2^64 is refused rather than wrapped. */
-    uint64_t total = 0;
-    int overflow = b->size_overflow;
-    for (uint32_t t = 0; t < h->type_count && !overflow; t++) {
-        overflow = h->type_bytes[t] > UINT64_MAX - total;
-        total += h->type_bytes[t];
-    }
-    if (overflow)
-        return gch_error_set(err, GCH_ELIMIT,
-                             "the sizes of the objects in '%s' add up to more than 2^64 bytes",
-                             h->name);
-    h->total_size = total;
-
-    /* Empty heaps still get valid (one-element) arrays. */
-    if (!h->object_id) {
-        h->object_id = gch_calloc(1, sizeof *h->object_id);
-        h->object_type = gch_calloc(1, sizeof *h->object_type);
-        h->object_size = gch_calloc(1, sizeof *h->object_size);
-        if (!h->object_id || !h->object_type || !h->object_size)
-            return oom(err);
-    }
-
-    if (b->heap_count == b->heap_cap &&
-        !grow((void **)&b->heaps, &b->heap_cap, b->heap_count + 1, sizeof *b->heaps))
-        return oom(err);
-    b->heaps[b->heap_count++] = h;
-    b->cur = NULL;
-    reset_open_state(b);
-    return GCH_OK;
+    return close_heap(b, err);
 }
 
 gch_status gch_builder_finish(gch_builder *b, gch_dump **out, gch_error *err)

@@ -19,7 +19,8 @@ typedef struct gch_object_slots {
 /* Appending n objects in bulk, as n gch_builder_object_begin calls followed
  * by their references would, in two steps so that the copying can run on
  * another thread. The run: ids, types (type indices), sizes and per-object
- * reference counts; refs holds the sum of counts raw ids, none of them 0 (may
+ * reference counts (types and sizes are given to reserve too, which a
+ * histogram-only heap counts instead of storing); refs holds the sum of counts raw ids, none of them 0 (may
  * be NULL when that sum is 0); ids_increasing says whether ids is strictly
  * increasing. reserve does everything but copy: it checks the limits,
  * grows the arrays, counts the objects and references as added and notes
@@ -30,11 +31,23 @@ typedef struct gch_object_slots {
  * gch_builder_end_heap(). Fills of different runs may run at the same time on
  * different threads, but not alongside any other builder call. */
 gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_t *ids,
+                                       const uint32_t *types, const uint64_t *sizes,
                                        uint64_t nrefs, int ids_increasing, gch_object_slots *at,
                                        gch_error *err);
 void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32_t n,
                               const uint64_t *ids, const uint32_t *types, const uint64_t *sizes,
                               const uint32_t *counts, const uint64_t *refs, uint64_t nrefs);
+
+/* Makes the open heap histogram-only (gch_load_options.histogram_only): call
+ * it right after gch_builder_set_refs_skipped, before any object. Objects are
+ * then counted per type (type_objects, type_bytes) and not stored: the heap
+ * has object_count 0 and histogram_only set. Duplicate objects, undeclared
+ * types and roots on absent objects are counted exactly as for a stored heap
+ * (the ids are kept: 1-2 bytes an object while they increase, a hash set
+ * from the first that does not); a type's bytes add up the first of equal
+ * ids only, so a sum past 2^64 is refused exactly when a stored heap's is.
+ * gch_builder_count_type is ignored for such a heap: it counts itself. */
+void gch_builder_set_histogram_only(gch_builder *b);
 
 /* Adds objects objects of bytes bytes in all to type's totals (heap
  * type_objects and type_bytes). Reserved runs are not counted: their reader

@@ -265,8 +265,11 @@ static gch_status record_appdomain(reader *r, const char *p, const char *end)
     }
     if ((st = gch_builder_begin_heap(r->b, p, (size_t)(name_end - p), r->err)) != GCH_OK)
         return st;
-    if (r->opts->skip_refs)
+    if (r->opts->skip_refs) {
         gch_builder_set_refs_skipped(r->b);
+        if (r->opts->histogram_only)
+            gch_builder_set_histogram_only(r->b);
+    }
     r->sections++;
     char buf[64];
     snprintf(buf, sizeof buf, "%llx", (unsigned long long)version);
@@ -936,7 +939,8 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
         !chunk_grow((void **)&c->runs, &c->run_cap, c->nruns + 1, sizeof *c->runs))
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     struct fill_run *f = &c->runs[c->nruns];
-    gch_status st = gch_builder_reserve_objects(r->b, (uint32_t)(to - from), c->id + from, nrefs,
+    gch_status st = gch_builder_reserve_objects(r->b, (uint32_t)(to - from), c->id + from,
+                                                c->type + from, c->size + from, nrefs,
                                                 increasing, &f->at, r->err);
     if (st != GCH_OK)
         return st;

@@ -1,0 +1,172 @@
+/* Ids a histogram-only load has seen: see seen_ids.h. */
+#include "seen_ids.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "gcheap/alloc.h"
+#include "resolve.h"
+
+static int set_insert(uint64_t *set, size_t mask, uint64_t id, const gch_hash_key *key)
+{
+    size_t j = gch_hash_u64(id, key) & mask;
+    while (set[j] != 0) {
+        if (set[j] == id)
+            return 0;
+        j = (j + 1) & mask;
+    }
+    set[j] = id;
+    return 1;
+}
+
+static int set_contains(const seen_ids *s, uint64_t id)
+{
+    if (id == 0)
+        return s->has_zero;
+    size_t mask = s->set_cap - 1;
+    for (size_t j = gch_hash_u64(id, &s->key) & mask; s->set[j] != 0; j = (j + 1) & mask)
+        if (s->set[j] == id)
+            return 1;
+    return 0;
+}
+
+/* Reads the varint at *p (written by put_varint: never past the end). */
+static uint64_t get_varint(const unsigned char **p)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    const unsigned char *q = *p;
+    while (*q & 0x80) {
+        v |= (uint64_t)(*q++ & 0x7f) << shift;
+        shift += 7;
+    }
+    v |= (uint64_t)*q++ << shift;
+    *p = q;
+    return v;
+}
+
+/* Makes the set hold at least twice the ids (half empty), from the varints
+ * the first time. */
+static int set_grow(seen_ids *s, uint64_t need)
+{
+    size_t cap = 16;
+    while (cap < need * 2)
+        cap *= 2;
+    if (s->set && cap <= s->set_cap)
+        return 1;
+    uint64_t *set = gch_calloc(cap, sizeof *set);
+    if (!set)
+        return 0;
+    size_t mask = cap - 1;
+    if (!s->set)
+        s->key = gch_hash_key_get();
+    if (s->set) {
+        for (size_t j = 0; j < s->set_cap; j++)
+            if (s->set[j])
+                set_insert(set, mask, s->set[j], &s->key);
+        gch_free(s->set);
+    } else {
+        const unsigned char *p = s->deltas;
+        uint64_t id = 0;
+        for (uint64_t i = 0; i < s->count; i++) {
+            id += get_varint(&p);
+            if (id)
+                set_insert(set, mask, id, &s->key);
+            else
+                s->has_zero = 1;
+        }
+        gch_free(s->deltas);
+        s->deltas = NULL;
+        s->delta_len = s->delta_cap = 0;
+    }
+    s->set = set;
+    s->set_cap = cap;
+    return 1;
+}
+
+static int put_varint(seen_ids *s, uint64_t v)
+{
+    if (s->delta_cap - s->delta_len < 10) {
+        size_t cap = s->delta_cap ? s->delta_cap * 2 : 1 << 16;
+        unsigned char *d = gch_realloc(s->deltas, cap);
+        if (!d)
+            return 0;
+        s->deltas = d;
+        s->delta_cap = cap;
+    }
+    while (v >= 0x80) {
+        s->deltas[s->delta_len++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    s->deltas[s->delta_len++] = (unsigned char)v;
+    return 1;
+}
+
+int seen_ids_add(seen_ids *s, uint64_t id)
+{
+    if (!s->set) {
+        if (s->count == 0 || id > s->last) {
+            if (!put_varint(s, s->count ? id - s->last : id))
+                return -1;
+            s->last = id;
+            s->count++;
+            return 1;
+        }
+        if (!set_grow(s, s->count + 1))
+            return -1;
+    }
+    int fresh;
+    if (id == 0) {
+        fresh = !s->has_zero;
+        s->has_zero = 1;
+    } else {
+        if (!set_grow(s, s->count + 1))
+            return -1;
+        fresh = set_insert(s->set, s->set_cap - 1, id, &s->key);
+    }
+    s->count += (uint64_t)fresh;
+    return fresh;
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
+{
+    int64_t absent = 0;
+    if (n == 0)
+        return 0; /* ids may be NULL then */
+    if (s->set) {
+        for (size_t k = 0; k < n; k++)
+            absent += !set_contains(s, ids[k]);
+        return absent;
+    }
+    /* Increasing ids: one walk over the varints with the ids sorted. */
+    uint64_t *sorted = gch_reallocarray(NULL, n ? n : 1, sizeof *sorted);
+    if (!sorted)
+        return -1;
+    memcpy(sorted, ids, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, compare_u64);
+    const unsigned char *p = s->deltas;
+    uint64_t i = 0, id = 0;
+    if (s->count)
+        id = get_varint(&p);
+    for (size_t k = 0; k < n; k++) {
+        while (i < s->count && id < sorted[k]) {
+            if (++i < s->count)
+                id += get_varint(&p);
+        }
+        absent += !(i < s->count && id == sorted[k]);
+    }
+    gch_free(sorted);
+    return absent;
+}
+
+void seen_ids_free(seen_ids *s)
+{
+    gch_free(s->deltas);
+    gch_free(s->set);
+    memset(s, 0, sizeof *s);
+}

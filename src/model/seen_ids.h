@@ -1,0 +1,37 @@
+/* The set of object ids a histogram-only load has seen (builder.c,
+ * gch_load_options.histogram_only): enough to count duplicate objects and
+ * roots on absent objects exactly without storing the objects.
+ *
+ * While ids increase, which is how dumps list objects (by address), each id is
+ * kept as the varint of its distance from the previous one: about one or two
+ * bytes an object, and no id can repeat. The first id that does not increase
+ * moves every id into a hash set (16 bytes or more an object), which tells a
+ * repeat from a new id from then on. */
+#ifndef GCHEAP_SEEN_IDS_H
+#define GCHEAP_SEEN_IDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "hash.h"
+
+typedef struct seen_ids {
+    uint64_t count;          /* distinct ids added */
+    uint64_t last;           /* the last id added while increasing */
+    unsigned char *deltas;   /* varints, while increasing (set == NULL) */
+    size_t delta_len, delta_cap;
+    uint64_t *set;           /* open addressing, 0 = empty slot; NULL while increasing */
+    size_t set_cap;          /* a power of 2 */
+    int has_zero;            /* id 0, which the set cannot hold */
+    gch_hash_key key;        /* the set's keyed hash (ids come from the input) */
+} seen_ids;
+
+/* Adds id. Returns 1 if it is new, 0 if it was seen before, -1 when out of
+ * memory (the set is then unchanged). */
+int seen_ids_add(seen_ids *s, uint64_t id);
+
+/* How many of ids[0..n) are absent from the set, or -1 when out of memory. */
+int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n);
+
+void seen_ids_free(seen_ids *s);
+
+#endif
