@@ -1,0 +1,82 @@
+#!/bin/sh
+# `gcheap leaks` on real HPROF dumps: a JVM (tests/java/Grow.java) adds 100
+# Item objects to a static list before each of three `jcmd GC.heap_dump`
+# dumps. HPROF ids are addresses (not stable), so the growth rule runs:
+#   - the type row of Grow$Item grew by exactly +100,+100 instances, and its
+#     retained bytes by 100 times the retained size of one Item as `objsize`
+#     computes it (the dominator tree: another algorithm);
+#   - a path row ends in Grow$Item (the static list's array);
+#   - the short-lived Grow$Churn objects are never reported;
+#   - --fail-on-leak exits 1.
+#   sh test_hprof_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
+# Needs a JDK (tests/setup.sh installs it); skipped with a message without.
+set -u
+case $1 in
+/*) bin=$1 ;;
+*) bin=$(pwd)/$1 ;;
+esac
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
+if ! command -v jcmd > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1; then
+    echo "SKIP test_hprof_leaks: no JDK (java, javac, jcmd): sh tests/setup.sh installs it"
+    echo "0 passed, 0 failed (skipped)"
+    exit 0
+fi
+tmp=$(mktemp -d "$work/hprof_leaks.XXXXXX") || exit 1
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2> /dev/null
+    exec 3>&- 2> /dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+javac -d "$tmp" "$root/tests/java/Grow.java" || { echo "FAIL: javac"; exit 1; }
+mkfifo "$tmp/in"
+java -Xmx128m -cp "$tmp" Grow 100 < "$tmp/in" > "$tmp/out" &
+pid=$!
+exec 3> "$tmp/in"
+wait_for() { # LINES: until the output has that many lines
+    i=0
+    while [ "$(wc -l < "$tmp/out")" -lt "$1" ] && [ $i -lt 300 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ "$(wc -l < "$tmp/out")" -ge "$1" ] || { echo "FAIL: Grow did not answer"; exit 1; }
+}
+wait_for 1
+for k in 1 2 3; do
+    echo grow >&3
+    wait_for $((k + 1))
+    jcmd "$pid" GC.heap_dump "$tmp/d$k.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump"; exit 1; }
+done
+exec 3>&-
+wait "$pid" 2> /dev/null
+pid=
+
+D="$tmp/d1.hprof $tmp/d2.hprof $tmp/d3.hprof"
+# shellcheck disable=SC2086
+"$bin" leaks --format tsv $D > "$tmp/leaks.tsv" 2> "$tmp/err" || bad "leaks exited $?: $(head -2 "$tmp/err")"
+row=$(awk -F'\t' '$1 == "type" && $8 == "Grow$Item"' "$tmp/leaks.tsv")
+counts=$(printf '%s\n' "$row" | awk -F'\t' 'NF { print $5 }')
+growth=$(printf '%s\n' "$row" | awk -F'\t' 'NF { print $6 }')
+if [ "$counts" = "+100,+100" ]; then ok; else bad "Grow\$Item count growth '$counts', expected +100,+100"; head -5 "$tmp/leaks.tsv"; fi
+id=$("$bin" objects --type 'Grow$Item' --format tsv "$tmp/d3.hprof" 2> /dev/null | awk -F'\t' 'NR == 2 { print $1 }')
+one=$("$bin" objsize --format tsv "$tmp/d3.hprof" "$id" 2> /dev/null |
+    awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "retained") c = i } NR == 2 { print $c }')
+want="+$((100 * one)),+$((100 * one))"
+if [ -n "$one" ] && [ "$growth" = "$want" ]; then ok; else bad "Grow\$Item retained growth '$growth', expected $want"; fi
+if awk -F'\t' '$1 == "path" && $8 ~ /Grow\$Item$/' "$tmp/leaks.tsv" | grep -q .; then ok; else
+    bad "no growing path ending in Grow\$Item"
+fi
+if awk -F'\t' '$8 ~ /Grow\$Churn/' "$tmp/leaks.tsv" | grep -q .; then bad "churned objects reported"; else ok; fi
+# shellcheck disable=SC2086
+"$bin" leaks --fail-on-leak $D > /dev/null 2>&1
+st=$?
+if [ $st -eq 1 ]; then ok; else bad "--fail-on-leak exit $st, expected 1"; fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
