@@ -123,9 +123,15 @@ typedef struct gch_domtree_options {
      * steps in two); 1 creates no thread at all. The result is the same
      * whatever the count. */
     unsigned threads;
+    /* Called (when not NULL) on the caller's thread as each step of the
+     * build ends, with the percent of the build's usual time done so far
+     * (increasing, 100 at the end of a successful build), for a progress
+     * display; progress_ctx is passed back. */
+    void (*progress)(void *ctx, unsigned percent);
+    void *progress_ctx;
 } gch_domtree_options;
 
-#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0, 0 }
+#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0, 0, NULL, NULL }
 
 /* Computes the dominator tree of heap into *out, like gch_domtree_build(),
  * with options.

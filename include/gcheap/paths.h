@@ -57,6 +57,20 @@ typedef struct gch_path_set {
 gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *out,
                            gch_error *err);
 
+/* gch_paths_build() with options; a zeroed struct is the default. */
+typedef struct gch_paths_options {
+    int include_weak; /* nonzero: weak roots count as roots too */
+    /* Called (when not NULL) on the caller's thread about every million
+     * objects the search takes from its queue, with the percent of the heap's
+     * objects reached so far, and with 100 when the search ends; for a
+     * progress display. progress_ctx is passed back. */
+    void (*progress)(void *ctx, unsigned percent);
+    void *progress_ctx;
+} gch_paths_options;
+
+gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opts, gch_paths *out,
+                              gch_error *err);
+
 /* Frees the arrays of p and zeroes it. NULL and a zeroed struct are allowed. */
 void gch_paths_free(gch_paths *p);
 

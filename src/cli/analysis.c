@@ -18,6 +18,14 @@ void cli_phase(const cli_common *c, const char *what)
     phase_shown = 1;
 }
 
+void cli_phase_percent(void *what, unsigned percent)
+{
+    if (!phase_shown)
+        return;
+    fprintf(stderr, "\r\033[Kgcheap: %s... %u%%", (const char *)what, percent);
+    fflush(stderr);
+}
+
 void cli_phase_end(void)
 {
     if (!phase_shown)
@@ -36,7 +44,10 @@ static int build_domtree(const gch_heap *h, const cli_common *c, int children, i
     opts.children = children;
     opts.preorder_only = preorder_only;
     opts.threads = cli_threads(c);
-    cli_phase(c, "computing the dominator tree");
+    static const char what[] = "computing the dominator tree";
+    opts.progress = cli_phase_percent;
+    opts.progress_ctx = (void *)what;
+    cli_phase(c, what);
     gch_status st = gch_domtree_build_ex(h, &opts, t, &err);
     cli_phase_end();
     if (st != GCH_OK) {
@@ -80,8 +91,10 @@ int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_typ
 int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p)
 {
     gch_error err;
-    cli_phase(c, "finding shortest paths from the roots");
-    gch_status st = gch_paths_build(h, include_weak, p, &err);
+    static const char what[] = "finding shortest paths from the roots";
+    gch_paths_options opts = { include_weak, cli_phase_percent, (void *)what };
+    cli_phase(c, what);
+    gch_status st = gch_paths_build_ex(h, &opts, p, &err);
     cli_phase_end();
     if (st != GCH_OK) {
         cli_error("%s", err.message);

@@ -162,6 +162,9 @@ const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_com
  * -q was given; cli_phase_end clears it. */
 void cli_phase(const cli_common *c, const char *what);
 void cli_phase_end(void);
+/* Updates the phase line with a percentage (a library progress callback:
+ * what is the phase's text as given to cli_phase). */
+void cli_phase_percent(void *what, unsigned percent);
 
 /* gch_domtree_build_ex (weak roots per --include-weak; the children lists only
  * when children is nonzero: gch_domtree_children and gch_type_retained need

@@ -38,6 +38,14 @@ uint32_t gch_paths_root_record(const gch_paths *p, uint32_t object)
 gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *out,
                            gch_error *err)
 {
+    gch_paths_options opts = { include_weak, NULL, NULL };
+    return gch_paths_build_ex(heap, &opts, out, err);
+}
+
+gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opts, gch_paths *out,
+                              gch_error *err)
+{
+    const int include_weak = opts->include_weak;
     memset(out, 0, sizeof *out);
     if (!heap->refs_loaded)
         return gch_error_set(err, GCH_EINVAL, "paths need references, which were not loaded");
@@ -85,6 +93,8 @@ gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *ou
     }
     while (head < tail) {
         uint32_t o = queue[head++];
+        if (opts->progress && (head & 0xfffff) == 0)
+            opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
         for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
             uint32_t t = heap->out_target[e];
             if (parent[t] == GCH_NONE) {
@@ -93,6 +103,8 @@ gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *ou
             }
         }
     }
+    if (opts->progress)
+        opts->progress(opts->progress_ctx, 100);
     gch_free(queue);
     out->object_count = n;
     out->parent = parent;

@@ -14,6 +14,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
+#include "gcheap/paths.h"
 #include "graph_heap.h"
 #include "graph_internal.h"
 #include "tuning.h"
@@ -895,6 +896,61 @@ static void test_sort_lists_by_key(void **state)
  * immediate dominator, with its retained size beside it; no per-object
  * arrays, no chains, no children; children and preorder_only together are
  * refused (allocation failures: test_alloc_failure). */
+/* Progress reports: strictly increasing percents, the last 100, and the same
+ * tree as without a callback, in each of the three modes. */
+typedef struct progress_log {
+    unsigned seen[16];
+    int count;
+} progress_log;
+
+static void log_progress(void *ctx, unsigned percent)
+{
+    progress_log *l = ctx;
+    assert_true(l->count < 16);
+    l->seen[l->count++] = percent;
+}
+
+static void test_progress_reports(void **state)
+{
+    (void)state;
+    th_rng rng = { 99 };
+    for (int g = 0; g < 60; g++) {
+        gch_dump *d = th_random_dump(&rng, g % 10 == 0 ? 3000 : 40);
+        gch_heap *h = d->heaps[0];
+        for (int mode = 0; mode < 3; mode++) {
+            gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+            opts.children = mode == 0;
+            opts.preorder_only = mode == 2;
+            gch_domtree plain, logged;
+            assert_int_equal(gch_domtree_build_ex(h, &opts, &plain, NULL), GCH_OK);
+            progress_log log = { { 0 }, 0 };
+            opts.progress = log_progress;
+            opts.progress_ctx = &log;
+            assert_int_equal(gch_domtree_build_ex(h, &opts, &logged, NULL), GCH_OK);
+            assert_true(log.count >= 2);
+            for (int i = 1; i < log.count; i++)
+                assert_true(log.seen[i] > log.seen[i - 1]);
+            assert_int_equal(log.seen[log.count - 1], 100);
+            assert_int_equal(logged.live_count, plain.live_count);
+            assert_int_equal(logged.live_bytes, plain.live_bytes);
+            if (mode != 2)
+                assert_memory_equal(logged.retained, plain.retained,
+                                    (h->object_count ? h->object_count : 1) * sizeof *plain.retained);
+            gch_domtree_free(&plain);
+            gch_domtree_free(&logged);
+        }
+        gch_paths_options po = { 0, log_progress, NULL };
+        progress_log plog = { { 0 }, 0 };
+        po.progress_ctx = &plog;
+        gch_paths p;
+        assert_int_equal(gch_paths_build_ex(h, &po, &p, NULL), GCH_OK);
+        assert_int_equal(plog.count, 1); /* small heaps: only the end */
+        assert_int_equal(plog.seen[0], 100);
+        gch_paths_free(&p);
+        gch_dump_free(d);
+    }
+}
+
 static void test_preorder_matches_full(void **state)
 {
     (void)state;
@@ -1091,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_parallel_matches_serial),
         cmocka_unit_test(test_lite_matches_full),
         cmocka_unit_test(test_preorder_matches_full),
+        cmocka_unit_test(test_progress_reports),
         cmocka_unit_test(test_child_order_ties),
         cmocka_unit_test(test_sort_lists_by_key),
         cmocka_unit_test(test_alloc_failure),
