@@ -24,6 +24,11 @@ if command -v script > /dev/null 2>&1; then
     # followed by the escape sequence that clears the line.
     script -qec "'$bin' top '$data/basic.gclog'" /dev/null > "$tmp/tty" 2>&1
     check "phase line on a terminal" 'grep -q "gcheap: computing the dominator tree\.\.\." "$tmp/tty"'
+    # The phase ends at 100% (the library reports each step's end), and so
+    # does the shortest-path search of retainers.
+    check "dominator phase in percent" 'grep -q "gcheap: computing the dominator tree\.\.\. 100%" "$tmp/tty"'
+    script -qec "'$bin' retainers '$data/basic.gclog' 110" /dev/null > "$tmp/tty5" 2>&1
+    check "path phase in percent" 'grep -q "gcheap: finding shortest paths from the roots\.\.\. 100%" "$tmp/tty5"'
     check "phase line cleared" 'grep -q "$(printf "\r\033\\[K")" "$tmp/tty"'
     script -qec "'$bin' top --no-progress '$data/basic.gclog'" /dev/null > "$tmp/tty2" 2>&1
     check "--no-progress silences it" '! grep -q "computing" "$tmp/tty2"'
