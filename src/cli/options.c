@@ -12,6 +12,8 @@
 #include "xalloc.h"
 
 static const char *const format_words[] = { "table", "tsv", "csv", "json", "folded", NULL };
+/* In the order of GCH_HPROF_REFS_AUTO, _COMPRESSED, _WIDE. */
+static const char *const hprof_refs_words[] = { "auto", "compressed", "wide", NULL };
 
 static int set_input_format(void *state, const char *command, const char *option, const char *value)
 {
@@ -40,6 +42,8 @@ static const cli_option common_options[] = {
     OPT_BOOL(0, "size-buckets", cli_common, size_buckets, ".gcdump: keep \"(Bytes > 10K)\" types apart"),
     OPT_BOOL(0, "module", cli_common, module, ".gcdump: show each type's module"),
     OPT_BOOL(0, "short-names", cli_common, short_names, "Dart: class names without library URI"),
+    OPT_ENUM(0, "hprof-refs", cli_common, hprof_refs, hprof_refs_words, "HPROF reference size", "SIZE",
+             "HPROF: auto (from the dump, default), compressed or wide references"),
     OPT_END
 };
 
