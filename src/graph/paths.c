@@ -476,13 +476,8 @@ gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
                 cur = node_of[x];
                 break;
             }
-            if (sp == cap) {
-                uint32_t *ns = gch_reallocarray(stack, cap * 2, sizeof *stack);
-                if (!ns)
-                    goto nomem;
-                stack = ns;
-                cap *= 2;
-            }
+            if (!gch__stack_room(&stack, &cap, sp))
+                goto nomem;
             stack[sp++] = x;
             if (parent[x] == GCH_PATH_ROOT)
                 break;

@@ -330,6 +330,20 @@ static void found_target(const bfs_job *j, uint32_t t, uint32_t pos)
             j->at[k] = pos;
 }
 
+/* Marks o seen and queues it at position pos, discovered by the entry at
+ * position via (GCH_NONE for a root); 1 when o is an accumulation point. */
+static inline int bfs_push(const bfs_job *j, uint64_t *seen, const uint64_t *want, uint32_t *from,
+                           uint32_t *queue, uint32_t pos, uint32_t o, uint32_t via)
+{
+    seen[o >> 6] |= 1ull << (o & 63);
+    from[pos] = via;
+    queue[pos] = o;
+    if (!path_target(want, o))
+        return 0;
+    found_target(j, o, pos);
+    return 1;
+}
+
 /* The BFS of gch_paths_build (roots in record order, references in stored
  * order, so the same paths), stopped once every accumulation point is
  * reached. Each queue entry keeps the queue position of the entry that
@@ -356,14 +370,7 @@ static int bfs_run(void *arg)
         uint32_t o = h->root_object[r];
         if (path_target(seen, o))
             continue;
-        seen[o >> 6] |= 1ull << (o & 63);
-        from[tail] = GCH_NONE;
-        queue[tail] = o;
-        if (path_target(want, o)) {
-            found_target(j, o, tail);
-            remaining--;
-        }
-        tail++;
+        remaining -= bfs_push(j, seen, want, from, queue, tail++, o, GCH_NONE);
     }
     const uint32_t *out_start = h->out_start, *out_target = h->out_target;
     while (head < tail && remaining) {
@@ -378,14 +385,7 @@ static int bfs_run(void *arg)
             uint32_t t = out_target[e];
             if (path_target(seen, t))
                 continue;
-            seen[t >> 6] |= 1ull << (t & 63);
-            from[tail] = head;
-            queue[tail] = t;
-            if (path_target(want, t)) {
-                found_target(j, t, tail);
-                remaining--;
-            }
-            tail++;
+            remaining -= bfs_push(j, seen, want, from, queue, tail++, t, head);
             if (remaining == 0)
                 break;
         }
