@@ -57,6 +57,22 @@ static int is_big(uint64_t retained, double threshold, uint64_t live)
     return (double)retained * 100.0 > threshold * (double)live;
 }
 
+/* A new zeroed suspect at the end of f->items (room for *cap, doubled when
+ * full); NULL when that memory cannot be had. */
+static gch_suspect *add_suspect(finder *f, size_t *cap)
+{
+    if (f->count == *cap) {
+        void *g = gch_reallocarray(f->items, *cap * 2, sizeof *f->items);
+        if (!g)
+            return NULL;
+        f->items = g;
+        *cap *= 2;
+    }
+    gch_suspect *s = &f->items[f->count++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
 /* Object-suspects, and per-type totals of the other top-level objects. */
 static gch_status top_level(finder *f, gch_error *err)
 {
@@ -86,15 +102,9 @@ static gch_status top_level(finder *f, gch_error *err)
         uint32_t o = pre[p], ty = h->object_type[o];
         f->top_type[f->top_count++] = ty;
         if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
-            if (f->count == cap) {
-                void *g = gch_reallocarray(f->items, cap * 2, sizeof *f->items);
-                if (!g)
-                    return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-                f->items = g;
-                cap *= 2;
-            }
-            gch_suspect *s = &f->items[f->count++];
-            memset(s, 0, sizeof *s);
+            gch_suspect *s = add_suspect(f, &cap);
+            if (!s)
+                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
             s->object = o;
             s->type = ty;
             s->instances = 1;
@@ -111,15 +121,9 @@ static gch_status top_level(finder *f, gch_error *err)
     for (uint32_t ty = 0; ty < T; ty++) {
         if (!f->group_count[ty] || !is_big(f->group_bytes[ty], f->o->threshold, f->t.live_bytes))
             continue;
-        if (f->count == cap) {
-            void *g = gch_reallocarray(f->items, cap * 2, sizeof *f->items);
-            if (!g)
-                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-            f->items = g;
-            cap *= 2;
-        }
-        gch_suspect *s = &f->items[f->count++];
-        memset(s, 0, sizeof *s);
+        gch_suspect *s = add_suspect(f, &cap);
+        if (!s)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
         s->group = 1;
         s->object = pre[f->group_best[ty]];
         s->type = ty;
