@@ -272,30 +272,14 @@ long long gch_gunzip_read(gch_gunzip *z, void *buf, size_t cap)
     }
 }
 
-typedef struct mem_input {
-    const unsigned char *data;
-    size_t size;
-    int given;
-} mem_input;
-
-static long long mem_pull(void *ctx, const unsigned char **chunk)
-{
-    mem_input *m = ctx;
-    if (m->given || m->size == 0)
-        return 0;
-    m->given = 1;
-    *chunk = m->data;
-    return (long long)m->size;
-}
-
 gch_status gch_gunzip_buffer(const void *data, size_t size, unsigned char **out, size_t *out_size,
                              gch_error *err)
 {
     *out = NULL;
     *out_size = 0;
-    mem_input m = { data, size, 0 };
+    gch_mem_input m = { data, size, 0 };
     gch_gunzip *z;
-    gch_status st = gch_gunzip_new(mem_pull, &m, &z, err);
+    gch_status st = gch_gunzip_new(gch_mem_pull, &m, &z, err);
     if (st != GCH_OK)
         return st;
     size_t cap = 1u << 16, len = 0;

@@ -590,15 +590,9 @@ gch_inflate_result gch_inflate_run(gch_inflate *s, gch_bitin *in, unsigned char 
 /* ------------------------------------------------------------------------ */
 /* A whole stream in memory */
 
-typedef struct mem_input {
-    const unsigned char *data;
-    size_t size;
-    int given;
-} mem_input;
-
-static long long mem_pull(void *ctx, const unsigned char **chunk)
+long long gch_mem_pull(void *ctx, const unsigned char **chunk)
 {
-    mem_input *m = ctx;
+    gch_mem_input *m = ctx;
     if (m->given || m->size == 0)
         return 0;
     m->given = 1;
@@ -621,9 +615,9 @@ gch_status gch_inflate_buffer(const void *data, size_t size, unsigned char **out
     }
     s->fixed_loaded = 0;
     gch_inflate_reset(s);
-    mem_input m = { data, size, 0 };
+    gch_mem_input m = { data, size, 0 };
     gch_bitin in;
-    gch_bitin_init(&in, mem_pull, &m);
+    gch_bitin_init(&in, gch_mem_pull, &m);
     gch_status st = GCH_OK;
     for (;;) {
         if (cap - pos < 2 * GCH_INFLATE_ROOM) {

@@ -25,6 +25,15 @@
  * the next call. */
 typedef long long (*gch_pull_fn)(void *ctx, const unsigned char **chunk);
 
+/* A pull source over bytes held in memory: the whole buffer as one chunk,
+ * then the end. Start it as { data, size, 0 }; ctx is the gch_mem_input. */
+typedef struct gch_mem_input {
+    const unsigned char *data;
+    size_t size;
+    int given;
+} gch_mem_input;
+long long gch_mem_pull(void *ctx, const unsigned char **chunk);
+
 /* A little-endian bit reader over pulled chunks. Past the end of the input it
  * feeds zero bytes and counts them (pad), so decoding never waits on a
  * missing byte; a caller that finds bits of padding consumed

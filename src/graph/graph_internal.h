@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gcheap/alloc.h"
 #include "gcheap/heap.h"
 
 /* Whether root record r counts: it names an object and is strong (or weak
@@ -26,6 +27,20 @@ static inline int gch__bit_get(const uint8_t *bits, uint32_t i)
 static inline void gch__bit_set(uint8_t *bits, uint32_t i)
 {
     bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* Room for one more push on a growing stack of sp items out of *cap: doubles
+ * it when full. 0 when that memory cannot be had (the stack is kept as it is). */
+static inline int gch__stack_room(uint32_t **stack, size_t *cap, size_t sp)
+{
+    if (sp != *cap)
+        return 1;
+    uint32_t *ns = gch_reallocarray(*stack, *cap * 2, sizeof **stack);
+    if (!ns)
+        return 0;
+    *stack = ns;
+    *cap *= 2;
+    return 1;
 }
 
 /* Nonzero when element a must come before element b. Must be a strict total

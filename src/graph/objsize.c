@@ -53,13 +53,8 @@ gch_status gch_objsize(const gch_heap *heap, const uint32_t *starts, size_t star
             uint32_t t = heap->out_target[e];
             if (gch__bit_get(seen, t))
                 continue;
-            if (sp == cap) {
-                uint32_t *ns = gch_reallocarray(stack, cap * 2, sizeof *stack);
-                if (!ns)
-                    goto nomem;
-                stack = ns;
-                cap *= 2;
-            }
+            if (!gch__stack_room(&stack, &cap, sp))
+                goto nomem;
             gch__bit_set(seen, t);
             stack[sp++] = t;
         }

@@ -129,6 +129,26 @@ uint32_t gch_paths_depth(const gch_paths *p, uint32_t object)
 
 /* ---------------------------------------------------------------- distances */
 
+/* Breadth-first from the tail objects already in queue (at distance dist[]),
+ * along the lists next[start[o] .. start[o+1]-1]: every object reached gets
+ * its distance in dist[] (GCH_NONE: not reached yet). BFS visits objects in
+ * order of distance, so each is final when queued. */
+static void bfs_distances(const uint32_t *start, const uint32_t *next, uint32_t *dist, uint32_t *queue,
+                          uint32_t tail)
+{
+    uint32_t head = 0;
+    while (head < tail) {
+        uint32_t o = queue[head++];
+        for (uint32_t e = start[o]; e < start[o + 1]; e++) {
+            uint32_t t = next[e];
+            if (dist[t] == GCH_NONE) {
+                dist[t] = dist[o] + 1;
+                queue[tail++] = t;
+            }
+        }
+    }
+}
+
 gch_status gch_root_distance(const gch_heap *heap, int include_weak, uint32_t **dist_out,
                              gch_error *err)
 {
@@ -145,7 +165,7 @@ gch_status gch_root_distance(const gch_heap *heap, int include_weak, uint32_t **
     }
     for (uint32_t o = 0; o < n; o++)
         dist[o] = GCH_NONE;
-    uint32_t head = 0, tail = 0;
+    uint32_t tail = 0;
     for (uint32_t r = 0; r < heap->root_count; r++) {
         if (!gch__root_counts(heap, r, include_weak))
             continue;
@@ -155,17 +175,7 @@ gch_status gch_root_distance(const gch_heap *heap, int include_weak, uint32_t **
             queue[tail++] = o;
         }
     }
-    /* BFS visits objects in order of distance, so each is final when queued. */
-    while (head < tail) {
-        uint32_t o = queue[head++];
-        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
-            uint32_t t = heap->out_target[e];
-            if (dist[t] == GCH_NONE) {
-                dist[t] = dist[o] + 1;
-                queue[tail++] = t;
-            }
-        }
-    }
+    bfs_distances(heap->out_start, heap->out_target, dist, queue, tail);
     gch_free(queue);
     *dist_out = dist;
     return GCH_OK;
@@ -263,19 +273,9 @@ gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target
     /* Backward BFS: dist[v] = number of references from v to target. */
     for (uint32_t o = 0; o < n; o++)
         dist[o] = GCH_NONE;
-    uint32_t head = 0, tail = 0;
     dist[target] = 0;
-    queue[tail++] = target;
-    while (head < tail) {
-        uint32_t o = queue[head++];
-        for (uint32_t e = heap->in_start[o]; e < heap->in_start[o + 1]; e++) {
-            uint32_t s = heap->in_source[e];
-            if (dist[s] == GCH_NONE) {
-                dist[s] = dist[o] + 1;
-                queue[tail++] = s;
-            }
-        }
-    }
+    queue[0] = target;
+    bfs_distances(heap->in_start, heap->in_source, dist, queue, 1);
     gch_free(queue);
     queue = NULL;
 
@@ -488,13 +488,8 @@ gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
                 cur = node_of[x];
                 break;
             }
-            if (sp == cap) {
-                uint32_t *ns = gch_reallocarray(stack, cap * 2, sizeof *stack);
-                if (!ns)
-                    goto nomem;
-                stack = ns;
-                cap *= 2;
-            }
+            if (!gch__stack_room(&stack, &cap, sp))
+                goto nomem;
             stack[sp++] = x;
             if (parent[x] == GCH_PATH_ROOT)
                 break;

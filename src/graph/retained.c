@@ -19,6 +19,7 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/dominators.h"
+#include "graph_internal.h"
 
 /* How far ahead the placement prefetches object_type (random reads). */
 #define AHEAD 16
@@ -156,13 +157,8 @@ gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_
         if (active[ty]++ == 0)
             per_type_out[ty] += t->retained[c];
         if (cs[c] < cs[c + 1]) {
-            if (sp == cap) {
-                uint32_t *ns = gch_reallocarray(stack, cap * 2, sizeof *stack);
-                if (!ns)
-                    goto nomem;
-                stack = ns;
-                cap *= 2;
-            }
+            if (!gch__stack_room(&stack, &cap, sp))
+                goto nomem;
             stack[sp++] = cs[c];
             continue;
         }

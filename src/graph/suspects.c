@@ -57,6 +57,22 @@ static int is_big(uint64_t retained, double threshold, uint64_t live)
     return (double)retained * 100.0 > threshold * (double)live;
 }
 
+/* A new zeroed suspect at the end of f->items (room for *cap, doubled when
+ * full); NULL when that memory cannot be had. */
+static gch_suspect *add_suspect(finder *f, size_t *cap)
+{
+    if (f->count == *cap) {
+        void *g = gch_reallocarray(f->items, *cap * 2, sizeof *f->items);
+        if (!g)
+            return NULL;
+        f->items = g;
+        *cap *= 2;
+    }
+    gch_suspect *s = &f->items[f->count++];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
 /* Object-suspects, and per-type totals of the other top-level objects. */
 static gch_status top_level(finder *f, gch_error *err)
 {
@@ -86,15 +102,9 @@ static gch_status top_level(finder *f, gch_error *err)
         uint32_t o = pre[p], ty = h->object_type[o];
         f->top_type[f->top_count++] = ty;
         if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
-            if (f->count == cap) {
-                void *g = gch_reallocarray(f->items, cap * 2, sizeof *f->items);
-                if (!g)
-                    return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-                f->items = g;
-                cap *= 2;
-            }
-            gch_suspect *s = &f->items[f->count++];
-            memset(s, 0, sizeof *s);
+            gch_suspect *s = add_suspect(f, &cap);
+            if (!s)
+                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
             s->object = o;
             s->type = ty;
             s->instances = 1;
@@ -111,15 +121,9 @@ static gch_status top_level(finder *f, gch_error *err)
     for (uint32_t ty = 0; ty < T; ty++) {
         if (!f->group_count[ty] || !is_big(f->group_bytes[ty], f->o->threshold, f->t.live_bytes))
             continue;
-        if (f->count == cap) {
-            void *g = gch_reallocarray(f->items, cap * 2, sizeof *f->items);
-            if (!g)
-                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-            f->items = g;
-            cap *= 2;
-        }
-        gch_suspect *s = &f->items[f->count++];
-        memset(s, 0, sizeof *s);
+        gch_suspect *s = add_suspect(f, &cap);
+        if (!s)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
         s->group = 1;
         s->object = pre[f->group_best[ty]];
         s->type = ty;
@@ -330,6 +334,20 @@ static void found_target(const bfs_job *j, uint32_t t, uint32_t pos)
             j->at[k] = pos;
 }
 
+/* Marks o seen and queues it at position pos, discovered by the entry at
+ * position via (GCH_NONE for a root); 1 when o is an accumulation point. */
+static inline int bfs_push(const bfs_job *j, uint64_t *seen, const uint64_t *want, uint32_t *from,
+                           uint32_t *queue, uint32_t pos, uint32_t o, uint32_t via)
+{
+    seen[o >> 6] |= 1ull << (o & 63);
+    from[pos] = via;
+    queue[pos] = o;
+    if (!path_target(want, o))
+        return 0;
+    found_target(j, o, pos);
+    return 1;
+}
+
 /* The BFS of gch_paths_build (roots in record order, references in stored
  * order, so the same paths), stopped once every accumulation point is
  * reached. Each queue entry keeps the queue position of the entry that
@@ -356,14 +374,7 @@ static int bfs_run(void *arg)
         uint32_t o = h->root_object[r];
         if (path_target(seen, o))
             continue;
-        seen[o >> 6] |= 1ull << (o & 63);
-        from[tail] = GCH_NONE;
-        queue[tail] = o;
-        if (path_target(want, o)) {
-            found_target(j, o, tail);
-            remaining--;
-        }
-        tail++;
+        remaining -= bfs_push(j, seen, want, from, queue, tail++, o, GCH_NONE);
     }
     const uint32_t *out_start = h->out_start, *out_target = h->out_target;
     while (head < tail && remaining) {
@@ -378,14 +389,7 @@ static int bfs_run(void *arg)
             uint32_t t = out_target[e];
             if (path_target(seen, t))
                 continue;
-            seen[t >> 6] |= 1ull << (t & 63);
-            from[tail] = head;
-            queue[tail] = t;
-            if (path_target(want, t)) {
-                found_target(j, t, tail);
-                remaining--;
-            }
-            tail++;
+            remaining -= bfs_push(j, seen, want, from, queue, tail++, t, head);
             if (remaining == 0)
                 break;
         }

@@ -177,6 +177,27 @@ static gch_status oom(v8_reader *r)
 /* ------------------------------------------------------------------------ */
 /* snapshot.meta */
 
+/* A list or object that closes at once: consumes the closing bracket. */
+static inline int closes_empty(v8_in *in, int close)
+{
+    if (v8_peek(in) != close)
+        return 0;
+    in->p++;
+    return 1;
+}
+
+/* After an element or member: consumes the ',' (*more = 1) or the closing bracket
+ * (*more = 0); anything else is an error. */
+static inline gch_status after_item(v8_in *in, int close, int *more)
+{
+    int c = v8_peek(in);
+    in->p += c == ',' || c == close;
+    *more = c == ',';
+    if (c == ',' || c == close)
+        return GCH_OK;
+    return v8_expect(in, ',', close == ']' ? "',' or ']'" : "',' or '}'");
+}
+
 static gch_status name_list_read_one(v8_reader *r, name_list *l)
 {
     if (l->count >= MAX_TYPES)
@@ -203,19 +224,14 @@ static gch_status read_name_list(v8_reader *r, name_list *l)
     l->present = 1;
     l->count = 0;
     l->pool.len = 0;
-    if (v8_peek(&r->in) == ']') {
-        r->in.p++;
+    if (closes_empty(&r->in, ']'))
         return GCH_OK;
-    }
     for (;;) {
         if ((st = name_list_read_one(r, l)) != GCH_OK)
             return st;
-        int c = v8_peek(&r->in);
-        r->in.p += c == ',' || c == ']';
-        if (c == ']')
-            return GCH_OK;
-        if (c != ',')
-            return v8_expect(&r->in, ',', "',' or ']'");
+        int more;
+        if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
+            return st;
     }
 }
 
@@ -226,22 +242,17 @@ static gch_status read_type_lists(v8_reader *r, name_list *per_field)
     gch_status st = v8_expect(&r->in, '[', "'[' (snapshot.meta types)");
     if (st != GCH_OK)
         return st;
-    if (v8_peek(&r->in) == ']') {
-        r->in.p++;
+    if (closes_empty(&r->in, ']'))
         return GCH_OK;
-    }
     for (unsigned k = 0;; k++) {
         if (k >= MAX_FIELDS)
             return v8_fail(&r->in, "snapshot.meta: more than %d field types", MAX_FIELDS);
         st = v8_peek(&r->in) == '[' ? read_name_list(r, &per_field[k]) : v8_skip_value(&r->in);
         if (st != GCH_OK)
             return st;
-        int c = v8_peek(&r->in);
-        r->in.p += c == ',' || c == ']';
-        if (c == ']')
-            return GCH_OK;
-        if (c != ',')
-            return v8_expect(&r->in, ',', "',' or ']'");
+        int more;
+        if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
+            return st;
     }
 }
 
@@ -258,10 +269,8 @@ static gch_status read_object(v8_reader *r, member_fn fn, const char *what)
     gch_status st = v8_expect(&r->in, '{', what);
     if (st != GCH_OK)
         return st;
-    if (v8_peek(&r->in) == '}') {
-        r->in.p++;
+    if (closes_empty(&r->in, '}'))
         return GCH_OK;
-    }
     for (;;) {
         r->key.len = 0;
         if (r->key.s)
@@ -269,12 +278,9 @@ static gch_status read_object(v8_reader *r, member_fn fn, const char *what)
         if ((st = v8_string(&r->in, &r->key)) != GCH_OK || (st = v8_expect(&r->in, ':', "':'")) != GCH_OK ||
             (st = fn(r)) != GCH_OK)
             return st;
-        int c = v8_peek(&r->in);
-        r->in.p += c == ',' || c == '}';
-        if (c == '}')
-            return GCH_OK;
-        if (c != ',')
-            return v8_expect(&r->in, ',', "',' or '}'");
+        int more;
+        if ((st = after_item(&r->in, '}', &more)) != GCH_OK || !more)
+            return st;
     }
 }
 
@@ -868,10 +874,8 @@ static gch_status read_strings(v8_reader *r)
     if ((st = v8_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
         return st;
     r->strings_done = 1;
-    if (v8_peek(&r->in) == ']') {
-        r->in.p++;
+    if (closes_empty(&r->in, ']'))
         return GCH_OK;
-    }
     size_t next_wanted = 0;
     for (;;) {
         if (r->str_n >= UINT32_MAX)
@@ -897,12 +901,9 @@ static gch_status read_strings(v8_reader *r)
                 return oom(r);
             r->pool.s[r->pool.len++] = '\0';
         }
-        int c = v8_peek(&r->in);
-        r->in.p += c == ',' || c == ']';
-        if (c == ']')
-            return GCH_OK;
-        if (c != ',')
-            return v8_expect(&r->in, ',', "',' or ']'");
+        int more;
+        if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
+            return st;
     }
 }
 
