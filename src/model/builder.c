@@ -235,6 +235,25 @@ static int string_hash_rehash(gch_builder *b, size_t ncap)
     return 1;
 }
 
+/* Appends s (len bytes, no NUL inside) and a NUL to the open heap's string
+ * pool; *off_out receives its offset. */
+static gch_status pool_append(gch_builder *b, const char *s, size_t len, uint32_t *off_out,
+                              gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (h->strings_size + len + 1 > UINT32_MAX - 1)
+        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
+    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
+        return oom(err);
+    uint32_t off = (uint32_t)h->strings_size;
+    if (len)
+        memcpy(h->strings + off, s, len);
+    h->strings[off + len] = '\0';
+    h->strings_size += len + 1;
+    *off_out = off;
+    return GCH_OK;
+}
+
 /* Returns the pool offset of s (len bytes, no NUL inside), adding it if new. */
 static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *off_out, gch_error *err)
 {
@@ -257,15 +276,10 @@ static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *of
         }
         j = (j + 1) & mask;
     }
-    if (h->strings_size + len + 1 > UINT32_MAX - 1)
-        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
-    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
-        return oom(err);
-    uint32_t off = (uint32_t)h->strings_size;
-    if (len)
-        memcpy(h->strings + off, s, len);
-    h->strings[off + len] = '\0';
-    h->strings_size += len + 1;
+    uint32_t off = 0;
+    gch_status st = pool_append(b, s, len, &off, err);
+    if (st != GCH_OK)
+        return st;
     b->string_hash[j] = off;
     b->string_hash_len++;
     *off_out = off;
@@ -569,23 +583,12 @@ gch_status gch_builder_intern_label(gch_builder *b, const char *s, size_t len, u
 gch_status gch_builder_append_label(gch_builder *b, const char *s, size_t len, uint32_t *out,
                                     gch_error *err)
 {
-    gch_heap *h = b->cur;
-    if (!h)
+    if (!b->cur)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
     const char *nul = memchr(s, '\0', len);
     if (nul)
         len = (size_t)(nul - s);
-    if (h->strings_size + len + 1 > UINT32_MAX - 1)
-        return gch_error_set(err, GCH_ELIMIT, "names take more than 4 GiB");
-    if (!grow((void **)&h->strings, &b->strings_cap, h->strings_size + len + 1, 1))
-        return oom(err);
-    uint32_t off = (uint32_t)h->strings_size;
-    if (len)
-        memcpy(h->strings + off, s, len);
-    h->strings[off + len] = '\0';
-    h->strings_size += len + 1;
-    *out = off;
-    return GCH_OK;
+    return pool_append(b, s, len, out, err);
 }
 
 gch_status gch_builder_add_object_label_offsets(gch_builder *b, uint64_t id, uint64_t raw_type_id,
