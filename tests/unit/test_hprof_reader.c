@@ -510,6 +510,154 @@ static void test_thread_names(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Payloads: where primitive arrays and String values lie (keep_payloads) */
+
+/* Strings of JDK 9+ (value byte[] + coder) or, with jdk8, of JDK 8 (value
+ * char[], no coder); the objects are written out of id order (two runs):
+ *   0x700 String "caf\xe9" Latin-1 -> 0x710 byte[4]
+ *   0x720 String U+2603 U+1F600 'x' UTF-16 -> 0x730 byte[8] (little-endian)
+ *   0x6F0 char[2] "hi" (big-endian), 0x6E0 int[2], 0x6D0 NODATA byte[3]
+ *   0x740 String with a null value; 0x710 again as an int[2] (a duplicate id:
+ *   the payload must belong to the record the builder keeps). */
+static const unsigned char utf16_le[8] = { 0x03, 0x26, 0x3D, 0xD8, 0x00, 0xDE, 'x', 0 };
+static const unsigned char chars_be[4] = { 0, 'h', 0, 'i' };
+
+static hpw *strings_dump(unsigned id_size, int jdk8)
+{
+    hpw *w = hpw_new("1.0.2", id_size, 0);
+    static const char *const names[] = { NULL, "java/lang/String", "value", "coder", "[B", "[C", "[I" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 4);
+    hpw_load_class(w, 3, 0x120, 5);
+    hpw_load_class(w, 4, 0x130, 6);
+    hpw_begin(w, 0x1C);
+    const hpw_field string_fields[] = { { 2, 2, 0 }, { 3, 8, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, id_size + 1, NULL, 0, string_fields, jdk8 ? 1 : 2);
+    hpw_class_dump(w, 0x110, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x120, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x130, 0, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[16];
+    size_t n = hpw_value(w, 2, 0x710, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 0, v + n);
+    hpw_instance(w, 0x700, 0x100, v, (uint32_t)n);
+    if (jdk8)
+        hpw_prim_array(w, 0x710, 5, 2, chars_be);
+    else
+        hpw_prim_array(w, 0x710, 8, 4, "caf\xe9");
+    n = hpw_value(w, 2, 0x730, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 1, v + n);
+    hpw_instance(w, 0x720, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x730, 8, 8, utf16_le);
+    n = hpw_value(w, 2, 0, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 0, v + n);
+    hpw_instance(w, 0x740, 0x100, v, (uint32_t)n);
+    /* A second run, with lower ids. */
+    hpw_prim_array_nodata(w, 0x6D0, 8, 3);
+    hpw_prim_array(w, 0x6E0, 10, 2, NULL);
+    hpw_prim_array(w, 0x6F0, 5, 2, chars_be);
+    hpw_prim_array(w, 0x710, 10, 2, NULL);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    return w;
+}
+
+static const gch_payload *expect_array_payload(const hpw *w, const gch_heap *h, uint64_t id, unsigned elem,
+                                       uint32_t length, const void *bytes)
+{
+    const gch_payload *p = gch_heap_payload(h, id);
+    assert_non_null(p);
+    assert_int_equal(p->kind, GCH_PAYLOAD_ARRAY);
+    assert_int_equal(p->elem, elem);
+    assert_int_equal(p->length, length);
+    size_t n = (size_t)length * gch_elem_size(elem);
+    assert_true(p->offset + n <= w->len);
+    assert_memory_equal(w->buf + p->offset, bytes, n);
+    /* The offset is right after the array's header: id, trace, length, type. */
+    assert_int_equal(w->buf[p->offset - 1], elem);
+    return p;
+}
+
+static void expect_string_payload(const gch_heap *h, uint64_t id, uint64_t value, unsigned coder)
+{
+    const gch_payload *p = gch_heap_payload(h, id);
+    assert_non_null(p);
+    assert_int_equal(p->kind, GCH_PAYLOAD_STRING);
+    assert_int_equal(p->value, value);
+    assert_int_equal(p->coder, coder);
+}
+
+static void check_payloads(unsigned id_size, int jdk8)
+{
+    hpw *w = strings_dump(id_size, jdk8);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    gch_dump *plain = NULL, *kept = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &plain, &err), GCH_OK);
+    assert_int_equal(plain->heaps[0]->payloads_kept, 0);
+    assert_null(plain->heaps[0]->payloads);
+    assert_int_equal(plain->heaps[0]->payload_count, 0);
+    o.keep_payloads = 1;
+    assert_int_equal(gch_load_buffer(w->buf, w->len, GCH_FORMAT_AUTO, &o, &kept, &err), GCH_OK);
+    assert_null(heap_check_dump(kept));
+    assert_null(heap_check_same_dump(plain, kept, 1)); /* the model is the same */
+    const gch_heap *h = kept->heaps[0];
+    assert_int_equal(h->payloads_kept, 1);
+    /* 3 Strings, 0x710 (once), 0x730, 0x6E0, 0x6F0; no entry for NODATA. */
+    assert_int_equal(h->payload_count, 7);
+    for (size_t i = 1; i < h->payload_count; i++)
+        assert_true(h->payloads[i - 1].id < h->payloads[i].id);
+    unsigned coder = jdk8 ? GCH_CODER_NONE : GCH_CODER_LATIN1;
+    expect_string_payload(h, 0x700, 0x710, coder);
+    expect_string_payload(h, 0x720, 0x730, jdk8 ? GCH_CODER_NONE : GCH_CODER_UTF16);
+    expect_string_payload(h, 0x740, 0, coder);
+    /* 0x710: the record the builder kept (the merge of the runs decides). */
+    const char *kept_type = NULL;
+    for (uint32_t i = 0; i < h->object_count; i++)
+        if (h->object_id[i] == 0x710)
+            kept_type = gch_type_name(h, h->object_type[i]);
+    assert_non_null(kept_type);
+    unsigned char zeros[8] = { 0 };
+    if (strcmp(kept_type, "int[]") == 0)
+        expect_array_payload(w, h, 0x710, GCH_ELEM_INT, 2, zeros);
+    else if (jdk8)
+        expect_array_payload(w, h, 0x710, GCH_ELEM_CHAR, 2, chars_be);
+    else
+        expect_array_payload(w, h, 0x710, GCH_ELEM_BYTE, 4, "caf\xe9");
+    expect_array_payload(w, h, 0x730, GCH_ELEM_BYTE, 8, utf16_le);
+    expect_array_payload(w, h, 0x6F0, GCH_ELEM_CHAR, 2, chars_be);
+    expect_array_payload(w, h, 0x6E0, GCH_ELEM_INT, 2, zeros);
+    assert_null(gch_heap_payload(h, 0x6D0));
+    assert_null(gch_heap_payload(h, 0x110)); /* a class */
+    assert_null(gch_heap_payload(h, 0x1));
+    gch_dump_free(kept);
+    /* From a source (a pipe): the buffer is gone when the load returns. */
+    mem_src m = { w->buf, w->len, 0 };
+    gch_source src = { mem_read, &m };
+    assert_int_equal(gch_load(&src, GCH_FORMAT_AUTO, &o, &kept, &err), GCH_OK);
+    assert_int_equal(kept->heaps[0]->payloads_kept, 0);
+    assert_null(kept->heaps[0]->payloads);
+    assert_null(heap_check_same_dump(plain, kept, 1));
+    gch_dump_free(kept);
+    gch_dump_free(plain);
+    hpw_free(w);
+}
+
+static void test_payloads(void **state)
+{
+    (void)state;
+    check_payloads(8, 0);
+    check_payloads(4, 0);
+    check_payloads(8, 1);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Malformed input */
 
 static void expect_error(const hpw *w, uint64_t offset, const char *fragment)
@@ -740,6 +888,7 @@ int main(void)
         cmocka_unit_test(test_rule_vote),
         cmocka_unit_test(test_art),
         cmocka_unit_test(test_thread_names),
+        cmocka_unit_test(test_payloads),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
