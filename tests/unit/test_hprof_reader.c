@@ -871,6 +871,13 @@ static int write_seeds(const char *dir)
         if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
             return 1;
         hpw_free(w);
+        /* Strings and primitive arrays (keep_payloads): JDK 9+ and JDK 8 forms. */
+        snprintf(path, sizeof path, "%s/strings-id%u.hprof", dir, id);
+        w = strings_dump(id, id == 4);
+        f = fopen(path, "wb");
+        if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
+            return 1;
+        hpw_free(w);
     }
     return 0;
 }
