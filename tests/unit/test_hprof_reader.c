@@ -657,6 +657,94 @@ static void test_payloads(void **state)
     check_payloads(8, 1);
 }
 
+/* Every allocation of a keep_payloads read failing in turn: GCH_ENOMEM, no
+ * dump and nothing left allocated (or, for a shrink that may fail, the same
+ * dump); then the read that fails nothing. */
+typedef union block_header {
+    size_t size;
+    max_align_t align;
+} block_header;
+
+static struct {
+    long calls, fail_at, live;
+    int hit;
+} fa;
+
+static void *fa_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++fa.calls == fa.fail_at) {
+        fa.hit = 1;
+        return NULL;
+    }
+    block_header *h = malloc(sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    fa.live++;
+    return h + 1;
+}
+
+static void *fa_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++fa.calls == fa.fail_at) {
+        fa.hit = 1;
+        return NULL;
+    }
+    block_header *h = realloc((block_header *)p - 1, sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    return h + 1;
+}
+
+static void fa_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (!p)
+        return;
+    fa.live--;
+    free((block_header *)p - 1);
+}
+
+static void test_payloads_alloc_failure(void **state)
+{
+    (void)state;
+    static const gch_allocator failing = { fa_malloc, fa_realloc, fa_free, NULL };
+    hpw *w = strings_dump(8, 0);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    o.keep_payloads = 1;
+    gch_set_allocator(&failing);
+    long k = 1;
+    for (;; k++) {
+        memset(&fa, 0, sizeof fa);
+        fa.fail_at = k;
+        gch_dump *d = NULL;
+        gch_error err;
+        gch_status st = gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err);
+        if (st == GCH_OK) {
+            /* A failed shrink keeps the bigger block: the same dump. */
+            assert_null(heap_check_dump(d));
+            assert_int_equal(d->heaps[0]->payload_count, 7);
+            assert_int_equal(d->heaps[0]->payloads_kept, 1);
+            gch_dump_free(d);
+            assert_int_equal(fa.live, 0);
+            if (!fa.hit)
+                break;
+            continue;
+        }
+        assert_true(fa.hit);
+        assert_int_equal(st, GCH_ENOMEM);
+        assert_null(d);
+        assert_int_equal(fa.live, 0);
+    }
+    gch_set_allocator(NULL);
+    assert_true(k > 10);
+    hpw_free(w);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Malformed input */
 
@@ -896,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_art),
         cmocka_unit_test(test_thread_names),
         cmocka_unit_test(test_payloads),
+        cmocka_unit_test(test_payloads_alloc_failure),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
