@@ -10,9 +10,9 @@ int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const
 {
     memset(pf, 0, sizeof pf[0]);
     if (!h->payloads_kept) {
-        *why = strcmp(path, "-") == 0 ? "it was read from a pipe"
-             : dump->compression      ? "it is compressed"
-                                      : "its format records none";
+        *why = strcmp(dump->format, "hprof") != 0 ? "its format records none"
+             : dump->compression                  ? "it is compressed"
+                                                  : "it was read from a pipe";
         return 0;
     }
     const char *reason;
