@@ -77,8 +77,10 @@ enum {
 
 /* String coders: JDK 9+ compact strings keep a byte[] value that is Latin-1
  * (one byte a character) or UTF-16 in the JVM's byte order (the dump does
- * not say which; gcheap takes little-endian, as on x86-64 and AArch64); a
- * JDK 8 String (no coder field) keeps a char[] (big-endian in the dump). */
+ * not say which; gcheap takes little-endian, as on x86-64 and AArch64). No
+ * coder field (GCH_CODER_NONE): a JDK 8 String keeps a char[] (big-endian in
+ * the dump); Android ART writes a value field of its own pointing to a
+ * char[], or to a byte[] (ASCII) for its compressed strings. */
 enum { GCH_CODER_LATIN1 = 0, GCH_CODER_UTF16 = 1, GCH_CODER_NONE = 2 };
 
 typedef struct gch_payload {

@@ -125,7 +125,8 @@ int payload_text(payload_file *pf, const gch_heap *h, uint32_t o, size_t max_cha
         p = p->value ? gch_heap_payload(h, p->value) : NULL;
         if (!p || p->kind != GCH_PAYLOAD_ARRAY)
             return 0;
-        if (p->elem == GCH_ELEM_BYTE && coder == GCH_CODER_LATIN1)
+        /* No coder with a byte[]: ART's compressed strings (ASCII). */
+        if (p->elem == GCH_ELEM_BYTE && (coder == GCH_CODER_LATIN1 || coder == GCH_CODER_NONE))
             form = TEXT_LATIN1;
         else if (p->elem == GCH_ELEM_BYTE && coder == GCH_CODER_UTF16)
             form = TEXT_UTF16_LE;

@@ -657,6 +657,65 @@ static void test_payloads(void **state)
     check_payloads(8, 1);
 }
 
+/* An Android (ART, 1.0.3) dump of two Strings: ART's String class has count
+ * and hash, and hprof.cc adds a value field of its own pointing to a byte[]
+ * for a compressed (ASCII) string, a char[] (big-endian) otherwise:
+ *   0x900 "hello art" -> 0x910 byte[9];  0x920 U+017E U+2603 -> 0x930 char[2]. */
+static const unsigned char art_chars_be[4] = { 0x01, 0x7E, 0x26, 0x03 };
+
+static hpw *art_strings_dump(void)
+{
+    hpw *w = hpw_new("1.0.3", 4, 0);
+    static const char *const names[] = { NULL, "java/lang/String", "count", "hash", "value",
+                                         "[B", "[C", "app" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 5);
+    hpw_load_class(w, 3, 0x120, 6);
+    hpw_begin(w, 0x1C);
+    hpw_heap_info(w, 'A', 7);
+    const hpw_field fields[] = { { 2, 10, 0 }, { 3, 10, 0 }, { 4, 2, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 16, NULL, 0, fields, 3);
+    hpw_class_dump(w, 0x110, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x120, 0, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[16];
+    size_t n = hpw_value(w, 10, 9 << 1 | 1, v);
+    n += hpw_value(w, 10, 0, v + n);
+    n += hpw_value(w, 2, 0x910, v + n);
+    hpw_instance(w, 0x900, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x910, 8, 9, "hello art");
+    n = hpw_value(w, 10, 2 << 1, v);
+    n += hpw_value(w, 10, 0, v + n);
+    n += hpw_value(w, 2, 0x930, v + n);
+    hpw_instance(w, 0x920, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x930, 5, 2, art_chars_be);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    return w;
+}
+
+static void test_payloads_art(void **state)
+{
+    (void)state;
+    hpw *w = art_strings_dump();
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    o.keep_payloads = 1;
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err), GCH_OK);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->payload_count, 4);
+    expect_string_payload(h, 0x900, 0x910, GCH_CODER_NONE);
+    expect_string_payload(h, 0x920, 0x930, GCH_CODER_NONE);
+    expect_array_payload(w, h, 0x910, GCH_ELEM_BYTE, 9, "hello art");
+    expect_array_payload(w, h, 0x930, GCH_ELEM_CHAR, 2, art_chars_be);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
 /* Every allocation of a keep_payloads read failing in turn: GCH_ENOMEM, no
  * dump and nothing left allocated (or, for a shrink that may fail, the same
  * dump); then the read that fails nothing. */
@@ -967,6 +1026,14 @@ static int write_seeds(const char *dir)
             return 1;
         hpw_free(w);
     }
+    /* Also testdata/hprof/art-strings.hprof (the golden case of ART strings). */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/art-strings.hprof", dir);
+    hpw *w = art_strings_dump();
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
+        return 1;
+    hpw_free(w);
     return 0;
 }
 
@@ -985,6 +1052,7 @@ int main(void)
         cmocka_unit_test(test_thread_names),
         cmocka_unit_test(test_payloads),
         cmocka_unit_test(test_payloads_alloc_failure),
+        cmocka_unit_test(test_payloads_art),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
