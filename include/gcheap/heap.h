@@ -59,6 +59,40 @@ typedef struct gch_meta {
     char *value;
 } gch_meta;
 
+/* What a gch_payload describes. */
+typedef enum gch_payload_kind {
+    /* A primitive array: `length` elements of type `elem` from byte `offset`
+     * of the input, each big-endian (as HPROF writes them). */
+    GCH_PAYLOAD_ARRAY = 1,
+    /* A java.lang.String: `value` is the id of its value array (0 when null),
+     * `coder` how that array holds the characters. */
+    GCH_PAYLOAD_STRING = 2
+} gch_payload_kind;
+
+/* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
+enum {
+    GCH_ELEM_BOOLEAN = 4, GCH_ELEM_CHAR = 5, GCH_ELEM_FLOAT = 6, GCH_ELEM_DOUBLE = 7,
+    GCH_ELEM_BYTE = 8, GCH_ELEM_SHORT = 9, GCH_ELEM_INT = 10, GCH_ELEM_LONG = 11
+};
+
+/* String coders: JDK 9+ compact strings keep a byte[] value that is Latin-1
+ * (one byte a character) or UTF-16 in the JVM's byte order (the dump does
+ * not say which; gcheap takes little-endian, as on x86-64 and AArch64). No
+ * coder field (GCH_CODER_NONE): a JDK 8 String keeps a char[] (big-endian in
+ * the dump); Android ART writes a value field of its own pointing to a
+ * char[], or to a byte[] (ASCII) for its compressed strings. */
+enum { GCH_CODER_LATIN1 = 0, GCH_CODER_UTF16 = 1, GCH_CODER_NONE = 2 };
+
+typedef struct gch_payload {
+    uint64_t id;         /* the object */
+    uint64_t offset;     /* ARRAY: offset of the first element in the input */
+    uint64_t value;      /* STRING: id of the value array, 0 when null */
+    uint32_t length;     /* ARRAY: elements */
+    uint8_t kind;        /* gch_payload_kind */
+    uint8_t elem;        /* ARRAY: GCH_ELEM_* */
+    uint8_t coder;       /* STRING: GCH_CODER_* */
+} gch_payload;
+
 typedef struct gch_heap {
     char *name;                 /* section name (appdomain, process, isolate group); never NULL */
     gch_meta *meta;             /* format-specific facts, in the order the reader found them */
@@ -124,6 +158,14 @@ typedef struct gch_heap {
     gch_anomalies anomalies;
     /* Sampled dumps (.gcdump): counts are estimates when nonzero. */
     int sampled;
+
+    /* Where the contents of primitive arrays and the values of
+     * java.lang.String objects lie in the input (HPROF read with
+     * gch_load_options.keep_payloads; else payloads_kept is 0, payloads NULL).
+     * Sorted by id, one entry an id; look up with gch_heap_payload(). */
+    gch_payload *payloads;
+    size_t payload_count;
+    int payloads_kept;
 } gch_heap;
 
 typedef struct gch_dump {
@@ -138,6 +180,14 @@ typedef struct gch_dump {
      * changes (.gclog, .gcdump, HPROF) or positions in the snapshot (Dart). */
     int ids_stable;
 } gch_dump;
+
+/* The payload entry of the object with id (binary search), or NULL when the
+ * heap has none for it (not a primitive array or String, or payloads were
+ * not kept). */
+const gch_payload *gch_heap_payload(const gch_heap *heap, uint64_t id);
+
+/* Bytes of one element of a GCH_ELEM_* type (0 for an unknown type). */
+unsigned gch_elem_size(unsigned elem);
 
 /* Frees a dump and everything it owns. NULL is allowed. */
 void gch_dump_free(gch_dump *dump);

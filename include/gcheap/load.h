@@ -58,6 +58,15 @@ typedef struct gch_load_options {
      * two); 1 creates no thread at all (the .gclog reader then reads in line
      * and parses in one piece); more than 2 is taken as 2. */
     unsigned threads;
+    /* HPROF from memory (gch_load_buffer, gch_read_hprof_buffer, not gzip):
+     * record where the elements of every primitive array lie in the buffer,
+     * and the value array and coder of every java.lang.String, in the
+     * heap's payloads table (gcheap/heap.h). Nothing is copied: the caller
+     * reads the bytes from the buffer, or from the file at the same offsets.
+     * Costs 32 bytes a primitive array and String; 0 (the default) records
+     * nothing. Ignored (payloads_kept stays 0) by the other formats, for
+     * gzip input and by gch_load, whose buffer is gone when it returns. */
+    int keep_payloads;
 } gch_load_options;
 
 #define GCH_HPROF_REFS_AUTO 0

@@ -81,6 +81,8 @@ typedef struct cli_input {
 #define CLI_LOAD_REFS   0x1
 #define CLI_LOAD_LABELS 0x2
 #define CLI_LOAD_TYPE_TOTALS 0x4 /* only type totals and anomalies (histogram_only) */
+#define CLI_LOAD_PAYLOADS 0x8    /* where String values and primitive arrays lie in the file
+                                    (HPROF from a file; a needs_refs hook may return it) */
 
 typedef struct cli_spec cli_spec;
 
@@ -108,7 +110,8 @@ struct cli_spec {
     int min_args, max_args;         /* positional arguments; max_args < 0: no limit */
     const char *too_many;           /* "too many arguments (expected ...)" text, or NULL */
     unsigned flags;                 /* CLI_NEEDS_REFS, CLI_TWO_DUMPS, ... */
-    /* Optional hooks. needs_refs overrides CLI_NEEDS_REFS (options decide);
+    /* Optional hooks. needs_refs overrides CLI_NEEDS_REFS (options decide;
+     * nonzero loads references, and the CLI_LOAD_PAYLOADS bit payloads too);
      * check: rules between options, before loading (0 or cli_usage_error);
      * prepare: after loading, before warnings; release: frees what options
      * and hooks kept in the state (called on every path). */

@@ -9,13 +9,14 @@
 #include "cli.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
+#include "payload.h"
 #include "why.h"
 
 typedef struct objects_state {
     const char *type;
     uint64_t min_size, max_size;
     int min_given, max_given;
-    int live, dead, retained;
+    int live, dead, retained, values;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
 } objects_state;
@@ -30,6 +31,8 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "live", objects_state, live, "only objects reachable from strong roots"),
     OPT_BOOL(0, "dead", objects_state, dead, "only objects no strong root reaches"),
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
+    OPT_BOOL(0, "values", objects_state, values,
+             "add a value column: the text of a java.lang.String or char[] (HPROF)"),
     OPT_END
 };
 
@@ -48,7 +51,12 @@ static const char description[] =
     "Sort keys: size (default), retained (needs --retained), distance (nearest\n"
     "first, unreachable last), id (dump order of ids), type (by name).\n"
     "--top N: at most N rows (default 100 in table output, all otherwise).\n"
-    "Columns: id, size, live, distance, [retained,] type, domain. json adds\n"
+    "--values (HPROF read from a file): the text of each java.lang.String\n"
+    "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[]; quoted\n"
+    "and cut after 80 characters in tables, whole in tsv/csv/json; '-' (empty,\n"
+    "null) for other objects. The characters are read from the dump file\n"
+    "again: from a pipe or a gzip file there are none (a warning says so).\n"
+    "Columns: id, size, live, distance, [retained,] [value,] type, domain. json adds\n"
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 
@@ -135,8 +143,27 @@ static int passes(const objects_state *s, const gch_heap *h, const uint8_t *mask
     return !(s->live && !live) && !(s->dead && live);
 }
 
-static int report_heap(report *rep, const gch_heap *h, const uint8_t *mask, const cli_common *c,
-                       const objects_state *s)
+#define TABLE_VALUE_CHARS 80
+
+/* The value cell of object o (--values). */
+static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_t o,
+                       const cli_common *c, strbuf *text)
+{
+    sb_reset(text);
+    int table = c->format == FMT_TABLE;
+    if (table)
+        sb_addc(text, '"');
+    if (!payload_text(pf, h, o, table ? TABLE_VALUE_CHARS : 0, text)) {
+        report_cell_none(rep);
+        return;
+    }
+    if (table)
+        sb_addc(text, '"');
+    report_cell_text(rep, sb_str(text));
+}
+
+static int report_heap(report *rep, const char *path, const gch_dump *dump, const gch_heap *h,
+                       const uint8_t *mask, const cli_common *c, const objects_state *s)
 {
     gch_error err;
     uint32_t *dist = NULL;
@@ -171,6 +198,12 @@ static int report_heap(report *rep, const gch_heap *h, const uint8_t *mask, cons
     qsort(rows, n, sizeof *rows, compare_rows);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
+    payload_file pf = { NULL, 0 };
+    const char *why = NULL;
+    if (s->values && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
+        stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",
+                      cli_display_path(path), why);
+    strbuf text = STRBUF_INIT;
     report_begin_section(rep, h->name);
     char tb[8192];
     for (size_t i = 0; i < shown; i++) {
@@ -188,6 +221,8 @@ static int report_heap(report *rep, const gch_heap *h, const uint8_t *mask, cons
             else
                 report_cell_u64(rep, t.retained[o]);
         }
+        if (s->values)
+            value_cell(rep, &pf, h, o, c, &text);
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, tb, sizeof tb));
     }
     report_note_more(rep, shown, n, "objects");
@@ -195,6 +230,11 @@ static int report_heap(report *rep, const gch_heap *h, const uint8_t *mask, cons
     report_section_u64(rep, "objects", n);
     report_section_u64(rep, "bytes", bytes);
     report_end_section(rep);
+    if (pf.read_failed && !c->quiet)
+        stderr_printf("gcheap: warning: %s: some values could not be read: the file changed since "
+                      "it was loaded\n", cli_display_path(path));
+    payload_close(&pf);
+    sb_free(&text);
     free(rows);
     gch_free(dist);
     gch_domtree_free(&t);
@@ -209,14 +249,30 @@ static int objects_report(cli_run *run)
     static const col_spec ret_cols[] = { { "id", COL_ID }, { "size", COL_BYTES }, { "live", COL_TEXT },
                                          { "distance", COL_COUNT }, { "retained", COL_BYTES },
                                          { "type", COL_TEXT } };
+    static const col_spec value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
+                                           { "live", COL_TEXT }, { "distance", COL_COUNT },
+                                           { "value", COL_TEXT }, { "type", COL_TEXT } };
+    static const col_spec ret_value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
+                                               { "live", COL_TEXT }, { "distance", COL_COUNT },
+                                               { "retained", COL_BYTES }, { "value", COL_TEXT },
+                                               { "type", COL_TEXT } };
     const cli_input *in = &run->in[0];
     int multi = in->count > 1;
-    report *rep = s->retained ? report_new(run->out, REPORT_COLUMNS(ret_cols), multi)
-                              : report_new(run->out, REPORT_COLUMNS(cols), multi);
+    report *rep = s->retained && s->values ? report_new(run->out, REPORT_COLUMNS(ret_value_cols), multi)
+                : s->values               ? report_new(run->out, REPORT_COLUMNS(value_cols), multi)
+                : s->retained             ? report_new(run->out, REPORT_COLUMNS(ret_cols), multi)
+                                          : report_new(run->out, REPORT_COLUMNS(cols), multi);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
-        rc = report_heap(rep, in->heaps[k], s->masks ? s->masks[k] : NULL, run->c, s);
+        rc = report_heap(rep, in->path, in->dump, in->heaps[k], s->masks ? s->masks[k] : NULL,
+                         run->c, s);
     return rc;
+}
+
+/* References always; with --values, where the characters lie in the file. */
+static int objects_needs_refs(const void *state)
+{
+    return CLI_LOAD_REFS | (((const objects_state *)state)->values ? CLI_LOAD_PAYLOADS : 0);
 }
 
 static void objects_release(void *state)
@@ -231,5 +287,6 @@ const cli_spec objects_command = {
     .usage = "usage: gcheap objects [OPTIONS] DUMP", .description = description,
     .options = objects_options, .state_size = sizeof(objects_state), .sort_keys = sort_keys,
     .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS, .check = objects_check,
-    .prepare = objects_prepare, .report = objects_report, .release = objects_release,
+    .needs_refs = objects_needs_refs, .prepare = objects_prepare, .report = objects_report,
+    .release = objects_release,
 };

@@ -52,7 +52,8 @@ static int open_inputs(cli_run *run)
 {
     const cli_spec *spec = run->spec;
     int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
-    int refs = (needs_refs(run) ? CLI_LOAD_REFS : 0) |
+    int wanted = needs_refs(run);
+    int refs = (wanted ? CLI_LOAD_REFS : 0) | (wanted & CLI_LOAD_PAYLOADS) |
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
     if ((spec->flags & CLI_TYPE_TOTALS_OK) && !(refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_TYPE_TOTALS;

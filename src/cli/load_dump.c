@@ -111,6 +111,9 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         memcpy(fs.head, bytes, fs.head_size);
         opts.release = release_parsed;
         opts.release_ctx = f;
+        /* Offsets into the mapping are offsets into the file: a command
+         * reads the bytes there again (payload.c). */
+        opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
         st = gch_load_buffer(bytes, (size_t)size, common->input_format, &opts, out, &err);
     } else {
         st = gch_load(&src, common->input_format, &opts, out, &err);

@@ -80,6 +80,24 @@ long long plat_read(plat_file *f, void *buf, uint64_t cap)
     }
 }
 
+int plat_read_at(plat_file *f, uint64_t off, void *buf, uint64_t n)
+{
+    unsigned char *p = buf;
+    while (n > 0) {
+        if (off > (uint64_t)INT64_MAX)
+            return -1;
+        ssize_t got = pread(f->fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        p += got;
+        off += (uint64_t)got;
+        n -= (uint64_t)got;
+    }
+    return 0;
+}
+
 uint64_t plat_size(const plat_file *f) { return f->size; }
 
 /* The mapped range and what to say when a page of it is gone (the file

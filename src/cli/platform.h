@@ -12,6 +12,9 @@ typedef struct plat_file plat_file;
 plat_file *plat_open(const char *path, const char **reason);
 /* Reads up to cap bytes: count, 0 at end, -1 on error (retries on EINTR). */
 long long plat_read(plat_file *f, void *buf, uint64_t cap);
+/* Reads exactly n bytes at offset off of a regular file (pread): 0, or -1
+ * on an error or when the file ends first. */
+int plat_read_at(plat_file *f, uint64_t off, void *buf, uint64_t n);
 /* Size of a regular file, or 0 when unknown (a pipe). */
 uint64_t plat_size(const plat_file *f);
 void plat_close(plat_file *f);

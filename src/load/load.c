@@ -209,7 +209,10 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
                err);
     if (st != GCH_OK)
         return st;
-    st = read_buffer(data, size, format, opts, out, err);
+    /* Payload offsets would point into this buffer, which goes now. */
+    gch_load_options whole = opts ? *opts : (gch_load_options){ 0 };
+    whole.keep_payloads = 0;
+    st = read_buffer(data, size, format, &whole, out, err);
     gch_free(data);
     return st;
 }

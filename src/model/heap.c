@@ -45,6 +45,7 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_container_raw);
     gch_free(h->root_has_container);
     gch_free(h->root_label);
+    gch_free(h->payloads);
     gch_free(h);
 }
 
@@ -112,4 +113,28 @@ uint32_t gch_heap_find_object(const gch_heap *heap, uint64_t id)
         if (heap->object_id[i] == id)
             return i;
     return GCH_NONE;
+}
+
+const gch_payload *gch_heap_payload(const gch_heap *heap, uint64_t id)
+{
+    size_t lo = 0, hi = heap->payload_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (heap->payloads[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < heap->payload_count && heap->payloads[lo].id == id ? &heap->payloads[lo] : NULL;
+}
+
+unsigned gch_elem_size(unsigned elem)
+{
+    switch (elem) {
+    case GCH_ELEM_BOOLEAN: case GCH_ELEM_BYTE: return 1;
+    case GCH_ELEM_CHAR: case GCH_ELEM_SHORT: return 2;
+    case GCH_ELEM_FLOAT: case GCH_ELEM_INT: return 4;
+    case GCH_ELEM_DOUBLE: case GCH_ELEM_LONG: return 8;
+    default: return 0;
+    }
 }

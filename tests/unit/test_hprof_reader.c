@@ -510,6 +510,301 @@ static void test_thread_names(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Payloads: where primitive arrays and String values lie (keep_payloads) */
+
+/* Strings of JDK 9+ (value byte[] + coder) or, with jdk8, of JDK 8 (value
+ * char[], no coder); the objects are written out of id order (two runs):
+ *   0x700 String "caf\xe9" Latin-1 -> 0x710 byte[4]
+ *   0x720 String U+2603 U+1F600 'x' UTF-16 -> 0x730 byte[8] (little-endian)
+ *   0x6F0 char[2] "hi" (big-endian), 0x6E0 int[2], 0x6D0 NODATA byte[3]
+ *   0x740 String with a null value; 0x710 again as an int[2] (a duplicate id:
+ *   the payload must belong to the record the builder keeps). */
+static const unsigned char utf16_le[8] = { 0x03, 0x26, 0x3D, 0xD8, 0x00, 0xDE, 'x', 0 };
+static const unsigned char chars_be[4] = { 0, 'h', 0, 'i' };
+
+static hpw *strings_dump(unsigned id_size, int jdk8)
+{
+    hpw *w = hpw_new("1.0.2", id_size, 0);
+    static const char *const names[] = { NULL, "java/lang/String", "value", "coder", "[B", "[C", "[I" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 4);
+    hpw_load_class(w, 3, 0x120, 5);
+    hpw_load_class(w, 4, 0x130, 6);
+    hpw_begin(w, 0x1C);
+    const hpw_field string_fields[] = { { 2, 2, 0 }, { 3, 8, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, id_size + 1, NULL, 0, string_fields, jdk8 ? 1 : 2);
+    hpw_class_dump(w, 0x110, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x120, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x130, 0, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[16];
+    size_t n = hpw_value(w, 2, 0x710, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 0, v + n);
+    hpw_instance(w, 0x700, 0x100, v, (uint32_t)n);
+    if (jdk8)
+        hpw_prim_array(w, 0x710, 5, 2, chars_be);
+    else
+        hpw_prim_array(w, 0x710, 8, 4, "caf\xe9");
+    n = hpw_value(w, 2, 0x730, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 1, v + n);
+    hpw_instance(w, 0x720, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x730, 8, 8, utf16_le);
+    n = hpw_value(w, 2, 0, v);
+    if (!jdk8)
+        n += hpw_value(w, 8, 0, v + n);
+    hpw_instance(w, 0x740, 0x100, v, (uint32_t)n);
+    /* A second run, with lower ids. */
+    hpw_prim_array_nodata(w, 0x6D0, 8, 3);
+    hpw_prim_array(w, 0x6E0, 10, 2, NULL);
+    hpw_prim_array(w, 0x6F0, 5, 2, chars_be);
+    hpw_prim_array(w, 0x710, 10, 2, NULL);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    return w;
+}
+
+static const gch_payload *expect_array_payload(const hpw *w, const gch_heap *h, uint64_t id, unsigned elem,
+                                       uint32_t length, const void *bytes)
+{
+    const gch_payload *p = gch_heap_payload(h, id);
+    assert_non_null(p);
+    assert_int_equal(p->kind, GCH_PAYLOAD_ARRAY);
+    assert_int_equal(p->elem, elem);
+    assert_int_equal(p->length, length);
+    size_t n = (size_t)length * gch_elem_size(elem);
+    assert_true(p->offset + n <= w->len);
+    assert_memory_equal(w->buf + p->offset, bytes, n);
+    /* The offset is right after the array's header: id, trace, length, type. */
+    assert_int_equal(w->buf[p->offset - 1], elem);
+    return p;
+}
+
+static void expect_string_payload(const gch_heap *h, uint64_t id, uint64_t value, unsigned coder)
+{
+    const gch_payload *p = gch_heap_payload(h, id);
+    assert_non_null(p);
+    assert_int_equal(p->kind, GCH_PAYLOAD_STRING);
+    assert_int_equal(p->value, value);
+    assert_int_equal(p->coder, coder);
+}
+
+static void check_payloads(unsigned id_size, int jdk8)
+{
+    hpw *w = strings_dump(id_size, jdk8);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    gch_dump *plain = NULL, *kept = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &plain, &err), GCH_OK);
+    assert_int_equal(plain->heaps[0]->payloads_kept, 0);
+    assert_null(plain->heaps[0]->payloads);
+    assert_int_equal(plain->heaps[0]->payload_count, 0);
+    o.keep_payloads = 1;
+    assert_int_equal(gch_load_buffer(w->buf, w->len, GCH_FORMAT_AUTO, &o, &kept, &err), GCH_OK);
+    assert_null(heap_check_dump(kept));
+    assert_null(heap_check_same_dump(plain, kept, 1)); /* the model is the same */
+    const gch_heap *h = kept->heaps[0];
+    assert_int_equal(h->payloads_kept, 1);
+    /* 3 Strings, 0x710 (once), 0x730, 0x6E0, 0x6F0; no entry for NODATA. */
+    assert_int_equal(h->payload_count, 7);
+    for (size_t i = 1; i < h->payload_count; i++)
+        assert_true(h->payloads[i - 1].id < h->payloads[i].id);
+    unsigned coder = jdk8 ? GCH_CODER_NONE : GCH_CODER_LATIN1;
+    expect_string_payload(h, 0x700, 0x710, coder);
+    expect_string_payload(h, 0x720, 0x730, jdk8 ? GCH_CODER_NONE : GCH_CODER_UTF16);
+    expect_string_payload(h, 0x740, 0, coder);
+    /* 0x710: the record the builder kept (the merge of the runs decides). */
+    const char *kept_type = NULL;
+    for (uint32_t i = 0; i < h->object_count; i++)
+        if (h->object_id[i] == 0x710)
+            kept_type = gch_type_name(h, h->object_type[i]);
+    assert_non_null(kept_type);
+    unsigned char zeros[8] = { 0 };
+    if (strcmp(kept_type, "int[]") == 0)
+        expect_array_payload(w, h, 0x710, GCH_ELEM_INT, 2, zeros);
+    else if (jdk8)
+        expect_array_payload(w, h, 0x710, GCH_ELEM_CHAR, 2, chars_be);
+    else
+        expect_array_payload(w, h, 0x710, GCH_ELEM_BYTE, 4, "caf\xe9");
+    expect_array_payload(w, h, 0x730, GCH_ELEM_BYTE, 8, utf16_le);
+    expect_array_payload(w, h, 0x6F0, GCH_ELEM_CHAR, 2, chars_be);
+    expect_array_payload(w, h, 0x6E0, GCH_ELEM_INT, 2, zeros);
+    assert_null(gch_heap_payload(h, 0x6D0));
+    assert_null(gch_heap_payload(h, 0x110)); /* a class */
+    assert_null(gch_heap_payload(h, 0x1));
+    gch_dump_free(kept);
+    /* From a source (a pipe): the buffer is gone when the load returns. */
+    mem_src m = { w->buf, w->len, 0 };
+    gch_source src = { mem_read, &m };
+    assert_int_equal(gch_load(&src, GCH_FORMAT_AUTO, &o, &kept, &err), GCH_OK);
+    assert_int_equal(kept->heaps[0]->payloads_kept, 0);
+    assert_null(kept->heaps[0]->payloads);
+    assert_null(heap_check_same_dump(plain, kept, 1));
+    gch_dump_free(kept);
+    gch_dump_free(plain);
+    hpw_free(w);
+}
+
+static void test_payloads(void **state)
+{
+    (void)state;
+    check_payloads(8, 0);
+    check_payloads(4, 0);
+    check_payloads(8, 1);
+}
+
+/* An Android (ART, 1.0.3) dump of two Strings: ART's String class has count
+ * and hash, and hprof.cc adds a value field of its own pointing to a byte[]
+ * for a compressed (ASCII) string, a char[] (big-endian) otherwise:
+ *   0x900 "hello art" -> 0x910 byte[9];  0x920 U+017E U+2603 -> 0x930 char[2]. */
+static const unsigned char art_chars_be[4] = { 0x01, 0x7E, 0x26, 0x03 };
+
+static hpw *art_strings_dump(void)
+{
+    hpw *w = hpw_new("1.0.3", 4, 0);
+    static const char *const names[] = { NULL, "java/lang/String", "count", "hash", "value",
+                                         "[B", "[C", "app" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 5);
+    hpw_load_class(w, 3, 0x120, 6);
+    hpw_begin(w, 0x1C);
+    hpw_heap_info(w, 'A', 7);
+    const hpw_field fields[] = { { 2, 10, 0 }, { 3, 10, 0 }, { 4, 2, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 16, NULL, 0, fields, 3);
+    hpw_class_dump(w, 0x110, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x120, 0, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[16];
+    size_t n = hpw_value(w, 10, 9 << 1 | 1, v);
+    n += hpw_value(w, 10, 0, v + n);
+    n += hpw_value(w, 2, 0x910, v + n);
+    hpw_instance(w, 0x900, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x910, 8, 9, "hello art");
+    n = hpw_value(w, 10, 2 << 1, v);
+    n += hpw_value(w, 10, 0, v + n);
+    n += hpw_value(w, 2, 0x930, v + n);
+    hpw_instance(w, 0x920, 0x100, v, (uint32_t)n);
+    hpw_prim_array(w, 0x930, 5, 2, art_chars_be);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    return w;
+}
+
+static void test_payloads_art(void **state)
+{
+    (void)state;
+    hpw *w = art_strings_dump();
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    o.keep_payloads = 1;
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err), GCH_OK);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->payload_count, 4);
+    expect_string_payload(h, 0x900, 0x910, GCH_CODER_NONE);
+    expect_string_payload(h, 0x920, 0x930, GCH_CODER_NONE);
+    expect_array_payload(w, h, 0x910, GCH_ELEM_BYTE, 9, "hello art");
+    expect_array_payload(w, h, 0x930, GCH_ELEM_CHAR, 2, art_chars_be);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
+/* Every allocation of a keep_payloads read failing in turn: GCH_ENOMEM, no
+ * dump and nothing left allocated (or, for a shrink that may fail, the same
+ * dump); then the read that fails nothing. */
+typedef union block_header {
+    size_t size;
+    max_align_t align;
+} block_header;
+
+static struct {
+    long calls, fail_at, live;
+    int hit;
+} fa;
+
+static void *fa_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++fa.calls == fa.fail_at) {
+        fa.hit = 1;
+        return NULL;
+    }
+    block_header *h = malloc(sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    fa.live++;
+    return h + 1;
+}
+
+static void *fa_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++fa.calls == fa.fail_at) {
+        fa.hit = 1;
+        return NULL;
+    }
+    block_header *h = realloc((block_header *)p - 1, sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    return h + 1;
+}
+
+static void fa_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (!p)
+        return;
+    fa.live--;
+    free((block_header *)p - 1);
+}
+
+static void test_payloads_alloc_failure(void **state)
+{
+    (void)state;
+    static const gch_allocator failing = { fa_malloc, fa_realloc, fa_free, NULL };
+    hpw *w = strings_dump(8, 0);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    o.keep_payloads = 1;
+    gch_set_allocator(&failing);
+    long k = 1;
+    for (;; k++) {
+        memset(&fa, 0, sizeof fa);
+        fa.fail_at = k;
+        gch_dump *d = NULL;
+        gch_error err;
+        gch_status st = gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err);
+        if (st == GCH_OK) {
+            /* A failed shrink keeps the bigger block: the same dump. */
+            assert_null(heap_check_dump(d));
+            assert_int_equal(d->heaps[0]->payload_count, 7);
+            assert_int_equal(d->heaps[0]->payloads_kept, 1);
+            gch_dump_free(d);
+            assert_int_equal(fa.live, 0);
+            if (!fa.hit)
+                break;
+            continue;
+        }
+        assert_true(fa.hit);
+        assert_int_equal(st, GCH_ENOMEM);
+        assert_null(d);
+        assert_int_equal(fa.live, 0);
+    }
+    gch_set_allocator(NULL);
+    assert_true(k > 10);
+    hpw_free(w);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Malformed input */
 
 static void expect_error(const hpw *w, uint64_t offset, const char *fragment)
@@ -723,7 +1018,22 @@ static int write_seeds(const char *dir)
         if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
             return 1;
         hpw_free(w);
+        /* Strings and primitive arrays (keep_payloads): JDK 9+ and JDK 8 forms. */
+        snprintf(path, sizeof path, "%s/strings-id%u.hprof", dir, id);
+        w = strings_dump(id, id == 4);
+        f = fopen(path, "wb");
+        if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
+            return 1;
+        hpw_free(w);
     }
+    /* Also testdata/hprof/art-strings.hprof (the golden case of ART strings). */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/art-strings.hprof", dir);
+    hpw *w = art_strings_dump();
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(w->buf, 1, w->len, f) != w->len || fclose(f) != 0)
+        return 1;
+    hpw_free(w);
     return 0;
 }
 
@@ -740,6 +1050,9 @@ int main(void)
         cmocka_unit_test(test_rule_vote),
         cmocka_unit_test(test_art),
         cmocka_unit_test(test_thread_names),
+        cmocka_unit_test(test_payloads),
+        cmocka_unit_test(test_payloads_alloc_failure),
+        cmocka_unit_test(test_payloads_art),
         cmocka_unit_test(test_unknown_tags),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),

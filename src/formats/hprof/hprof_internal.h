@@ -19,6 +19,7 @@
 
 #include "hash.h"
 #include "gcheap/error.h"
+#include "gcheap/heap.h"
 #include "gcheap/load.h"
 
 /* Top-level record tags. */
@@ -158,6 +159,12 @@ typedef struct hprof_reader {
     hp_layout_rule rule;
     uint64_t gaps_sampled, gaps_matched;
 
+    /* Payloads (gch_load_options.keep_payloads, hprof_payloads.c). */
+    gch_payload *payloads;
+    size_t payload_count, payload_cap;
+    uint32_t string_class;   /* java.lang.String, or HP_NONE */
+    int64_t string_value_at, string_coder_at; /* offsets in its field bytes, -1 when absent */
+
     /* The classes every dump has (HP_NONE when absent). */
     uint32_t class_class, reference_class;
     uint64_t prim_array_class[12];  /* class id of boolean[]... by HP_T_*, 0 when absent */
@@ -233,5 +240,16 @@ uint64_t hp_class_object_size(const hprof_reader *r, const hp_class *k);
 uint64_t hp_array_size(const hprof_reader *r, unsigned elem_bytes, uint64_t length);
 /* Appends a NUL-terminated copy of s to names; *off receives its offset. */
 gch_status hp_name_add(hprof_reader *r, const char *s, size_t len, uint32_t *off);
+
+/* Payloads (hprof_payloads.c), with gch_load_options.keep_payloads: after
+ * hp_prepare_classes, hp_payloads_prepare finds java.lang.String's value and
+ * coder fields; while emitting, hp_payload_array records a PRIMITIVE ARRAY
+ * DUMP at off and hp_payload_string an instance of String (its field bytes
+ * at fields); hp_payloads_attach sorts them by id (the first of equal ids
+ * stays, as the builder keeps the first object) and hands them to the heap. */
+void hp_payloads_prepare(hprof_reader *r);
+gch_status hp_payload_array(hprof_reader *r, size_t off);
+gch_status hp_payload_string(hprof_reader *r, uint64_t id, const unsigned char *fields);
+gch_status hp_payloads_attach(hprof_reader *r, gch_heap *heap);
 
 #endif

@@ -254,17 +254,27 @@ static gch_status emit_instance(emitter *e, size_t off)
                        (unsigned long long)id, r->names + k->name, bytes,
                        (unsigned long long)k->dump_bytes);
     uint64_t size = hp_instance_size(r, k);
+    if (r->opts->keep_payloads && ki == r->string_class) {
+        gch_status st = hp_payload_string(r, id, d + 2 * r->id_size + 8);
+        if (st != GCH_OK)
+            return st;
+    }
     /* Without references, only a Reference's weak referent root is wanted. */
     if (r->opts->skip_refs && !k->is_reference)
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     gch_status st = grow_scratch(e, (size_t)k->ref_fields + 1);
     if (st != GCH_OK)
         return st;
+    /* The class goes after the fields: a DFS over the references (the
+     * dominator tree's) then reaches most instances before their class, and
+     * their edges to it are forward edges, which it does not store, instead
+     * of back or cross edges, which it does (12 bytes each while the tree is
+     * built: 62 MB less at the peak of `top` on the 10M-object benchmark). */
     size_t n = 0;
-    e->refs[n] = class_id;
-    e->labels[n++] = "<class>";
     if ((st = decode_fields(e, k, d + 2 * r->id_size + 8, &n)) != GCH_OK)
         return st;
+    e->refs[n] = class_id;
+    e->labels[n++] = "<class>";
     if (r->opts->skip_refs)
         n = 0;
     return gch_builder_add_object_labeled(e->b, id, class_id, size, e->refs, labels_or_null(e), n, r->err);
@@ -328,6 +338,11 @@ static gch_status emit_prim_array(emitter *e, size_t off)
         return hp_fail(r, off + 1 + r->id_size + 8, "primitive array: unknown element type %u", t);
     uint64_t class_id = r->prim_array_class[t] ? r->prim_array_class[t] : t;
     uint64_t size = hp_array_size(r, hp_elem_size(t), length);
+    if (r->opts->keep_payloads && r->data[off] == HP_PRIM_ARRAY_DUMP) {
+        gch_status st = hp_payload_array(r, off);
+        if (st != GCH_OK)
+            return st;
+    }
     if (r->opts->skip_refs || !r->prim_array_class[t])
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     static const char *const class_label[1] = { "<class>" };
@@ -583,6 +598,7 @@ static void reader_free(hprof_reader *r)
     gch_free(r->layout);
     gch_free(r->static_label);
     gch_free(r->names);
+    gch_free(r->payloads);
 }
 
 static void emitter_free(emitter *e)
@@ -612,6 +628,8 @@ gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_o
     gch_status st = hp_scan(&r);
     if (st == GCH_OK)
         st = hp_prepare_classes(&r);
+    if (st == GCH_OK && r.opts->keep_payloads)
+        hp_payloads_prepare(&r);
     if (st == GCH_OK && !r.opts->skip_labels)
         st = hp_thread_names(&r);
     if (st == GCH_OK)
@@ -620,6 +638,11 @@ gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_o
         st = emit(&e);
     if (st == GCH_OK)
         st = gch_builder_finish(e.b, out, err);
+    /* The builder made one heap: the payloads go to it. */
+    if (st == GCH_OK && r.opts->keep_payloads && (st = hp_payloads_attach(&r, (*out)->heaps[0])) != GCH_OK) {
+        gch_dump_free(*out);
+        *out = NULL;
+    }
     if (st == GCH_OK && r.opts->progress)
         r.opts->progress(r.opts->progress_ctx, size);
     if (st != GCH_OK && err && err->status == GCH_OK)

@@ -1,0 +1,147 @@
+/* Strings from the bytes of a dump (payload.h). */
+#include "payload.h"
+
+#include <string.h>
+
+#include "cli.h"
+
+int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const gch_heap *h,
+                 const char **why)
+{
+    memset(pf, 0, sizeof pf[0]);
+    if (!h->payloads_kept) {
+        *why = strcmp(dump->format, "hprof") != 0 ? "its format records none"
+             : dump->compression                  ? "it is compressed"
+                                                  : "it was read from a pipe";
+        return 0;
+    }
+    const char *reason;
+    pf->f = plat_open(path, &reason);
+    if (!pf->f) {
+        *why = reason;
+        return 0;
+    }
+    return 1;
+}
+
+void payload_close(payload_file *pf)
+{
+    plat_close(pf->f);
+    pf->f = NULL;
+}
+
+/* Appends code point c as UTF-8. U+0000 becomes U+FFFD: cells are C strings. */
+static void add_utf8(strbuf *out, uint32_t c)
+{
+    char b[4];
+    if (c == 0)
+        c = 0xFFFD;
+    if (c < 0x80) {
+        sb_addc(out, (char)c);
+        return;
+    }
+    size_t n;
+    if (c < 0x800) {
+        b[0] = (char)(0xC0 | c >> 6);
+        n = 2;
+    } else if (c < 0x10000) {
+        b[0] = (char)(0xE0 | c >> 12);
+        b[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | c >> 18);
+        b[1] = (char)(0x80 | (c >> 12 & 0x3F));
+        b[2] = (char)(0x80 | (c >> 6 & 0x3F));
+        n = 4;
+    }
+    b[n - 1] = (char)(0x80 | (c & 0x3F));
+    sb_addn(out, b, n);
+}
+
+/* How the characters of an array are stored. */
+typedef enum { TEXT_LATIN1, TEXT_UTF16_LE, TEXT_UTF16_BE } text_form;
+
+#define CHUNK 65536 /* bytes read at a time */
+
+/* Decodes `units` code units of form from the file at off. A surrogate pair
+ * split between two chunks is joined; a lone surrogate is U+FFFD. */
+static int decode(payload_file *pf, uint64_t off, uint64_t units, text_form form, size_t max_chars,
+                  strbuf *out)
+{
+    unsigned char buf[CHUNK];
+    unsigned unit = form == TEXT_LATIN1 ? 1 : 2;
+    uint64_t done = 0, chars = 0;
+    uint32_t high = 0; /* a high surrogate waiting for its pair */
+    while (done < units) {
+        uint64_t n = units - done < CHUNK / unit ? units - done : CHUNK / unit;
+        if (plat_read_at(pf->f, off + done * unit, buf, n * unit) != 0) {
+            pf->read_failed = 1;
+            return 0;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t c = form == TEXT_LATIN1   ? buf[i]
+                       : form == TEXT_UTF16_LE ? (uint32_t)(buf[2 * i] | buf[2 * i + 1] << 8)
+                                               : (uint32_t)(buf[2 * i] << 8 | buf[2 * i + 1]);
+            if (high && c >= 0xDC00 && c <= 0xDFFF) {
+                c = 0x10000 + ((high - 0xD800) << 10) + (c - 0xDC00);
+                high = 0;
+            } else {
+                if (high) {
+                    add_utf8(out, 0xFFFD);
+                    high = 0;
+                    chars++;
+                }
+                if (c >= 0xD800 && c <= 0xDBFF) {
+                    high = c;
+                    continue;
+                }
+                if (c >= 0xDC00 && c <= 0xDFFF)
+                    c = 0xFFFD;
+            }
+            if (max_chars && chars == max_chars) {
+                sb_add(out, "...");
+                return 1;
+            }
+            add_utf8(out, c);
+            chars++;
+        }
+        done += n;
+    }
+    if (high)
+        add_utf8(out, 0xFFFD);
+    return 1;
+}
+
+int payload_text(payload_file *pf, const gch_heap *h, uint32_t o, size_t max_chars, strbuf *out)
+{
+    if (!pf->f)
+        return 0;
+    const gch_payload *p = gch_heap_payload(h, h->object_id[o]);
+    if (!p)
+        return 0;
+    text_form form = TEXT_UTF16_BE; /* a char[]: u2 elements, big-endian in the dump */
+    if (p->kind == GCH_PAYLOAD_STRING) {
+        unsigned coder = p->coder;
+        p = p->value ? gch_heap_payload(h, p->value) : NULL;
+        if (!p || p->kind != GCH_PAYLOAD_ARRAY)
+            return 0;
+        /* No coder with a byte[]: ART's compressed strings (ASCII). */
+        if (p->elem == GCH_ELEM_BYTE && (coder == GCH_CODER_LATIN1 || coder == GCH_CODER_NONE))
+            form = TEXT_LATIN1;
+        else if (p->elem == GCH_ELEM_BYTE && coder == GCH_CODER_UTF16)
+            form = TEXT_UTF16_LE;
+        else if (p->elem != GCH_ELEM_CHAR)
+            return 0;
+    } else if (p->kind != GCH_PAYLOAD_ARRAY || p->elem != GCH_ELEM_CHAR) {
+        return 0;
+    }
+    /* A UTF-16 byte[] holds two bytes a character; an odd last byte is not one. */
+    uint64_t units = form == TEXT_UTF16_LE ? p->length / 2 : p->length;
+    size_t mark = out->len;
+    if (decode(pf, p->offset, units, form, max_chars, out))
+        return 1;
+    out->len = mark;
+    if (out->s)
+        out->s[mark] = '\0';
+    return 0;
+}
