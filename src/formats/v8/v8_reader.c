@@ -27,6 +27,8 @@
 #include "hash.h"
 #include "builder_internal.h"
 #include "grow.h"
+#include "threading.h"
+#include "v8_bulk.h"
 #include "v8_json.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
@@ -167,6 +169,14 @@ typedef struct v8_reader {
 
     /* counts for info */
     uint64_t weak_edges, dropped_shortcuts, weak_only_nodes, det_count[3];
+
+    /* The bulk path (a snapshot in memory): the arrays parsed at once, the
+     * objects handed to the builder whole, with references as indices. */
+    gch_parallel par;
+    int bulk;                   /* nodes and edges went that way */
+    const unsigned char *bulk_nodes, *bulk_edges; /* the bytes after each '[' */
+    const unsigned char *bulk_edges_close;        /* the edges' ']' */
+    int max_string_in_edges;    /* bulk: max_string_at is a value index of nodes or edges */
 } v8_reader;
 
 static gch_status oom(v8_reader *r)
@@ -558,6 +568,8 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     return GCH_OK;
 }
 
+static gch_status bulk_read(v8_reader *r, int *done);
+
 static gch_status read_nodes(v8_reader *r)
 {
     uint64_t at = v8_offset(&r->in);
@@ -567,6 +579,9 @@ static gch_status read_nodes(v8_reader *r)
     if (r->nodes_done)
         return v8_fail(&r->in, "a second \"nodes\" array");
     if ((st = v8_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
+        return st;
+    int done;
+    if ((st = bulk_read(r, &done)) != GCH_OK || done)
         return st;
     for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
         r->class_memo[k].key = UINT64_MAX; /* no class key is that large */
@@ -734,6 +749,308 @@ static gch_status leave_node(v8_reader *r, edge_cursor *c)
     return st == GCH_OK ? enter_node(r, c) : st;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bulk path: for a snapshot in memory whose nodes array is followed by
+ * its edges array, as V8 writes them. Both arrays are parsed at once (two
+ * threads when allowed: v8_bulk.c), checked, and the objects go to the
+ * builder whole, each edge's target as the node's position (to_node /
+ * node_field_count), so that no id is looked up. The first thing that is not
+ * exactly as V8 writes it (anything the careful path would report, or a
+ * value of 2^32 or more) sends the reader back to the start of the nodes
+ * array, to read it the careful way: that path says what is wrong, and
+ * where, and its output is the oracle of this one (tests/unit). */
+
+/* The position of each node or edge role among the declared fields, or -1;
+ * 0 when a role is declared twice (the careful path reads such rows). */
+static int role_positions(const uint8_t *roles, unsigned n, unsigned nroles, int *pos)
+{
+    for (unsigned f = 0; f < nroles; f++)
+        pos[f] = -1;
+    for (unsigned k = 0; k < n; k++) {
+        if (roles[k] >= nroles)
+            continue;
+        if (pos[roles[k]] >= 0)
+            return 0;
+        pos[roles[k]] = (int)k;
+    }
+    return 1;
+}
+
+static const unsigned char *skip_blanks(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* The '[' of an edges array that follows at p (after the nodes' ']'):
+ * `, "edges" : [` with blanks between tokens; NULL when something else does. */
+static const unsigned char *edges_open_at(const unsigned char *p, const unsigned char *end)
+{
+    static const char key[] = "\"edges\"";
+    p = skip_blanks(p, end);
+    if (p == end || *p++ != ',')
+        return NULL;
+    p = skip_blanks(p, end);
+    if ((size_t)(end - p) < sizeof key - 1 || memcmp(p, key, sizeof key - 1) != 0)
+        return NULL;
+    p = skip_blanks(p + sizeof key - 1, end);
+    if (p == end || *p++ != ':')
+        return NULL;
+    p = skip_blanks(p, end);
+    return p < end && *p == '[' ? p : NULL;
+}
+
+/* A list of count values needs 2 * count - 1 bytes at least. */
+static int list_holds(const unsigned char *begin, const unsigned char *end, uint64_t rows, unsigned fields)
+{
+    uint64_t bytes = (uint64_t)(end - begin) + 1;
+    return fields && rows <= bytes / 2 / fields;
+}
+
+static void note_string_bulk(v8_reader *r, uint64_t index, uint64_t value_index, int in_edges)
+{
+    if (!r->any_string || index > r->max_string) {
+        r->max_string = index;
+        r->max_string_at = value_index;
+        r->max_string_in_edges = in_edges;
+        r->any_string = 1;
+    }
+}
+
+/* The offset the careful path reports for value `vi` of a list: where the
+ * batch of BATCH values holding it began (just after the value before it). */
+static uint64_t bulk_offset(const v8_reader *r, const unsigned char *begin, uint64_t vi)
+{
+    uint64_t batch = vi / BATCH;
+    const unsigned char *at = batch ? v8_bulk_value_end(begin, (size_t)(batch * BATCH - 1)) : begin;
+    return r->in.win_offset + (uint64_t)(at - r->in.win);
+}
+
+/* What the bulk path made: the builder's arrays until they are handed over. */
+typedef struct bulk_heap {
+    uint64_t *ids, *sizes;
+    uint32_t *types, *starts, *targets, *labels;
+    size_t n;
+} bulk_heap;
+
+static void bulk_heap_free(bulk_heap *h)
+{
+    gch_free(h->ids);
+    gch_free(h->sizes);
+    gch_free(h->types);
+    gch_free(h->starts);
+    gch_free(h->targets);
+    gch_free(h->labels);
+    memset(h, 0, sizeof *h);
+}
+
+/* Forgets what a failed bulk attempt counted, for the careful path. */
+static void bulk_reset(v8_reader *r)
+{
+    key_set_free(&r->classes);
+    key_set_free(&r->labels);
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
+    gch_free(r->held);
+    r->held = NULL;
+    r->node_n = r->edge_n = r->root = 0;
+    r->edge_sum = r->weak_edges = r->dropped_shortcuts = 0;
+    r->max_string = r->max_string_at = 0;
+    r->any_string = r->max_string_in_edges = 0;
+    memset(r->det_count, 0, sizeof r->det_count);
+    for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
+        r->class_memo[k].key = UINT64_MAX;
+    for (size_t k = 0; k < sizeof r->memo / sizeof *r->memo; k++)
+        r->memo[k].key = UINT64_MAX;
+}
+
+/* The nodes' values into the heap's arrays; *ok = 0 when a row is not as
+ * the careful path would take it. starts[i + 1] receives node i's edge count. */
+static gch_status bulk_nodes(v8_reader *r, const uint32_t *vals, bulk_heap *h, int *ok)
+{
+    int pos[NF_OTHER];
+    *ok = 0;
+    if (!role_positions(r->node_field, r->nfields, NF_OTHER, pos))
+        return GCH_OK;
+    size_t n = h->n;
+    const unsigned nf = r->nfields;
+    const int fd = pos[NF_DETACHEDNESS];
+    if (!(h->ids = gch_reallocarray(NULL, n, sizeof *h->ids)) ||
+        !(h->sizes = gch_reallocarray(NULL, n, sizeof *h->sizes)) ||
+        !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
+        !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
+        return oom(r);
+    h->starts[0] = 0;
+    uint64_t edge_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *row = vals + i * nf;
+        uint32_t type = row[pos[NF_TYPE]], name = row[pos[NF_NAME]], id = row[pos[NF_ID]];
+        if (type >= r->ntypes || id == 0)
+            return GCH_OK;
+        uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
+        note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
+        r->det_count[det]++;
+        uint64_t ck = class_key(r, type, name);
+        struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
+        if (m->key != ck) {
+            if (!key_set_id(&r->classes, ck, &m->id))
+                return oom(r);
+            m->key = ck;
+        }
+        h->types[i] = m->id;
+        h->ids[i] = id;
+        h->sizes[i] = row[pos[NF_SELF_SIZE]];
+        h->starts[i + 1] = row[pos[NF_EDGE_COUNT]];
+        edge_sum += row[pos[NF_EDGE_COUNT]];
+    }
+    r->node_n = n;
+    r->edge_sum = edge_sum;
+    if (edge_sum != r->edge_count_decl || edge_sum >= UINT32_MAX || r->root_index % nf != 0 ||
+        r->root_index / nf >= n)
+        return GCH_OK;
+    r->root = (size_t)(r->root_index / nf);
+    *ok = 1;
+    return GCH_OK;
+}
+
+/* The edges' values, in place, into the targets (positions of nodes) of
+ * the essential edges, node by node; labels as keys unless skipped. */
+static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
+{
+    int pos[EF_OTHER];
+    *ok = 0;
+    if (!role_positions(r->edge_field, r->efields, EF_OTHER, pos))
+        return GCH_OK;
+    const unsigned nf = r->nfields, ef = r->efields;
+    const uint64_t node_len = (uint64_t)h->n * nf;
+    const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
+    if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
+        return oom(r);
+    uint64_t e = 0, w = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t end = e + h->starts[i + 1];
+        for (; e < end; e++) {
+            const uint32_t *row = vals + e * ef;
+            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], to = row[pos[EF_TO]];
+            if (type >= r->etypes || to >= node_len || to % nf != 0)
+                return GCH_OK;
+            uint8_t erole = r->edge_role[type];
+            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+                note_string_bulk(r, name, e * ef + ef - 1, 1);
+            r->weak_edges += erole == ET_WEAK;
+            r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
+            if (!essential(r, i, (uint8_t)type))
+                continue;
+            uint32_t target = to / nf;
+            r->held[target] = 1;
+            if (!keep)
+                continue;
+            vals[w] = target; /* w <= e: the rows still to read lie ahead */
+            if (labeled) {
+                r->edge_n = e; /* as the careful path numbers labels */
+                gch_status st = label_key(r, erole, name, &h->labels[w]);
+                if (st != GCH_OK)
+                    return st;
+            }
+            w++;
+        }
+        h->starts[i + 1] = (uint32_t)w;
+    }
+    r->edge_n = e;
+    *ok = 1;
+    return GCH_OK;
+}
+
+/* Opens the builder's heap and hands it the bulk heap (which it then owns). */
+static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
+{
+    gch_status st = gch_builder_new(&r->b, "v8", r->err);
+    if (st == GCH_OK)
+        st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
+    if (st != GCH_OK) {
+        gch_free(targets);
+        return st;
+    }
+    gch_builder_set_id_radix(r->b, 10);
+    if (r->opts->skip_refs) {
+        gch_builder_set_refs_skipped(r->b);
+        gch_free(h->starts);
+        gch_free(targets);
+        h->starts = targets = NULL;
+    } else {
+        uint64_t nrefs = h->starts[h->n];
+        uint32_t *shrunk = gch_reallocarray(targets, nrefs ? nrefs : 1, sizeof *targets);
+        targets = shrunk ? shrunk : targets;
+        if (h->labels && (shrunk = gch_reallocarray(h->labels, nrefs ? nrefs : 1, sizeof *shrunk)))
+            h->labels = shrunk;
+    }
+    /* Class c is type c: types are made in the order their objects come,
+     * which is the order the classes were numbered in. */
+    for (size_t c = 0; c < r->classes.len && st == GCH_OK; c++) {
+        uint32_t t;
+        st = gch_builder_type_index(r->b, c, &t, r->err);
+    }
+    if (st != GCH_OK) {
+        gch_free(targets);
+        return st;
+    }
+    st = gch_builder_adopt_indexed(r->b, (uint32_t)h->n, h->ids, h->types, h->sizes, h->starts, targets,
+                                   h->labels, r->err);
+    memset(h, 0, sizeof *h); /* the builder's now, even on error */
+    return st;
+}
+
+/* Reads the nodes array (its '[' consumed) and the edges array after it
+ * the bulk way, when the input is in memory and declares its counts: *done
+ * says it did; otherwise the careful path reads them from the same place. */
+static gch_status bulk_read(v8_reader *r, int *done)
+{
+    *done = 0;
+    const unsigned char *nb = r->in.p, *end = r->in.end;
+    if (r->in.src || !r->have_node_count || !r->have_edge_count || r->node_count_decl == 0 ||
+        r->node_count_decl >= (size_t)UINT32_MAX - 2 || r->edge_count_decl >= UINT32_MAX)
+        return GCH_OK;
+    const unsigned char *nclose = memchr(nb, ']', (size_t)(end - nb));
+    const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
+    const unsigned char *eclose = eopen ? memchr(eopen + 1, ']', (size_t)(end - eopen - 1)) : NULL;
+    if (!eclose || !list_holds(nb, nclose, r->node_count_decl, r->nfields) ||
+        !list_holds(eopen + 1, eclose, r->edge_count_decl, r->efields))
+        return GCH_OK;
+    bulk_heap h = { .n = (size_t)r->node_count_decl };
+    v8_list nodes = { nb, nclose, NULL, h.n * r->nfields };
+    v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields };
+    nodes.out = gch_reallocarray(NULL, nodes.count, sizeof *nodes.out);
+    edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out);
+    int ok = nodes.out && edges.out && v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
+    gch_status st = GCH_OK;
+    bulk_reset(r);
+    if (ok)
+        st = bulk_nodes(r, nodes.out, &h, &ok);
+    gch_free(nodes.out);
+    if (st == GCH_OK && ok)
+        st = bulk_edges(r, edges.out, &h, &ok);
+    if (st != GCH_OK || !ok) {
+        gch_free(edges.out);
+        bulk_heap_free(&h);
+        bulk_reset(r);
+        return st;
+    }
+    if ((st = bulk_adopt(r, &h, edges.out)) != GCH_OK)
+        return st;
+    r->bulk = 1;
+    r->bulk_nodes = nb;
+    r->bulk_edges = eopen + 1;
+    r->bulk_edges_close = eclose;
+    r->nodes_done = 1;
+    r->in.p = nclose + 1;
+    *done = 1;
+    return v8_fill(&r->in, 1) < 0 ? GCH_EIO : GCH_OK; /* progress, and the parsed bytes released */
+}
+
 /* Streams the edges: the edges of node i are the next n_edges[i] rows. */
 static gch_status read_edges(v8_reader *r)
 {
@@ -744,6 +1061,11 @@ static gch_status read_edges(v8_reader *r)
         return v8_fail(&r->in, "a second \"edges\" array");
     if ((st = v8_expect(&r->in, '[', "'[' (edges)")) != GCH_OK)
         return st;
+    if (r->bulk) { /* read with the nodes (only ever right after them) */
+        r->in.p = r->bulk_edges_close + 1;
+        r->edges_done = 1;
+        return GCH_OK;
+    }
     if (r->edge_sum >= UINT32_MAX)
         return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-2 edges");
     if ((st = begin_heap(r)) != GCH_OK)
@@ -937,6 +1259,8 @@ static gch_status parse(v8_reader *r)
     if (!r->nodes_done || !r->edges_done || !r->strings_done)
         return v8_fail(&r->in, "the snapshot has no \"%s\" array",
                        !r->nodes_done ? "nodes" : !r->edges_done ? "edges" : "strings");
+    if (r->any_string && r->max_string >= r->str_n && r->bulk)
+        r->max_string_at = bulk_offset(r, r->max_string_in_edges ? r->bulk_edges : r->bulk_nodes, r->max_string_at);
     if (r->any_string && r->max_string >= r->str_n)
         return v8_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
                           (unsigned long long)r->max_string, r->str_n);
@@ -1150,6 +1474,14 @@ static void free_arrays(v8_reader *r)
     key_set_free(&r->labels);
 }
 
+/* A root on node i: by position when the builder has the objects whole. */
+static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const char *label)
+{
+    if (r->bulk)
+        return gch_builder_add_root_at(r->b, (uint32_t)i, GCH_ROOT_INTERNAL, flags, label, r->err);
+    return gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, flags, 0, 0, label, r->err);
+}
+
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
@@ -1172,15 +1504,14 @@ static gch_status build(v8_reader *r, gch_dump **out)
     if (st == GCH_OK && !r->opts->skip_refs)
         st = name_labels(r);
     if (st == GCH_OK)
-        st = gch_builder_add_root(r->b, w_get(&r->n_id, r->root), GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
+        st = add_node_root(r, r->root, 0, "synthetic root");
     /* DevTools' second pass starts from the nodes no essential edge holds:
      * they become weak roots (not live unless --include-weak). */
     for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
         if (r->held[i] || i == r->root)
             continue;
         r->weak_only_nodes++;
-        st = gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
-                                  "only weak retainers", r->err);
+        st = add_node_root(r, i, GCH_ROOT_WEAK, "only weak retainers");
     }
     if (st == GCH_OK)
         st = emit_meta(r, r->b);
@@ -1233,6 +1564,7 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     r->opts = opts ? opts : &no_options;
     r->err = err;
+    r->par = gch_parallel_for(r->opts->threads);
     v8_in_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
     reader_free(r);

@@ -1,0 +1,193 @@
+/* The bulk parse of a snapshot's integer arrays: see v8_bulk.h.
+ *
+ * Each list is cut at commas into pieces of about PIECE bytes (so that the
+ * parsed bytes can be released as the parse moves on). With two threads the
+ * caller takes the nodes and the first part of the edges, the helper the rest
+ * of the edges, where it writes from the index that the commas before its
+ * part give (it counts them first: much faster than parsing them).
+ */
+#include "v8_bulk.h"
+
+#include <string.h>
+
+#define PIECE ((size_t)8 << 20)
+#define FAIL SIZE_MAX
+
+static inline int blank(unsigned c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Parses the values in [s, t) into out (room for max). The byte at t is the
+ * ',' or ']' after the last value: not a digit nor a blank, so every loop
+ * stops there without a bounds test. Returns how many, or FAIL. */
+static size_t parse_piece(const unsigned char *s, const unsigned char *t, uint32_t *out, size_t max)
+{
+    const unsigned char *p = s;
+    size_t k = 0;
+    while (blank(*p))
+        p++;
+    if (p == t)
+        return 0;
+    for (;;) {
+        unsigned d = (unsigned)*p - '0';
+        if (d > 9 || k == max)
+            return FAIL;
+        const unsigned char *q = p + 1;
+        uint64_t v = d;
+        if ((d = (unsigned)*q - '0') <= 9) {
+            if (v == 0)
+                return FAIL; /* a leading zero */
+            do {
+                v = v * 10 + d;
+                q++;
+            } while ((d = (unsigned)*q - '0') <= 9 && q - p < 10);
+            if (d <= 9 || v > UINT32_MAX)
+                return FAIL;
+        }
+        out[k++] = (uint32_t)v;
+        p = q;
+        if (*p != ',') {
+            while (blank(*p))
+                p++;
+        }
+        if (p == t)
+            return k;
+        if (*p != ',')
+            return FAIL; /* '.', 'e', '-', anything else */
+        p++;
+        while (blank(*p))
+            p++;
+    }
+}
+
+/* Parses the values in [s, t) piece by piece, releasing the bytes parsed.
+ * after_comma: a comma comes before s (so at least one value must follow). */
+static size_t parse_range(const unsigned char *s, const unsigned char *t, uint32_t *out, size_t max,
+                          int after_comma, const gch_load_options *opts)
+{
+    size_t got = 0;
+    for (;;) {
+        const unsigned char *cut = t;
+        if ((size_t)(t - s) > PIECE) {
+            const unsigned char *c = memchr(s + PIECE, ',', (size_t)(t - s) - PIECE);
+            cut = c ? c : t;
+        }
+        size_t n = parse_piece(s, cut, out + got, max - got);
+        /* Only a whole empty list has no value: not "[,1]", "1,,2", "1,]". */
+        if (n == FAIL || (n == 0 && (after_comma || cut != t)))
+            return FAIL;
+        got += n;
+        if (opts && opts->release)
+            opts->release(opts->release_ctx, s, (size_t)(cut - s));
+        if (cut == t)
+            return got;
+        s = cut + 1;
+        after_comma = 1;
+    }
+}
+
+/* The commas in [s, t), eight bytes at a time. */
+static size_t count_commas(const unsigned char *s, const unsigned char *t)
+{
+    const uint64_t ones = 0x0101010101010101ull, low7 = 0x7f7f7f7f7f7f7f7full;
+    size_t n = 0;
+    for (; t - s >= 8; s += 8) {
+        uint64_t w;
+        memcpy(&w, s, sizeof w);
+        w ^= ones * ',';
+        /* The high bit of a byte is set exactly when the byte is 0. */
+        uint64_t z = ~(((w & low7) + low7) | w | low7) >> 7;
+        n += (size_t)((z * ones) >> 56); /* the sum of the eight 0/1 bytes */
+    }
+    for (; s < t; s++)
+        n += *s == ',';
+    return n;
+}
+
+typedef struct bulk_job {
+    const unsigned char *s[2], *t[2];
+    uint32_t *out[2];
+    size_t max[2], got[2];
+    unsigned ranges;
+    /* The helper: its out[0] is base + the commas in [count_s, count_t). */
+    const unsigned char *count_s, *count_t;
+    uint32_t *base;
+    size_t base_max;
+    const gch_load_options *opts;
+    int ok;
+} bulk_job;
+
+static int run_job(void *arg)
+{
+    bulk_job *j = arg;
+    j->ok = 1;
+    if (j->count_s) {
+        size_t before = count_commas(j->count_s, j->count_t);
+        if (before > j->base_max) {
+            j->ok = 0;
+            return 0;
+        }
+        j->out[0] = j->base + before;
+        j->max[0] = j->base_max - before;
+    }
+    for (unsigned k = 0; k < j->ranges && j->ok; k++) {
+        j->got[k] = parse_range(j->s[k], j->t[k], j->out[k], j->max[k], j->count_s != NULL, j->opts);
+        j->ok = j->got[k] != FAIL;
+    }
+    return 0;
+}
+
+int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel *par,
+                  const gch_load_options *opts)
+{
+    bulk_job a = { .s = { nodes->begin, edges->begin }, .t = { nodes->end, edges->end },
+                   .out = { nodes->out, edges->out }, .max = { nodes->count, edges->count },
+                   .ranges = 2, .opts = opts };
+    bulk_job b = { .ranges = 1, .opts = opts };
+    size_t nb = (size_t)(nodes->end - nodes->begin), eb = (size_t)(edges->end - edges->begin);
+    const unsigned char *cut = NULL;
+    if (gch_parallel_worth(par, edges->count)) {
+        /* The helper counts the commas of the edges' first part at a few
+         * bytes a cycle, then parses the rest: it takes a little more. */
+        size_t half = (nb + eb) / 2, mine = half > nb ? half - nb : 0;
+        mine += mine / 8;
+        if (mine < eb)
+            cut = memchr(edges->begin + mine, ',', eb - mine);
+    }
+    if (cut) {
+        a.t[1] = cut;
+        b.s[0] = cut + 1;
+        b.t[0] = edges->end;
+        b.count_s = edges->begin;
+        b.count_t = cut + 1; /* with the cut's own comma: the helper's first value */
+        b.base = edges->out;
+        b.base_max = edges->count;
+    }
+    gch_thread helper;
+    int started = cut && gch_thread_start(&helper, par->workers, run_job, &b);
+    run_job(&a);
+    if (started)
+        gch_thread_join(&helper);
+    else if (cut)
+        run_job(&b);
+    if (!a.ok || a.got[0] != nodes->count)
+        return 0;
+    if (!cut)
+        return a.got[1] == edges->count;
+    /* The caller's part ends where the helper's begins. */
+    return b.ok && (size_t)(b.out[0] - edges->out) == a.got[1] && a.got[1] + b.got[0] == edges->count;
+}
+
+const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index)
+{
+    const unsigned char *p = begin;
+    for (size_t k = 0;; k++) {
+        while (blank(*p) || *p == ',')
+            p++;
+        while ((unsigned)*p - '0' <= 9)
+            p++;
+        if (k == index)
+            return p;
+    }
+}

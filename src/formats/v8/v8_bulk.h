@@ -1,0 +1,38 @@
+/* The V8 reader's bulk parse (internal): the nodes and edges arrays of a
+ * snapshot in memory, parsed at once into 32-bit values, by two threads
+ * when the caller allows them.
+ *
+ * It only takes what V8 writes: non-negative integers below 2^32 in JSON
+ * syntax, separated by commas, blanks between tokens. Anything else (and a
+ * count of values other than the one expected) makes it give up without a
+ * message: the reader then parses the same bytes the careful way, which says
+ * what is wrong and where.
+ */
+#ifndef GCHEAP_V8_BULK_H
+#define GCHEAP_V8_BULK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcheap/load.h"
+#include "threading.h"
+
+/* One integer list: the bytes after its '[' up to its ']' (at end). */
+typedef struct v8_list {
+    const unsigned char *begin, *end;
+    uint32_t *out;   /* room for exactly `count` values */
+    size_t count;
+} v8_list;
+
+/* Parses nodes then edges into their out arrays. Returns 1 when each list
+ * holds exactly its count of values, 0 otherwise (the outs are then
+ * partly written). par: whether a second thread may take part of the edges;
+ * opts: its release callback is given the parsed bytes (from either thread). */
+int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel *par,
+                  const gch_load_options *opts);
+
+/* The byte just after the last digit of value `index` of a list that
+ * v8_bulk_parse accepted (begin: the byte after its '['). */
+const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index);
+
+#endif
