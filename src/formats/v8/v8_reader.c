@@ -648,8 +648,8 @@ static gch_status begin_heap(v8_reader *r)
         return oom(r);
     /* The nodes are read; the edges they announce are only reserved when the
      * bytes left can hold them (a pipe's arrays grow instead). */
-    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields), !skip,
-                               r->err);
+    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields),
+                               !skip && !r->opts->skip_labels, r->err);
 }
 
 /* Where the edge stream is: the node whose edges come next, how many of
@@ -671,15 +671,16 @@ static gch_status emit_node(v8_reader *r, edge_cursor *c, int last)
     if (r->opts->skip_refs)
         return last ? gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err)
                     : GCH_OK;
+    const uint32_t *labels = r->opts->skip_labels ? NULL : r->label_keys;
     if (!c->begun && last) {
         st = gch_builder_add_object_label_offsets(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i),
-                                                  r->refs, r->label_keys, c->nrefs, r->err);
+                                                  r->refs, labels, c->nrefs, r->err);
     } else {
         if (!c->begun)
             st = gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err);
         c->begun = 1;
         if (st == GCH_OK && c->nrefs)
-            st = gch_builder_object_refs_label_offsets(r->b, r->refs, r->label_keys, c->nrefs, r->err);
+            st = gch_builder_object_refs_label_offsets(r->b, r->refs, labels, c->nrefs, r->err);
     }
     c->nrefs = 0;
     return st;
@@ -1122,7 +1123,8 @@ static gch_status read_edges(v8_reader *r)
                 r->held[target] = 1;
             if (!skip && essential(r, c.node, (uint8_t)type)) {
                 r->refs[c.nrefs] = w_get(&r->n_id, target);
-                if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
+                if (!r->opts->skip_labels &&
+                    (st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
                     return st;
                 if (++c.nrefs == REF_CHUNK && c.left > 1 && (st = emit_node(r, &c, 0)) != GCH_OK)
                     return st;
@@ -1501,7 +1503,7 @@ static gch_status build(v8_reader *r, gch_dump **out)
     key_set_drop_slots(&r->classes);
     key_set_drop_slots(&r->labels);
     gch_status st = declare_types(r);
-    if (st == GCH_OK && !r->opts->skip_refs)
+    if (st == GCH_OK && !r->opts->skip_refs && !r->opts->skip_labels)
         st = name_labels(r);
     if (st == GCH_OK)
         st = add_node_root(r, r->root, 0, "synthetic root");
