@@ -33,6 +33,8 @@ static size_t parse_piece(const unsigned char *s, const unsigned char *t, uint32
         unsigned d = (unsigned)*p - '0';
         if (d > 9 || k == max)
             return FAIL;
+        /* Byte by byte: V8's numbers are mostly one or two digits, which a
+         * branch predicts better than 8-byte (SWAR) conversion computes them. */
         const unsigned char *q = p + 1;
         uint64_t v = d;
         if ((d = (unsigned)*q - '0') <= 9) {
@@ -190,4 +192,38 @@ const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index)
         if (k == index)
             return p;
     }
+}
+
+int v8_bulk_is_list(const unsigned char *begin, const unsigned char *end)
+{
+    enum { CHUNK = 4096 };
+    uint32_t scratch[CHUNK + 64]; /* a piece of 2 * CHUNK bytes holds CHUNK values */
+    const unsigned char *s = begin;
+    int after_comma = 0;
+    /* In chunks cut at commas, as parse_range does, into a scratch array. */
+    for (;;) {
+        const unsigned char *cut = end;
+        if ((size_t)(end - s) > 2 * CHUNK) {
+            const unsigned char *c = memchr(s + CHUNK, ',', (size_t)(end - s) - CHUNK);
+            cut = c ? c : end;
+        }
+        size_t n = parse_piece(s, cut, scratch, sizeof scratch / sizeof *scratch);
+        if (n == FAIL || (n == 0 && (after_comma || cut != end)))
+            return 0;
+        if (cut == end)
+            return 1;
+        s = cut + 1;
+        after_comma = 1;
+    }
+}
+
+const unsigned char *v8_bulk_plain_string(const unsigned char *p, const unsigned char *end)
+{
+    const unsigned char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+    if (!q)
+        return NULL;
+    unsigned bad = 0;
+    for (const unsigned char *c = p + 1; c < q; c++)
+        bad |= (*c < 0x20) | (*c == '\\');
+    return bad ? NULL : q + 1;
 }

@@ -35,4 +35,14 @@ int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel
  * v8_bulk_parse accepted (begin: the byte after its '['). */
 const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index);
 
+/* Whether [begin, end) (after a '[', up to its ']') is a list of integers
+ * below 2^32 as v8_bulk_parse takes them: then the careful path's check of
+ * it (v8_skip_value) would pass too. */
+int v8_bulk_is_list(const unsigned char *begin, const unsigned char *end);
+
+/* The end (just after the closing quote) of the JSON string whose opening
+ * quote is at p, when it has no escape and no control byte before its
+ * closing quote, which lies before end; else NULL. */
+const unsigned char *v8_bulk_plain_string(const unsigned char *p, const unsigned char *end);
+
 #endif

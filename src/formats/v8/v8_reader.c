@@ -918,6 +918,37 @@ static gch_status bulk_nodes(v8_reader *r, const uint32_t *vals, bulk_heap *h, i
     return GCH_OK;
 }
 
+/* Division by a node field count without a divide instruction (it was a
+ * third of the edge pass): x is a multiple of d exactly when x times the
+ * inverse of d's odd part, rotated right by d's power of two, is at most
+ * (2^32 - 1) / d, and that is then x / d (Hacker's Delight, 10-17). */
+typedef struct exact_div {
+    uint32_t inverse, limit;
+    unsigned shift;
+} exact_div;
+
+static exact_div exact_div_by(uint32_t d)
+{
+    exact_div e = { 0, UINT32_MAX / d, 0 };
+    while (!(d >> e.shift & 1))
+        e.shift++;
+    uint32_t odd = d >> e.shift, inv = odd; /* Newton's steps double the bits right */
+    for (int k = 0; k < 5; k++)
+        inv *= 2 - odd * inv;
+    e.inverse = inv;
+    return e;
+}
+
+/* Whether d divides x; *q receives x / d when it does. */
+static inline int exact_quotient(const exact_div *e, uint32_t x, uint32_t *q)
+{
+    uint32_t y = x * e->inverse;
+    if (e->shift)
+        y = y >> e->shift | y << (32 - e->shift);
+    *q = y;
+    return y <= e->limit;
+}
+
 /* The edges' values, in place, into the targets (positions of nodes) of
  * the essential edges, node by node; labels as keys unless skipped. */
 static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
@@ -926,8 +957,8 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
     *ok = 0;
     if (!role_positions(r->edge_field, r->efields, EF_OTHER, pos))
         return GCH_OK;
-    const unsigned nf = r->nfields, ef = r->efields;
-    const uint64_t node_len = (uint64_t)h->n * nf;
+    const unsigned ef = r->efields;
+    const exact_div by_fields = exact_div_by(r->nfields);
     const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
     if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
         return oom(r);
@@ -936,8 +967,9 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
         uint64_t end = e + h->starts[i + 1];
         for (; e < end; e++) {
             const uint32_t *row = vals + e * ef;
-            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], to = row[pos[EF_TO]];
-            if (type >= r->etypes || to >= node_len || to % nf != 0)
+            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], target;
+            /* to_node: the start of a node (a multiple of the field count below n times it) */
+            if (type >= r->etypes || !exact_quotient(&by_fields, row[pos[EF_TO]], &target) || target >= h->n)
                 return GCH_OK;
             uint8_t erole = r->edge_role[type];
             if (erole != ET_ELEMENT && erole != ET_HIDDEN)
@@ -946,7 +978,6 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
             r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
             if (!essential(r, i, (uint8_t)type))
                 continue;
-            uint32_t target = to / nf;
             r->held[target] = 1;
             if (!keep)
                 continue;
@@ -1187,6 +1218,8 @@ static gch_status collect_wanted(v8_reader *r)
     return GCH_OK;
 }
 
+static gch_status table_string(v8_reader *r, int keep);
+
 static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
@@ -1217,7 +1250,7 @@ static gch_status read_strings(v8_reader *r)
         else if (!r->wanted)
             r->str_off[r->str_n] = r->pool.len;
         r->str_n++;
-        if ((st = v8_string(&r->in, keep ? &r->pool : NULL)) != GCH_OK)
+        if ((st = table_string(r, keep)) != GCH_OK)
             return st;
         if (keep) {
             /* Strings are kept NUL-terminated in the pool. */
@@ -1229,6 +1262,35 @@ static gch_status read_strings(v8_reader *r)
         if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
             return st;
     }
+}
+
+/* Skips a member's value. An integer list (locations, samples) of a
+ * snapshot in memory is checked the bulk way; anything else, or a list the
+ * bulk way does not take, the careful way (which then says what is wrong). */
+static gch_status skip_member(v8_reader *r)
+{
+    if (!r->in.src && v8_peek(&r->in) == '[') {
+        const unsigned char *b = r->in.p + 1, *e = memchr(b, ']', (size_t)(r->in.end - b));
+        if (e && v8_bulk_is_list(b, e)) {
+            r->in.p = e + 1;
+            return GCH_OK;
+        }
+    }
+    return v8_skip_value(&r->in);
+}
+
+/* Reads a string of the table into the pool, or skips it (a plain one of a
+ * snapshot in memory by its closing quote). */
+static gch_status table_string(v8_reader *r, int keep)
+{
+    if (!keep && !r->in.src && v8_peek(&r->in) == '"') {
+        const unsigned char *q = v8_bulk_plain_string(r->in.p, r->in.end);
+        if (q) {
+            r->in.p = q;
+            return GCH_OK;
+        }
+    }
+    return v8_string(&r->in, keep ? &r->pool : NULL);
 }
 
 static gch_status top_member(v8_reader *r)
@@ -1243,7 +1305,7 @@ static gch_status top_member(v8_reader *r)
         return read_edges(r);
     if (key_is(r, "strings"))
         return read_strings(r);
-    return v8_skip_value(&r->in);
+    return skip_member(r);
 }
 
 static gch_status parse(v8_reader *r)
