@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "gcheap/alloc.h"
+
 #define PIECE ((size_t)8 << 20)
 #define FAIL SIZE_MAX
 
@@ -107,11 +109,61 @@ static size_t count_commas(const unsigned char *s, const unsigned char *t)
     return n;
 }
 
+/* Parses the values in [s, t) and hands them to l->rows row by row, in
+ * pieces of about ROW_PIECE bytes (a few thousand rows: they stay in the
+ * cache), releasing the bytes parsed every PIECE bytes. Returns how many
+ * values, or FAIL. */
+#define ROW_PIECE ((size_t)64 << 10)
+static size_t parse_rows(const v8_list *l, const unsigned char *s, const unsigned char *t,
+                         const gch_load_options *opts)
+{
+    /* A piece holds at most ROW_PIECE / 2 + 1 values (one comma each but
+     * the last), after at most row_len - 1 carried from the one before. */
+    const size_t cap = ROW_PIECE / 2 + 1 + l->row_len;
+    uint32_t *buf = l->row_len ? gch_reallocarray(NULL, cap, sizeof *buf) : NULL;
+    if (!buf)
+        return FAIL;
+    size_t got = 0, carry = 0;
+    const unsigned char *released = s;
+    int after_comma = 0;
+    for (;;) {
+        const unsigned char *cut = t;
+        if ((size_t)(t - s) > ROW_PIECE) {
+            const unsigned char *c = memchr(s + ROW_PIECE, ',', (size_t)(t - s) - ROW_PIECE);
+            cut = c ? c : t;
+        }
+        size_t n = parse_piece(s, cut, buf + carry, cap - carry);
+        if (n == FAIL || (n == 0 && (after_comma || cut != t))) {
+            got = FAIL;
+            break;
+        }
+        got += n;
+        size_t have = carry + n, rows = have / l->row_len;
+        if (rows && !l->rows(l->rows_ctx, buf, rows)) {
+            got = FAIL;
+            break;
+        }
+        carry = have - rows * l->row_len;
+        memmove(buf, buf + rows * l->row_len, carry * sizeof *buf);
+        if (opts && opts->release && ((size_t)(cut - released) >= PIECE || cut == t)) {
+            opts->release(opts->release_ctx, released, (size_t)(cut - released));
+            released = cut;
+        }
+        if (cut == t)
+            break;
+        s = cut + 1;
+        after_comma = 1;
+    }
+    gch_free(buf);
+    return got;
+}
+
 typedef struct bulk_job {
     const unsigned char *s[2], *t[2];
     uint32_t *out[2];
     size_t max[2], got[2];
     unsigned ranges;
+    const v8_list *rows; /* the caller's first range goes to rows->rows */
     /* The helper: its out[0] is base + the commas in [count_s, count_t). */
     const unsigned char *count_s, *count_t;
     uint32_t *base;
@@ -134,7 +186,10 @@ static int run_job(void *arg)
         j->max[0] = j->base_max - before;
     }
     for (unsigned k = 0; k < j->ranges && j->ok; k++) {
-        j->got[k] = parse_range(j->s[k], j->t[k], j->out[k], j->max[k], j->count_s != NULL, j->opts);
+        if (k == 0 && j->rows)
+            j->got[k] = parse_rows(j->rows, j->s[k], j->t[k], j->opts);
+        else
+            j->got[k] = parse_range(j->s[k], j->t[k], j->out[k], j->max[k], j->count_s != NULL, j->opts);
         j->ok = j->got[k] != FAIL;
     }
     return 0;
@@ -145,7 +200,7 @@ int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel
 {
     bulk_job a = { .s = { nodes->begin, edges->begin }, .t = { nodes->end, edges->end },
                    .out = { nodes->out, edges->out }, .max = { nodes->count, edges->count },
-                   .ranges = 2, .opts = opts };
+                   .ranges = 2, .rows = nodes->out ? NULL : nodes, .opts = opts };
     bulk_job b = { .ranges = 1, .opts = opts };
     size_t nb = (size_t)(nodes->end - nodes->begin), eb = (size_t)(edges->end - edges->begin);
     const unsigned char *cut = NULL;

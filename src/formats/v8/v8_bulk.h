@@ -20,11 +20,17 @@
 /* One integer list: the bytes after its '[' up to its ']' (at end). */
 typedef struct v8_list {
     const unsigned char *begin, *end;
-    uint32_t *out;   /* room for exactly `count` values */
+    uint32_t *out;   /* room for exactly `count` values, or NULL: */
     size_t count;
+    /* without out, rows receives the values, row_len to a row, a few
+     * thousand rows at a time, on the calling thread, as they are parsed; it
+     * returns 0 to stop the parse (v8_bulk_parse then returns 0). */
+    int (*rows)(void *ctx, const uint32_t *vals, size_t nrows);
+    void *rows_ctx;
+    unsigned row_len;
 } v8_list;
 
-/* Parses nodes then edges into their out arrays. Returns 1 when each list
+/* Parses nodes (into out, or rows) then edges (into out). Returns 1 when each list
  * holds exactly its count of values, 0 otherwise (the outs are then
  * partly written). par: whether a second thread may take part of the edges;
  * opts: its release callback is given the parsed bytes (from either thread). */

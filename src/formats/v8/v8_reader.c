@@ -869,53 +869,84 @@ static void bulk_reset(v8_reader *r)
         r->memo[k].key = UINT64_MAX;
 }
 
-/* The nodes' values into the heap's arrays; *ok = 0 when a row is not as
- * the careful path would take it. starts[i + 1] receives node i's edge count. */
-static gch_status bulk_nodes(v8_reader *r, const uint32_t *vals, bulk_heap *h, int *ok)
-{
+/* The node pass, row by row as the nodes are parsed (v8_list.rows): the
+ * heap's arrays, classes, counts; starts[i + 1] receives node i's edge count. */
+typedef struct node_pass {
+    v8_reader *r;
+    bulk_heap *h;
     int pos[NF_OTHER];
-    *ok = 0;
-    if (!role_positions(r->node_field, r->nfields, NF_OTHER, pos))
-        return GCH_OK;
-    size_t n = h->n;
+    size_t i;           /* the next node */
+    uint64_t edge_sum;
+    int oom;
+} node_pass;
+
+static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
+{
+    node_pass *np = ctx;
+    v8_reader *r = np->r;
+    bulk_heap *h = np->h;
     const unsigned nf = r->nfields;
-    const int fd = pos[NF_DETACHEDNESS];
-    if (!(h->ids = gch_reallocarray(NULL, n, sizeof *h->ids)) ||
-        !(h->sizes = gch_reallocarray(NULL, n, sizeof *h->sizes)) ||
-        !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
-        !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
-        return oom(r);
-    h->starts[0] = 0;
-    uint64_t edge_sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t *row = vals + i * nf;
+    const int *pos = np->pos, fd = pos[NF_DETACHEDNESS];
+    if (nrows > h->n - np->i)
+        return 0; /* more nodes than node_count says */
+    for (size_t k = 0; k < nrows; k++) {
+        const uint32_t *row = vals + k * nf;
+        size_t i = np->i++;
         uint32_t type = row[pos[NF_TYPE]], name = row[pos[NF_NAME]], id = row[pos[NF_ID]];
         if (type >= r->ntypes || id == 0)
-            return GCH_OK;
+            return 0;
         uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
         note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
         r->det_count[det]++;
         uint64_t ck = class_key(r, type, name);
         struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
         if (m->key != ck) {
-            if (!key_set_id(&r->classes, ck, &m->id))
-                return oom(r);
+            if (!key_set_id(&r->classes, ck, &m->id)) {
+                np->oom = 1;
+                return 0;
+            }
             m->key = ck;
         }
         h->types[i] = m->id;
         h->ids[i] = id;
         h->sizes[i] = row[pos[NF_SELF_SIZE]];
         h->starts[i + 1] = row[pos[NF_EDGE_COUNT]];
-        edge_sum += row[pos[NF_EDGE_COUNT]];
+        np->edge_sum += row[pos[NF_EDGE_COUNT]];
     }
-    r->node_n = n;
-    r->edge_sum = edge_sum;
-    if (edge_sum != r->edge_count_decl || edge_sum >= UINT32_MAX || r->root_index % nf != 0 ||
-        r->root_index / nf >= n)
+    return 1;
+}
+
+/* Ready for the node pass: the heap's arrays allocated; *ok = 0 when the
+ * node fields are declared in a way the careful path reads better. */
+static gch_status node_pass_begin(v8_reader *r, bulk_heap *h, node_pass *np, int *ok)
+{
+    memset(np, 0, sizeof *np);
+    np->r = r;
+    np->h = h;
+    *ok = role_positions(r->node_field, r->nfields, NF_OTHER, np->pos);
+    if (!*ok)
         return GCH_OK;
-    r->root = (size_t)(r->root_index / nf);
-    *ok = 1;
+    size_t n = h->n;
+    if (!(h->ids = gch_reallocarray(NULL, n, sizeof *h->ids)) ||
+        !(h->sizes = gch_reallocarray(NULL, n, sizeof *h->sizes)) ||
+        !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
+        !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
+        return oom(r);
+    h->starts[0] = 0;
     return GCH_OK;
+}
+
+/* After the node pass: *ok = 0 unless every node came and agrees with the
+ * declared edge count and root index. */
+static void node_pass_end(v8_reader *r, const node_pass *np, int *ok)
+{
+    const unsigned nf = r->nfields;
+    r->node_n = np->i;
+    r->edge_sum = np->edge_sum;
+    *ok = np->i == np->h->n && np->edge_sum == r->edge_count_decl && np->edge_sum < UINT32_MAX &&
+          r->root_index % nf == 0 && r->root_index / nf < np->h->n;
+    if (*ok)
+        r->root = (size_t)(r->root_index / nf);
 }
 
 /* Division by a node field count without a divide instruction (it was a
@@ -1053,16 +1084,21 @@ static gch_status bulk_read(v8_reader *r, int *done)
         !list_holds(eopen + 1, eclose, r->edge_count_decl, r->efields))
         return GCH_OK;
     bulk_heap h = { .n = (size_t)r->node_count_decl };
-    v8_list nodes = { nb, nclose, NULL, h.n * r->nfields };
-    v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields };
-    nodes.out = gch_reallocarray(NULL, nodes.count, sizeof *nodes.out);
-    edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out);
-    int ok = nodes.out && edges.out && v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
-    gch_status st = GCH_OK;
+    node_pass np;
+    v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
+    v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
     bulk_reset(r);
-    if (ok)
-        st = bulk_nodes(r, nodes.out, &h, &ok);
-    gch_free(nodes.out);
+    int ok;
+    gch_status st = node_pass_begin(r, &h, &np, &ok);
+    if (st == GCH_OK && ok && !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out)))
+        ok = 0; /* the careful path needs less memory */
+    if (st == GCH_OK && ok) {
+        ok = v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
+        if (np.oom)
+            st = oom(r);
+    }
+    if (st == GCH_OK && ok)
+        node_pass_end(r, &np, &ok);
     if (st == GCH_OK && ok)
         st = bulk_edges(r, edges.out, &h, &ok);
     if (st != GCH_OK || !ok) {
