@@ -10,6 +10,9 @@
  * given as keys of (edge type, name) pairs, since names are only known at the
  * end. Only the strings that name a class or a label are kept; once they are
  * read, the classes are declared and the label keys mapped to the names.
+ * That is the careful path; a snapshot in memory first tries the bulk path
+ * (below: both arrays at once, the objects handed over whole with references
+ * as node positions), which falls back to it on anything unusual.
  *
  * Semantics follow DevTools (front_end/entrypoints/heap_snapshot_worker/
  * HeapSnapshot.ts): node 0 (snapshot.root_index) is the synthetic root and is
