@@ -805,11 +805,17 @@ static const unsigned char *edges_open_at(const unsigned char *p, const unsigned
     return p < end && *p == '[' ? p : NULL;
 }
 
-/* A list of count values needs 2 * count - 1 bytes at least. */
-static int list_holds(const unsigned char *begin, const unsigned char *end, uint64_t rows, unsigned fields)
+/* The ']' closing a list of rows * fields values that starts at begin
+ * (they take 2 * rows * fields - 1 bytes at least, which the input must
+ * hold), or NULL. */
+static const unsigned char *list_close(const unsigned char *begin, const unsigned char *end, uint64_t rows,
+                                       unsigned fields)
 {
-    uint64_t bytes = (uint64_t)(end - begin) + 1;
-    return fields && rows <= bytes / 2 / fields;
+    uint64_t room = (uint64_t)(end - begin) / 2;
+    if (!fields || rows > room / fields)
+        return NULL;
+    const unsigned char *from = rows ? begin + 2 * rows * fields - 1 : begin;
+    return memchr(from, ']', (size_t)(end - from));
 }
 
 static void note_string_bulk(v8_reader *r, uint64_t index, uint64_t value_index, int in_edges)
@@ -1080,11 +1086,14 @@ static gch_status bulk_read(v8_reader *r, int *done)
     if (r->in.src || !r->have_node_count || !r->have_edge_count || r->node_count_decl == 0 ||
         r->node_count_decl >= (size_t)UINT32_MAX - 2 || r->edge_count_decl >= UINT32_MAX)
         return GCH_OK;
-    const unsigned char *nclose = memchr(nb, ']', (size_t)(end - nb));
+    /* The lists' ends: the first ']' after the shortest list of their
+     * declared counts (two bytes a value but the last). A count too large
+     * finds the wrong ']', after which no edges follow, or values, which the
+     * parse then refuses. */
+    const unsigned char *nclose = list_close(nb, end, r->node_count_decl, r->nfields);
     const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
-    const unsigned char *eclose = eopen ? memchr(eopen + 1, ']', (size_t)(end - eopen - 1)) : NULL;
-    if (!eclose || !list_holds(nb, nclose, r->node_count_decl, r->nfields) ||
-        !list_holds(eopen + 1, eclose, r->edge_count_decl, r->efields))
+    const unsigned char *eclose = eopen ? list_close(eopen + 1, end, r->edge_count_decl, r->efields) : NULL;
+    if (!eclose)
         return GCH_OK;
     bulk_heap h = { .n = (size_t)r->node_count_decl };
     node_pass np;
