@@ -163,7 +163,7 @@ typedef struct bulk_job {
     uint32_t *out[2];
     size_t max[2], got[2];
     unsigned ranges;
-    const v8_list *rows; /* the caller's first range goes to rows->rows */
+    const v8_list *rows[2]; /* ranges that go to a rows callback, not an array */
     /* The helper: its out[0] is base + the commas in [count_s, count_t). */
     const unsigned char *count_s, *count_t;
     uint32_t *base;
@@ -186,8 +186,8 @@ static int run_job(void *arg)
         j->max[0] = j->base_max - before;
     }
     for (unsigned k = 0; k < j->ranges && j->ok; k++) {
-        if (k == 0 && j->rows)
-            j->got[k] = parse_rows(j->rows, j->s[k], j->t[k], j->opts);
+        if (j->rows[k])
+            j->got[k] = parse_rows(j->rows[k], j->s[k], j->t[k], j->opts);
         else
             j->got[k] = parse_range(j->s[k], j->t[k], j->out[k], j->max[k], j->count_s != NULL, j->opts);
         j->ok = j->got[k] != FAIL;
@@ -200,11 +200,12 @@ int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel
 {
     bulk_job a = { .s = { nodes->begin, edges->begin }, .t = { nodes->end, edges->end },
                    .out = { nodes->out, edges->out }, .max = { nodes->count, edges->count },
-                   .ranges = 2, .rows = nodes->out ? NULL : nodes, .opts = opts };
+                   .ranges = 2, .rows = { nodes->out ? NULL : nodes, edges->out ? NULL : edges },
+                   .opts = opts };
     bulk_job b = { .ranges = 1, .opts = opts };
     size_t nb = (size_t)(nodes->end - nodes->begin), eb = (size_t)(edges->end - edges->begin);
     const unsigned char *cut = NULL;
-    if (gch_parallel_worth(par, edges->count)) {
+    if (edges->out && gch_parallel_worth(par, edges->count)) {
         /* The caller's x bytes of edges and the helper's rest take the same
          * time when 1.3 nb + x = 0.1 x + (eb - x): the node pass adds about
          * a third to the nodes' parse, counting commas costs about a tenth

@@ -30,7 +30,8 @@ typedef struct v8_list {
     unsigned row_len;
 } v8_list;
 
-/* Parses nodes (into out, or rows) then edges (into out). Returns 1 when each list
+/* Parses nodes then edges (each into out, or rows; a second thread only
+ * takes part of edges that go into out). Returns 1 when each list
  * holds exactly its count of values, 0 otherwise (the outs are then
  * partly written). par: whether a second thread may take part of the edges;
  * opts: its release callback is given the parsed bytes (from either thread). */

@@ -1037,6 +1037,48 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
     return GCH_OK;
 }
 
+/* Without references (skip_refs) the edges are only checked and counted,
+ * row by row as they are parsed, right after the nodes on the same thread:
+ * no array of edge values. */
+typedef struct edge_pass {
+    v8_reader *r;
+    const bulk_heap *h;
+    int pos[EF_OTHER];
+    exact_div by_fields;
+    size_t node;        /* the node whose edges come */
+    uint64_t left;      /* how many of them */
+    uint64_t e;         /* the next edge */
+} edge_pass;
+
+static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
+{
+    edge_pass *ep = ctx;
+    v8_reader *r = ep->r;
+    const unsigned ef = r->efields;
+    for (size_t k = 0; k < nrows; k++) {
+        while (ep->left == 0) {
+            if (++ep->node >= ep->h->n)
+                return 0; /* more edges than the nodes have */
+            ep->left = ep->h->starts[ep->node + 1];
+        }
+        const uint32_t *row = vals + k * ef;
+        uint32_t type = row[ep->pos[EF_TYPE]], name = row[ep->pos[EF_NAME]], target;
+        if (type >= r->etypes || !exact_quotient(&ep->by_fields, row[ep->pos[EF_TO]], &target) ||
+            target >= ep->h->n)
+            return 0;
+        uint8_t erole = r->edge_role[type];
+        if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+            note_string_bulk(r, name, ep->e * ef + ef - 1, 1);
+        r->weak_edges += erole == ET_WEAK;
+        r->dropped_shortcuts += erole == ET_SHORTCUT && ep->node != r->root;
+        if (essential(r, ep->node, (uint8_t)type))
+            r->held[target] = 1;
+        ep->e++;
+        ep->left--;
+    }
+    return 1;
+}
+
 /* Opens the builder's heap and hands it the bulk heap (which it then owns). */
 static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
 {
@@ -1099,11 +1141,23 @@ static gch_status bulk_read(v8_reader *r, int *done)
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
     v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
+    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0 };
+    const int counted = r->opts->skip_refs;
     bulk_reset(r);
     int ok;
     gch_status st = node_pass_begin(r, &h, &np, &ok);
-    if (st == GCH_OK && ok && !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out)))
+    if (st == GCH_OK && ok && counted) {
+        /* The edges come after every node: the root and edge counts are known. */
+        ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
+        r->root = (size_t)(r->root_index / r->nfields);
+        ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
+        edges.rows = edge_rows;
+        edges.rows_ctx = &ep;
+        edges.row_len = r->efields;
+    } else if (st == GCH_OK && ok &&
+               !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out))) {
         ok = 0; /* the careful path needs less memory */
+    }
     if (st == GCH_OK && ok) {
         ok = v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
         if (np.oom)
@@ -1111,7 +1165,9 @@ static gch_status bulk_read(v8_reader *r, int *done)
     }
     if (st == GCH_OK && ok)
         node_pass_end(r, &np, &ok);
-    if (st == GCH_OK && ok)
+    if (st == GCH_OK && ok && counted)
+        r->edge_n = ep.e;
+    else if (st == GCH_OK && ok)
         st = bulk_edges(r, edges.out, &h, &ok);
     if (st != GCH_OK || !ok) {
         gch_free(edges.out);
