@@ -17,7 +17,8 @@
 
 static inline int blank(unsigned c)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    /* One comparison for the usual byte (a digit or a comma, above ' '). */
+    return c <= ' ' && ((1ull << ' ' | 1ull << '\n' | 1ull << '\r' | 1ull << '\t') >> c & 1);
 }
 
 /* Parses the values in [s, t) into out (room for max). The byte at t is the
