@@ -12,7 +12,7 @@
 # same file and computes the dominator tree (bench/memlab_compare.sh): both
 # tools' times, memory and top retainers side by side, in the same run.
 # --huge: only the snapshot beyond memlab (bench/v8/make_huge_snapshot.js:
-# 21M nodes, 6M strings of 100 characters, 2.9 GB; written once into DIR as
+# 21M nodes, 6M strings of 100 characters, 2.7 GB; written once into DIR as
 # v8-huge-strings.heapsnapshot, which takes Node.js ~3 min and ~10 GB):
 # gcheap's top and stat, then memlab on it with an 8 GB heap
 # (--max-old-space-size=8192), its time, memory and how it ends.
