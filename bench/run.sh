@@ -5,7 +5,7 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
-#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge]
+#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge]
 #
 # --huge: only the 100M-object size (about 4 GB of .gclog, generated once into
 # the dumps folder and reused): wc -l, stat and top, each run once (--runs),
@@ -21,6 +21,8 @@
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
 # beside gcheap on the 1M one (skipped with --no-v8 or without node).
+# --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
+# bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
 # when a dump with the same generator version and parameters is there.
 # Every command runs under /usr/bin/time -f '%e %M' (peak RSS); wall time is
@@ -51,7 +53,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,33s/^# \{0,1\}//p' "$0"
+    sed -n '2,35s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -74,6 +76,7 @@ while [ $# -gt 0 ]; do
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
     --huge) HUGE=1; shift ;;
+    --v8-huge) V8_HUGE=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -81,6 +84,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+[ "${V8_HUGE:-0}" = 1 ] && exec bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --dir "$DIR" --huge
 case $RUNS in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive number" >&2; exit 2 ;; esac
 for n in $SIZES; do
     case $n in ''|*[!0-9]*) echo "run.sh: bad size '$n' in --sizes" >&2; exit 2 ;; esac

@@ -47,6 +47,10 @@ struct gch_builder {
     uint32_t *raw_labels;    /* per raw ref, string offset; allocated on first label */
     size_t raw_label_cap;
     int object_open;
+    /* gch_builder_adopt_indexed: the objects came whole, their references
+     * as object indices (index_targets), to be resolved by nobody. */
+    int indexed;
+    uint32_t *index_targets;
 
     /* raw type id -> type index, open addressing, GCH_NONE = empty. */
     uint32_t *type_hash;
@@ -114,6 +118,9 @@ static void reset_open_state(gch_builder *b)
 {
     gch_free(b->raw_refs);
     gch_free(b->raw_labels);
+    gch_free(b->index_targets);
+    b->index_targets = NULL;
+    b->indexed = 0;
     gch_free(b->type_hash);
     gch_free(b->string_hash);
     gch_free(b->type_canon);
@@ -432,6 +439,8 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (b->indexed)
+        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
     if (h->object_count >= MAX_OBJECTS)
         return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
                              (unsigned)MAX_OBJECTS);
@@ -645,8 +654,8 @@ gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, in
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
-    if (objects > MAX_OBJECTS || refs > MAX_REFS)
-        return GCH_OK; /* the adds will report the limit */
+    if (b->indexed || objects > MAX_OBJECTS || refs > MAX_REFS)
+        return GCH_OK; /* nothing more comes / the adds will report the limit */
     size_t need = (size_t)h->object_count + objects + 2;
     size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
     if (!reserve_exact((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
@@ -692,6 +701,8 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
     gch_heap *h = b->cur;
     if (!h)
         return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (b->indexed)
+        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
     out->object_at = h->object_count;
     out->ref_at = b->raw_ref_count;
     if (n == 0)
@@ -777,6 +788,97 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
             next += counts[k];
         }
     }
+}
+
+/* ---- the index path ---- */
+
+/* Whether arrays handed to gch_builder_adopt_indexed keep its rules. */
+static int adopted_arrays_valid(const gch_heap *h, uint32_t n, const uint64_t *ids,
+                                const uint32_t *types, const uint32_t *starts,
+                                const uint32_t *targets, const uint32_t *labels)
+{
+    if (!ids || !types || (h->refs_loaded ? !starts : (starts || targets || labels)))
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] == 0 || types[i] >= h->type_count) /* id 0 is the null reference */
+            return 0;
+    if (!starts)
+        return 1;
+    if (starts[0] != 0)
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (starts[i + 1] < starts[i])
+            return 0;
+    if (starts[n] > MAX_REFS || (starts[n] && !targets))
+        return 0;
+    for (uint32_t k = 0; k < starts[n]; k++)
+        if (targets[k] >= n)
+            return 0;
+    return 1;
+}
+
+gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, uint32_t *types,
+                                     uint64_t *sizes, uint32_t *starts, uint32_t *targets,
+                                     uint32_t *labels, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    gch_status st = GCH_OK;
+    if (!h || b->hist_only || b->indexed || h->object_count || b->raw_ref_count || !sizes)
+        st = gch_error_set(err, GCH_EINVAL, "objects are handed over whole only to an empty open heap");
+    else if (n > MAX_OBJECTS)
+        st = gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap", (unsigned)MAX_OBJECTS);
+    else if (!adopted_arrays_valid(h, n, ids, types, starts, targets, labels))
+        st = gch_error_set(err, GCH_EINVAL, "objects handed over whole: inconsistent arrays");
+    else if (!starts && !(starts = gch_calloc((size_t)n + 1, sizeof *starts)))
+        st = oom(err);
+    if (st != GCH_OK) {
+        gch_free(ids);
+        gch_free(types);
+        gch_free(sizes);
+        gch_free(starts);
+        gch_free(targets);
+        gch_free(labels);
+        return st;
+    }
+    gch_free(h->object_id);
+    gch_free(h->object_type);
+    gch_free(h->object_size);
+    gch_free(h->out_start);
+    gch_free(b->raw_refs);
+    gch_free(b->raw_labels);
+    h->object_id = ids;
+    h->object_type = types;
+    h->object_size = sizes;
+    h->out_start = starts;
+    h->object_count = n;
+    b->object_cap = (size_t)n + 1;
+    for (uint32_t i = 0; i < n; i++) {
+        add_to_type(b, types[i], 1, sizes[i], 0);
+        if (i > 0 && ids[i] <= ids[i - 1])
+            b->ids_unsorted = 1;
+    }
+    b->last_id = n ? ids[n - 1] : 0;
+    b->raw_refs = NULL;
+    b->raw_ref_cap = 0;
+    b->raw_ref_count = starts[n];
+    b->index_targets = targets;
+    b->raw_labels = labels;
+    b->raw_label_cap = labels ? starts[n] : 0;
+    b->object_open = 0;
+    b->indexed = 1;
+    return GCH_OK;
+}
+
+gch_status gch_builder_add_root_at(gch_builder *b, uint32_t index, unsigned kind, unsigned flags,
+                                   const char *label, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    if (!h || !b->indexed || index >= h->object_count)
+        return gch_error_set(err, GCH_EINVAL, "a root by index needs an object handed over whole");
+    gch_status st = gch_builder_add_root(b, h->object_id[index], kind, flags, 0, 0, label, err);
+    if (st == GCH_OK)
+        h->root_object[h->root_count - 1] = index;
+    return st;
 }
 
 /* ---- roots ---- */
@@ -1122,6 +1224,156 @@ static gch_status end_histogram_heap(gch_builder *b, gch_error *err)
     return close_heap(b, err);
 }
 
+/* Whether two strictly increasing id arrays share no id: a merge walk, or
+ * binary searches of the shorter in the longer when it is much shorter. */
+static int runs_disjoint(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+    if (na > nb) {
+        const uint64_t *t = a;
+        size_t tn = na;
+        a = b, na = nb, b = t, nb = tn;
+    }
+    if (na * 32 < nb) {
+        for (size_t i = 0; i < na; i++) {
+            size_t lo = 0, hi = nb;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (b[mid] < a[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < nb && b[lo] == a[i])
+                return 0;
+        }
+        return 1;
+    }
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        if (a[i] == b[j])
+            return 0;
+        if (a[i] < b[j])
+            i++;
+        else
+            j++;
+    }
+    return 1;
+}
+
+#define MAX_ID_RUNS 64
+
+/* Whether the adopted heap's ids are all distinct: 1, 0, or -1 when out of
+ * memory. Increasing ids are. Otherwise, a bitmap over their range answers
+ * when the range is at most 64 ids an object; a few increasing runs (V8
+ * lists its nodes nearly in id order) are checked pairwise; else a hash set. */
+static int adopted_ids_unique(const gch_builder *b)
+{
+    const gch_heap *h = b->cur;
+    const uint64_t *ids = h->object_id;
+    uint32_t n = h->object_count;
+    if (!b->ids_unsorted || n < 2)
+        return 1;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    uint32_t run_at[MAX_ID_RUNS + 1], runs = 1;
+    run_at[0] = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        lo = ids[i] < lo ? ids[i] : lo;
+        hi = ids[i] > hi ? ids[i] : hi;
+        if (i > 0 && ids[i] <= ids[i - 1] && runs <= MAX_ID_RUNS)
+            run_at[runs++] = i;
+    }
+    if ((hi - lo) / 64 <= n) {
+        uint64_t *bits = gch_calloc((size_t)((hi - lo) / 64 + 1), sizeof *bits);
+        if (!bits)
+            return -1;
+        int unique = 1;
+        for (uint32_t i = 0; i < n && unique; i++) {
+            uint64_t d = ids[i] - lo, bit = 1ull << (d % 64);
+            unique = !(bits[d / 64] & bit);
+            bits[d / 64] |= bit;
+        }
+        gch_free(bits);
+        return unique;
+    }
+    if (runs <= MAX_ID_RUNS) {
+        run_at[runs] = n;
+        for (uint32_t x = 0; x < runs; x++)
+            for (uint32_t y = x + 1; y < runs; y++)
+                if (!runs_disjoint(ids + run_at[x], run_at[x + 1] - run_at[x], ids + run_at[y],
+                                   run_at[y + 1] - run_at[y]))
+                    return 0;
+        return 1;
+    }
+    seen_ids seen = { 0 };
+    int unique = 1;
+    for (uint32_t i = 0; i < n && unique == 1; i++)
+        unique = seen_ids_add(&seen, ids[i]); /* 1 new, 0 seen, -1 no memory */
+    seen_ids_free(&seen);
+    return unique;
+}
+
+/* An adopted heap whose ids repeat takes the id path: its references become
+ * the ids of their targets, as if each object had been added with them. */
+static gch_status adopted_to_ids(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    uint64_t n = b->raw_ref_count;
+    unsigned char *raw = gch_reallocarray(NULL, n ? n : 1, sizeof(uint64_t));
+    if (!raw)
+        return oom(err);
+    for (uint64_t k = 0; k < n; k++)
+        memcpy(raw + k * sizeof(uint64_t), &h->object_id[b->index_targets[k]], sizeof(uint64_t));
+    gch_free(b->index_targets);
+    b->index_targets = NULL;
+    b->raw_refs = raw;
+    b->raw_ref_cap = n ? n : 1;
+    b->indexed = 0;
+    return GCH_OK;
+}
+
+/* end_heap of an adopted heap with distinct ids: the references are
+ * resolved already; roots added by id (not by index) are looked up. */
+static gch_status end_adopted_heap(gch_builder *b, gch_error *err)
+{
+    gch_heap *h = b->cur;
+    gch_status st = count_types(b, err);
+    if (st != GCH_OK)
+        return st;
+    uint64_t nrefs = b->raw_ref_count;
+    if (!h->refs_loaded) {
+        uint32_t *zero = gch_calloc((size_t)h->object_count + 1, sizeof *zero);
+        if (!zero)
+            return oom(err);
+        gch_free(h->out_start);
+        h->out_start = zero;
+    }
+    if (!b->index_targets && !(b->index_targets = gch_calloc(1, sizeof *b->index_targets)))
+        return oom(err);
+    h->out_target = b->index_targets;
+    b->index_targets = NULL;
+    h->ref_count = nrefs;
+    h->out_label = b->raw_labels;
+    b->raw_labels = NULL;
+    b->raw_label_cap = 0;
+    int by_id = 0;
+    for (uint32_t k = 0; k < h->root_count; k++)
+        by_id |= h->root_object[k] == GCH_NONE;
+    if (by_id) {
+        id_lookup lookup = { 0 };
+        if ((st = build_lookup(b, &lookup, err)) != GCH_OK)
+            return st;
+        for (uint32_t k = 0; k < h->root_count; k++) {
+            if (h->root_object[k] != GCH_NONE)
+                continue;
+            h->root_object[k] = id_lookup_find(&lookup, h->root_raw_id[k]);
+            h->anomalies.dangling_roots += h->root_object[k] == GCH_NONE;
+        }
+        id_lookup_free(&lookup);
+    }
+    resolve_containers(b);
+    gch_assert_csr(h->out_start, h->object_count, h->ref_count, h->out_target, h->object_count);
+    return close_heap(b, err);
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -1143,6 +1395,15 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         return end_histogram_heap(b, err);
     }
     h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
+    if (b->indexed) {
+        int unique = adopted_ids_unique(b);
+        if (unique < 0)
+            return oom(err);
+        if (unique)
+            return end_adopted_heap(b, err);
+        if ((st = adopted_to_ids(b, err)) != GCH_OK)
+            return st;
+    }
 
     /* Duplicate records go first, so that nothing below counts them. */
     id_lookup lookup = { 0 };

@@ -89,4 +89,26 @@ gch_status gch_builder_map_labels(gch_builder *b, const uint32_t *map, size_t n,
 gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, int labeled,
                                gch_error *err);
 
+/* The index path, for a reader that numbers its objects itself (V8: node
+ * i is object i, and every edge names its target's position): the open
+ * heap's objects are handed over whole, their references as object
+ * indices, so that end_heap resolves no id. Call it once, right after
+ * begin_heap (and set_refs_skipped, if so), instead of adding objects; types
+ * come from gch_builder_type_index. The builder takes the arrays
+ * (gch_malloc'd), also on error: n ids, types and sizes; starts (n + 1
+ * entries, starts[0] = 0, never decreasing; NULL when the heap's references
+ * are skipped, and then targets and labels are NULL too), targets (starts[n]
+ * indices, each below n) and labels (NULL, or per reference a label offset
+ * or GCH_NONE, or the reader's keys for gch_builder_map_labels). The dump is
+ * the one that adding each object with its references given as ids would
+ * make, duplicate ids included (end_heap then resolves those ids as the id
+ * path does). Fails with GCH_EINVAL when the arrays break these rules. */
+gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, uint32_t *types,
+                                     uint64_t *sizes, uint32_t *starts, uint32_t *targets,
+                                     uint32_t *labels, gch_error *err);
+/* A root on the object at index (< n) of an adopted heap: gch_builder_add_root
+ * on its id, without looking the id up (unless ids repeat). */
+gch_status gch_builder_add_root_at(gch_builder *b, uint32_t index, unsigned kind, unsigned flags,
+                                   const char *label, gch_error *err);
+
 #endif

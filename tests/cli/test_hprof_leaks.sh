@@ -37,6 +37,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 javac -d "$tmp" "$root/tests/java/Grow.java" || { echo "FAIL: javac"; exit 1; }
 mkfifo "$tmp/in"
+: > "$tmp/out" # wait_for may look before the background java's redirection has made it
 java -Xmx128m -cp "$tmp" Grow 100 < "$tmp/in" > "$tmp/out" &
 pid=$!
 exec 3> "$tmp/in"

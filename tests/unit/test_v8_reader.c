@@ -15,11 +15,13 @@
 
 #include "gcheap/load.h"
 #include "heap_check.h"
+#include "tuning.h"
 #include "v8_sample.h"
+#include "v8_writer.h"
 
 static char *model_text(const gch_heap *h)
 {
-    size_t cap = 1 << 16, len = 0;
+    size_t cap = (1 << 16) + 128 * ((size_t)h->object_count + h->ref_count + h->root_count), len = 0;
     char *s = malloc(cap);
     assert_non_null(s);
     s[0] = '\0';
@@ -280,8 +282,10 @@ static gch_status load_text(const char *body, gch_dump **d, gch_error *err)
     gch_error perr;
     gch_status pst = load_stream(text, strlen(text), 5, NULL, &p, &perr);
     assert_int_equal(pst, st);
-    if (st != GCH_OK)
+    if (st != GCH_OK) {
         assert_string_equal(perr.message, err->message);
+        assert_int_equal(perr.offset, err->offset);
+    }
     gch_dump_free(p);
     free(text);
     return st;
@@ -403,6 +407,153 @@ static void test_empty_and_strings(void **state)
                  "\"edges\":[1,0,6],\"bad\":tru,\"strings\":[\"\",\"A\"]}", "expected a value");
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bulk path (a buffer: v8_bulk.c, the builder's index path) against the
+ * careful path (a pipe: values one by one, references resolved by id) as the
+ * oracle: the same dump, or the same error at the same offset. */
+
+/* Everything a load gives: the error, or the model, metadata and anomalies. */
+static char *load_text_of(gch_status st, const gch_dump *d, const gch_error *err)
+{
+    if (st != GCH_OK) {
+        char *s = malloc(512);
+        snprintf(s, 512, "status %d offset %llu: %s", (int)st, (unsigned long long)err->offset, err->message);
+        return s;
+    }
+    const gch_heap *h = d->heaps[0];
+    char *model = model_text(h);
+    size_t cap = strlen(model) + 4096, len = strlen(model);
+    char *s = realloc(model, cap);
+    for (size_t i = 0; i < h->meta_count; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s=%s\n", h->meta[i].key, h->meta[i].value);
+    len += (size_t)snprintf(s + len, cap - len, "types %u/%u refs %llu labels %d dup %llu total %llu\n",
+                            h->reported_types, h->type_count, (unsigned long long)h->ref_count, h->out_label != NULL,
+                            (unsigned long long)h->anomalies.duplicate_objects, (unsigned long long)h->total_size);
+    assert_true(len < cap);
+    return s;
+}
+
+static void assert_bulk_equals_careful(const char *text, size_t len, const gch_load_options *o, const char *what)
+{
+    gch_dump *d = NULL, *p = NULL;
+    gch_error err, perr;
+    gch_status st = gch_read_v8_buffer(text, len, o, &d, &err);
+    chunks c = { text, len, 4096 };
+    gch_source src = { chunk_read, &c };
+    gch_status pst = gch_read_v8(&src, o, &p, &perr);
+    char *a = load_text_of(st, d, &err), *b = load_text_of(pst, p, &perr);
+    if (strcmp(a, b) != 0)
+        fail_msg("%s: buffer and pipe differ:\n--- buffer\n%.2000s\n--- pipe\n%.2000s", what, a, b);
+    if (st == GCH_OK)
+        assert_null(heap_check_dump(d));
+    free(a);
+    free(b);
+    gch_dump_free(d);
+    gch_dump_free(p);
+}
+
+/* A snapshot whose edges outweigh its nodes (so that the helper thread takes
+ * part of them), with property, element, weak and shortcut edges. */
+static char *many_edges(size_t *len)
+{
+    enum { N = 12000 };
+    static const v8w_node nodes[] = {
+        { "synthetic", "", 1, 0, 0 }, { "array", "", 3, 80000, 0 }, { "object", "A", 5, 16, 1 },
+        { "object", "B", 7, 24, 2 },  { "string", "s", 9, 32, 0 },   { "object", "A", 11, 16, 0 },
+    };
+    v8w_edge *edges = calloc(N + 2, sizeof *edges);
+    edges[0] = (v8w_edge){ 0, 1, "element", NULL, 0 };
+    edges[1] = (v8w_edge){ 0, 5, "shortcut", "sc", 0 };
+    static const char *const types[] = { "element", "property", "weak", "shortcut", "internal", "hidden" };
+    static const char *const names[] = { "x", "next", "with space", "12", "x" };
+    for (unsigned i = 0; i < N; i++)
+        edges[i + 2] = (v8w_edge){ 1 + i % 3, 2 + i % 4, types[i % 6], names[i % 5], i % 700 };
+    v8w_spec sp = { nodes, 6, edges, N + 2, 1, 0, 0, 0, 1 };
+    char *text = v8w_write(&sp, len);
+    assert_non_null(text);
+    free(edges);
+    return text;
+}
+
+static void test_bulk_equals_careful(void **state)
+{
+    (void)state;
+    gch_tuning t = gch_tuning_get();
+    t.parallel_min_refs = 1; /* the helper thread on every input */
+    t.default_workers = 2;
+    gch_internal_set_tuning(&t);
+    gch_load_options opts[3] = { { 0 } };
+    opts[1].skip_refs = 1;
+    opts[2].skip_labels = 1;
+    for (int variant = 0; variant < 32; variant++) {
+        size_t len;
+        char *text = sample(variant, &len);
+        for (int k = 0; k < 3; k++)
+            assert_bulk_equals_careful(text, len, &opts[k], "sample");
+        free(text);
+    }
+    size_t len;
+    char *text = many_edges(&len);
+    for (int k = 0; k < 3; k++)
+        assert_bulk_equals_careful(text, len, &opts[k], "many edges");
+    /* Damaged here and there: types, names and targets out of range, odd
+     * numbers, counts that disagree; the same verdict at the same offset. */
+    static const char repl[] = { '9', '0', ',', ' ', '.', '-', ']', 'x' };
+    char *copy = malloc(len);
+    char what[64];
+    for (size_t i = 0; i < len; i += 1 + i % 1999) {
+        for (size_t r = 0; r < sizeof repl; r++) {
+            memcpy(copy, text, len);
+            copy[i] = repl[r];
+            snprintf(what, sizeof what, "byte %zu = '%c'", i, repl[r]);
+            assert_bulk_equals_careful(copy, len, &opts[r % 3], what);
+        }
+    }
+    free(copy);
+    free(text);
+    /* Every byte of a small sample, as test_corruption_everywhere damages it. */
+    static const char repl2[] = { 'x', '9', '0', ',', ']', '[', '"', '\\', '{', '-', ' ' };
+    text = sample(1 | 4 | 16, &len);
+    copy = malloc(len);
+    for (size_t i = 0; i < len; i++) {
+        for (size_t r = 0; r < sizeof repl2; r++) {
+            memcpy(copy, text, len);
+            copy[i] = repl2[r];
+            snprintf(what, sizeof what, "sample byte %zu = '%c'", i, repl2[r]);
+            assert_bulk_equals_careful(copy, len, NULL, what);
+        }
+    }
+    free(copy);
+    free(text);
+    gch_internal_set_tuning(NULL);
+}
+
+/* Values the bulk path does not take (2^32 and more: ids, sizes, counts)
+ * send it back to the careful path, which reads them. */
+static void test_bulk_gives_up_on_wide_values(void **state)
+{
+    (void)state;
+    static const v8w_node nodes[] = {
+        { "synthetic", "", 1, 0, 0 },
+        { "object", "Big", 5000000001ull, 6000000000ull, 0 },
+        { "object", "Small", 7, 8, 0 },
+    };
+    static const v8w_edge edges[] = { { 0, 1, "element", NULL, 0 }, { 1, 2, "property", "p", 0 } };
+    v8w_spec sp = { nodes, 3, edges, 2, 1, 0, 0, 0, 0 };
+    size_t len;
+    char *text = v8w_write(&sp, &len);
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_v8_buffer(text, len, NULL, &d, &err), GCH_OK);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(h->object_id[1], 5000000001ull);
+    assert_int_equal(h->object_size[1], 6000000000ull);
+    assert_int_equal(h->total_size, 6000000008ull);
+    assert_bulk_equals_careful(text, len, NULL, "wide values");
+    gch_dump_free(d);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +566,8 @@ int main(void)
         cmocka_unit_test(test_counts_and_ranges),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_empty_and_strings),
+        cmocka_unit_test(test_bulk_equals_careful),
+        cmocka_unit_test(test_bulk_gives_up_on_wide_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

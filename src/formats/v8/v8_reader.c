@@ -10,6 +10,9 @@
  * given as keys of (edge type, name) pairs, since names are only known at the
  * end. Only the strings that name a class or a label are kept; once they are
  * read, the classes are declared and the label keys mapped to the names.
+ * That is the careful path; a snapshot in memory first tries the bulk path
+ * (below: both arrays at once, the objects handed over whole with references
+ * as node positions), which falls back to it on anything unusual.
  *
  * Semantics follow DevTools (front_end/entrypoints/heap_snapshot_worker/
  * HeapSnapshot.ts): node 0 (snapshot.root_index) is the synthetic root and is
@@ -27,6 +30,8 @@
 #include "hash.h"
 #include "builder_internal.h"
 #include "grow.h"
+#include "threading.h"
+#include "v8_bulk.h"
 #include "v8_json.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
@@ -167,6 +172,14 @@ typedef struct v8_reader {
 
     /* counts for info */
     uint64_t weak_edges, dropped_shortcuts, weak_only_nodes, det_count[3];
+
+    /* The bulk path (a snapshot in memory): the arrays parsed at once, the
+     * objects handed to the builder whole, with references as indices. */
+    gch_parallel par;
+    int bulk;                   /* nodes and edges went that way */
+    const unsigned char *bulk_nodes, *bulk_edges; /* the bytes after each '[' */
+    const unsigned char *bulk_edges_close;        /* the edges' ']' */
+    int max_string_in_edges;    /* bulk: max_string_at is a value index of nodes or edges */
 } v8_reader;
 
 static gch_status oom(v8_reader *r)
@@ -558,6 +571,8 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     return GCH_OK;
 }
 
+static gch_status bulk_read(v8_reader *r, int *done);
+
 static gch_status read_nodes(v8_reader *r)
 {
     uint64_t at = v8_offset(&r->in);
@@ -567,6 +582,9 @@ static gch_status read_nodes(v8_reader *r)
     if (r->nodes_done)
         return v8_fail(&r->in, "a second \"nodes\" array");
     if ((st = v8_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
+        return st;
+    int done;
+    if ((st = bulk_read(r, &done)) != GCH_OK || done)
         return st;
     for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
         r->class_memo[k].key = UINT64_MAX; /* no class key is that large */
@@ -633,8 +651,8 @@ static gch_status begin_heap(v8_reader *r)
         return oom(r);
     /* The nodes are read; the edges they announce are only reserved when the
      * bytes left can hold them (a pipe's arrays grow instead). */
-    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields), !skip,
-                               r->err);
+    return gch_builder_reserve(r->b, r->node_n, skip ? 0 : backed_count(r, r->edge_sum, r->efields),
+                               !skip && !r->opts->skip_labels, r->err);
 }
 
 /* Where the edge stream is: the node whose edges come next, how many of
@@ -656,15 +674,16 @@ static gch_status emit_node(v8_reader *r, edge_cursor *c, int last)
     if (r->opts->skip_refs)
         return last ? gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err)
                     : GCH_OK;
+    const uint32_t *labels = r->opts->skip_labels ? NULL : r->label_keys;
     if (!c->begun && last) {
         st = gch_builder_add_object_label_offsets(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i),
-                                                  r->refs, r->label_keys, c->nrefs, r->err);
+                                                  r->refs, labels, c->nrefs, r->err);
     } else {
         if (!c->begun)
             st = gch_builder_object_begin(r->b, w_get(&r->n_id, i), r->n_class[i], w_get(&r->n_size, i), r->err);
         c->begun = 1;
         if (st == GCH_OK && c->nrefs)
-            st = gch_builder_object_refs_label_offsets(r->b, r->refs, r->label_keys, c->nrefs, r->err);
+            st = gch_builder_object_refs_label_offsets(r->b, r->refs, labels, c->nrefs, r->err);
     }
     c->nrefs = 0;
     return st;
@@ -734,6 +753,440 @@ static gch_status leave_node(v8_reader *r, edge_cursor *c)
     return st == GCH_OK ? enter_node(r, c) : st;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The bulk path: for a snapshot in memory whose nodes array is followed by
+ * its edges array, as V8 writes them. Both arrays are parsed at once (two
+ * threads when allowed: v8_bulk.c), checked, and the objects go to the
+ * builder whole, each edge's target as the node's position (to_node /
+ * node_field_count), so that no id is looked up. The first thing that is not
+ * exactly as V8 writes it (anything the careful path would report, or a
+ * value of 2^32 or more) sends the reader back to the start of the nodes
+ * array, to read it the careful way: that path says what is wrong, and
+ * where, and its output is the oracle of this one (tests/unit). */
+
+/* The position of each node or edge role among the declared fields, or -1;
+ * 0 when a role is declared twice (the careful path reads such rows). */
+static int role_positions(const uint8_t *roles, unsigned n, unsigned nroles, int *pos)
+{
+    for (unsigned f = 0; f < nroles; f++)
+        pos[f] = -1;
+    for (unsigned k = 0; k < n; k++) {
+        if (roles[k] >= nroles)
+            continue;
+        if (pos[roles[k]] >= 0)
+            return 0;
+        pos[roles[k]] = (int)k;
+    }
+    return 1;
+}
+
+static const unsigned char *skip_blanks(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+/* The '[' of an edges array that follows at p (after the nodes' ']'):
+ * `, "edges" : [` with blanks between tokens; NULL when something else does. */
+static const unsigned char *edges_open_at(const unsigned char *p, const unsigned char *end)
+{
+    static const char key[] = "\"edges\"";
+    p = skip_blanks(p, end);
+    if (p == end || *p++ != ',')
+        return NULL;
+    p = skip_blanks(p, end);
+    if ((size_t)(end - p) < sizeof key - 1 || memcmp(p, key, sizeof key - 1) != 0)
+        return NULL;
+    p = skip_blanks(p + sizeof key - 1, end);
+    if (p == end || *p++ != ':')
+        return NULL;
+    p = skip_blanks(p, end);
+    return p < end && *p == '[' ? p : NULL;
+}
+
+/* The ']' closing a list of rows * fields values that starts at begin
+ * (they take 2 * rows * fields - 1 bytes at least, which the input must
+ * hold), or NULL. */
+static const unsigned char *list_close(const unsigned char *begin, const unsigned char *end, uint64_t rows,
+                                       unsigned fields)
+{
+    uint64_t room = (uint64_t)(end - begin) / 2;
+    if (!fields || rows > room / fields)
+        return NULL;
+    const unsigned char *from = rows ? begin + 2 * rows * fields - 1 : begin;
+    return memchr(from, ']', (size_t)(end - from));
+}
+
+static void note_string_bulk(v8_reader *r, uint64_t index, uint64_t value_index, int in_edges)
+{
+    if (!r->any_string || index > r->max_string) {
+        r->max_string = index;
+        r->max_string_at = value_index;
+        r->max_string_in_edges = in_edges;
+        r->any_string = 1;
+    }
+}
+
+/* The offset the careful path reports for value `vi` of a list: where the
+ * batch of BATCH values holding it began (just after the value before it). */
+static uint64_t bulk_offset(const v8_reader *r, const unsigned char *begin, uint64_t vi)
+{
+    uint64_t batch = vi / BATCH;
+    const unsigned char *at = batch ? v8_bulk_value_end(begin, (size_t)(batch * BATCH - 1)) : begin;
+    return r->in.win_offset + (uint64_t)(at - r->in.win);
+}
+
+/* What the bulk path made: the builder's arrays until they are handed over. */
+typedef struct bulk_heap {
+    uint64_t *ids, *sizes;
+    uint32_t *types, *starts, *targets, *labels;
+    size_t n;
+} bulk_heap;
+
+static void bulk_heap_free(bulk_heap *h)
+{
+    gch_free(h->ids);
+    gch_free(h->sizes);
+    gch_free(h->types);
+    gch_free(h->starts);
+    gch_free(h->targets);
+    gch_free(h->labels);
+    memset(h, 0, sizeof *h);
+}
+
+/* Forgets what a failed bulk attempt counted, for the careful path. */
+static void bulk_reset(v8_reader *r)
+{
+    key_set_free(&r->classes);
+    key_set_free(&r->labels);
+    for (int k = 0; k < 3; k++) {
+        gch_free(r->direct[k]);
+        r->direct[k] = NULL;
+        r->direct_cap[k] = 0;
+    }
+    gch_free(r->held);
+    r->held = NULL;
+    r->node_n = r->edge_n = r->root = 0;
+    r->edge_sum = r->weak_edges = r->dropped_shortcuts = 0;
+    r->max_string = r->max_string_at = 0;
+    r->any_string = r->max_string_in_edges = 0;
+    memset(r->det_count, 0, sizeof r->det_count);
+    for (size_t k = 0; k < sizeof r->class_memo / sizeof *r->class_memo; k++)
+        r->class_memo[k].key = UINT64_MAX;
+    for (size_t k = 0; k < sizeof r->memo / sizeof *r->memo; k++)
+        r->memo[k].key = UINT64_MAX;
+}
+
+/* The node pass, row by row as the nodes are parsed (v8_list.rows): the
+ * heap's arrays, classes, counts; starts[i + 1] receives node i's edge count. */
+typedef struct node_pass {
+    v8_reader *r;
+    bulk_heap *h;
+    int pos[NF_OTHER];
+    size_t i;           /* the next node */
+    uint64_t edge_sum;
+    int oom;
+} node_pass;
+
+static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
+{
+    node_pass *np = ctx;
+    v8_reader *r = np->r;
+    bulk_heap *h = np->h;
+    const unsigned nf = r->nfields;
+    const int *pos = np->pos, fd = pos[NF_DETACHEDNESS];
+    if (nrows > h->n - np->i)
+        return 0; /* more nodes than node_count says */
+    for (size_t k = 0; k < nrows; k++) {
+        const uint32_t *row = vals + k * nf;
+        size_t i = np->i++;
+        uint32_t type = row[pos[NF_TYPE]], name = row[pos[NF_NAME]], id = row[pos[NF_ID]];
+        if (type >= r->ntypes || id == 0)
+            return 0;
+        uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
+        note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
+        r->det_count[det]++;
+        uint64_t ck = class_key(r, type, name);
+        struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
+        if (m->key != ck) {
+            if (!key_set_id(&r->classes, ck, &m->id)) {
+                np->oom = 1;
+                return 0;
+            }
+            m->key = ck;
+        }
+        h->types[i] = m->id;
+        h->ids[i] = id;
+        h->sizes[i] = row[pos[NF_SELF_SIZE]];
+        h->starts[i + 1] = row[pos[NF_EDGE_COUNT]];
+        np->edge_sum += row[pos[NF_EDGE_COUNT]];
+    }
+    return 1;
+}
+
+/* Ready for the node pass: the heap's arrays allocated; *ok = 0 when the
+ * node fields are declared in a way the careful path reads better. */
+static gch_status node_pass_begin(v8_reader *r, bulk_heap *h, node_pass *np, int *ok)
+{
+    memset(np, 0, sizeof *np);
+    np->r = r;
+    np->h = h;
+    *ok = role_positions(r->node_field, r->nfields, NF_OTHER, np->pos);
+    if (!*ok)
+        return GCH_OK;
+    size_t n = h->n;
+    if (!(h->ids = gch_reallocarray(NULL, n, sizeof *h->ids)) ||
+        !(h->sizes = gch_reallocarray(NULL, n, sizeof *h->sizes)) ||
+        !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
+        !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
+        return oom(r);
+    h->starts[0] = 0;
+    return GCH_OK;
+}
+
+/* After the node pass: *ok = 0 unless every node came and agrees with the
+ * declared edge count and root index. */
+static void node_pass_end(v8_reader *r, const node_pass *np, int *ok)
+{
+    const unsigned nf = r->nfields;
+    r->node_n = np->i;
+    r->edge_sum = np->edge_sum;
+    *ok = np->i == np->h->n && np->edge_sum == r->edge_count_decl && np->edge_sum < UINT32_MAX &&
+          r->root_index % nf == 0 && r->root_index / nf < np->h->n;
+    if (*ok)
+        r->root = (size_t)(r->root_index / nf);
+}
+
+/* Division by a node field count without a divide instruction (it was a
+ * third of the edge pass): x is a multiple of d exactly when x times the
+ * inverse of d's odd part, rotated right by d's power of two, is at most
+ * (2^32 - 1) / d, and that is then x / d (Hacker's Delight, 10-17). */
+typedef struct exact_div {
+    uint32_t inverse, limit;
+    unsigned shift;
+} exact_div;
+
+static exact_div exact_div_by(uint32_t d)
+{
+    exact_div e = { 0, UINT32_MAX / d, 0 };
+    while (!(d >> e.shift & 1))
+        e.shift++;
+    uint32_t odd = d >> e.shift, inv = odd; /* Newton's steps double the bits right */
+    for (int k = 0; k < 5; k++)
+        inv *= 2 - odd * inv;
+    e.inverse = inv;
+    return e;
+}
+
+/* Whether d divides x; *q receives x / d when it does. */
+static inline int exact_quotient(const exact_div *e, uint32_t x, uint32_t *q)
+{
+    uint32_t y = x * e->inverse;
+    if (e->shift)
+        y = y >> e->shift | y << (32 - e->shift);
+    *q = y;
+    return y <= e->limit;
+}
+
+/* The edges' values, in place, into the targets (positions of nodes) of
+ * the essential edges, node by node; labels as keys unless skipped. */
+static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
+{
+    int pos[EF_OTHER];
+    *ok = 0;
+    if (!role_positions(r->edge_field, r->efields, EF_OTHER, pos))
+        return GCH_OK;
+    const unsigned ef = r->efields;
+    const exact_div by_fields = exact_div_by(r->nfields);
+    const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
+    if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
+        return oom(r);
+    uint64_t e = 0, w = 0;
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t end = e + h->starts[i + 1];
+        for (; e < end; e++) {
+            const uint32_t *row = vals + e * ef;
+            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], target;
+            /* to_node: the start of a node (a multiple of the field count below n times it) */
+            if (type >= r->etypes || !exact_quotient(&by_fields, row[pos[EF_TO]], &target) || target >= h->n)
+                return GCH_OK;
+            uint8_t erole = r->edge_role[type];
+            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+                note_string_bulk(r, name, e * ef + ef - 1, 1);
+            r->weak_edges += erole == ET_WEAK;
+            r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
+            if (!essential(r, i, (uint8_t)type))
+                continue;
+            r->held[target] = 1;
+            if (!keep)
+                continue;
+            vals[w] = target; /* w <= e: the rows still to read lie ahead */
+            if (labeled) {
+                r->edge_n = e; /* as the careful path numbers labels */
+                gch_status st = label_key(r, erole, name, &h->labels[w]);
+                if (st != GCH_OK)
+                    return st;
+            }
+            w++;
+        }
+        h->starts[i + 1] = (uint32_t)w;
+    }
+    r->edge_n = e;
+    *ok = 1;
+    return GCH_OK;
+}
+
+/* Without references (skip_refs) the edges are only checked and counted,
+ * row by row as they are parsed, right after the nodes on the same thread:
+ * no array of edge values. */
+typedef struct edge_pass {
+    v8_reader *r;
+    const bulk_heap *h;
+    int pos[EF_OTHER];
+    exact_div by_fields;
+    size_t node;        /* the node whose edges come */
+    uint64_t left;      /* how many of them */
+    uint64_t e;         /* the next edge */
+} edge_pass;
+
+static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
+{
+    edge_pass *ep = ctx;
+    v8_reader *r = ep->r;
+    const unsigned ef = r->efields;
+    for (size_t k = 0; k < nrows; k++) {
+        while (ep->left == 0) {
+            if (++ep->node >= ep->h->n)
+                return 0; /* more edges than the nodes have */
+            ep->left = ep->h->starts[ep->node + 1];
+        }
+        const uint32_t *row = vals + k * ef;
+        uint32_t type = row[ep->pos[EF_TYPE]], name = row[ep->pos[EF_NAME]], target;
+        if (type >= r->etypes || !exact_quotient(&ep->by_fields, row[ep->pos[EF_TO]], &target) ||
+            target >= ep->h->n)
+            return 0;
+        uint8_t erole = r->edge_role[type];
+        if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+            note_string_bulk(r, name, ep->e * ef + ef - 1, 1);
+        r->weak_edges += erole == ET_WEAK;
+        r->dropped_shortcuts += erole == ET_SHORTCUT && ep->node != r->root;
+        if (essential(r, ep->node, (uint8_t)type))
+            r->held[target] = 1;
+        ep->e++;
+        ep->left--;
+    }
+    return 1;
+}
+
+/* Opens the builder's heap and hands it the bulk heap (which it then owns). */
+static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
+{
+    gch_status st = gch_builder_new(&r->b, "v8", r->err);
+    if (st == GCH_OK)
+        st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
+    if (st != GCH_OK) {
+        gch_free(targets);
+        return st;
+    }
+    gch_builder_set_id_radix(r->b, 10);
+    if (r->opts->skip_refs) {
+        gch_builder_set_refs_skipped(r->b);
+        gch_free(h->starts);
+        gch_free(targets);
+        h->starts = targets = NULL;
+    } else {
+        uint64_t nrefs = h->starts[h->n];
+        uint32_t *shrunk = gch_reallocarray(targets, nrefs ? nrefs : 1, sizeof *targets);
+        targets = shrunk ? shrunk : targets;
+        if (h->labels && (shrunk = gch_reallocarray(h->labels, nrefs ? nrefs : 1, sizeof *shrunk)))
+            h->labels = shrunk;
+    }
+    /* Class c is type c: types are made in the order their objects come,
+     * which is the order the classes were numbered in. */
+    for (size_t c = 0; c < r->classes.len && st == GCH_OK; c++) {
+        uint32_t t;
+        st = gch_builder_type_index(r->b, c, &t, r->err);
+    }
+    if (st != GCH_OK) {
+        gch_free(targets);
+        return st;
+    }
+    st = gch_builder_adopt_indexed(r->b, (uint32_t)h->n, h->ids, h->types, h->sizes, h->starts, targets,
+                                   h->labels, r->err);
+    memset(h, 0, sizeof *h); /* the builder's now, even on error */
+    return st;
+}
+
+/* Reads the nodes array (its '[' consumed) and the edges array after it
+ * the bulk way, when the input is in memory and declares its counts: *done
+ * says it did; otherwise the careful path reads them from the same place. */
+static gch_status bulk_read(v8_reader *r, int *done)
+{
+    *done = 0;
+    const unsigned char *nb = r->in.p, *end = r->in.end;
+    if (r->in.src || !r->have_node_count || !r->have_edge_count || r->node_count_decl == 0 ||
+        r->node_count_decl >= (size_t)UINT32_MAX - 2 || r->edge_count_decl >= UINT32_MAX)
+        return GCH_OK;
+    /* The lists' ends: the first ']' after the shortest list of their
+     * declared counts (two bytes a value but the last). A count too large
+     * finds the wrong ']', after which no edges follow, or values, which the
+     * parse then refuses. */
+    const unsigned char *nclose = list_close(nb, end, r->node_count_decl, r->nfields);
+    const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
+    const unsigned char *eclose = eopen ? list_close(eopen + 1, end, r->edge_count_decl, r->efields) : NULL;
+    if (!eclose)
+        return GCH_OK;
+    bulk_heap h = { .n = (size_t)r->node_count_decl };
+    node_pass np;
+    v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
+    v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
+    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0 };
+    const int counted = r->opts->skip_refs;
+    bulk_reset(r);
+    int ok;
+    gch_status st = node_pass_begin(r, &h, &np, &ok);
+    if (st == GCH_OK && ok && counted) {
+        /* The edges come after every node: the root and edge counts are known. */
+        ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
+        r->root = (size_t)(r->root_index / r->nfields);
+        ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
+        edges.rows = edge_rows;
+        edges.rows_ctx = &ep;
+        edges.row_len = r->efields;
+    } else if (st == GCH_OK && ok &&
+               !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out))) {
+        ok = 0; /* the careful path needs less memory */
+    }
+    if (st == GCH_OK && ok) {
+        ok = v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
+        if (np.oom)
+            st = oom(r);
+    }
+    if (st == GCH_OK && ok)
+        node_pass_end(r, &np, &ok);
+    if (st == GCH_OK && ok && counted)
+        r->edge_n = ep.e;
+    else if (st == GCH_OK && ok)
+        st = bulk_edges(r, edges.out, &h, &ok);
+    if (st != GCH_OK || !ok) {
+        gch_free(edges.out);
+        bulk_heap_free(&h);
+        bulk_reset(r);
+        return st;
+    }
+    if ((st = bulk_adopt(r, &h, edges.out)) != GCH_OK)
+        return st;
+    r->bulk = 1;
+    r->bulk_nodes = nb;
+    r->bulk_edges = eopen + 1;
+    r->bulk_edges_close = eclose;
+    r->nodes_done = 1;
+    r->in.p = nclose + 1;
+    *done = 1;
+    return v8_fill(&r->in, 1) < 0 ? GCH_EIO : GCH_OK; /* progress, and the parsed bytes released */
+}
+
 /* Streams the edges: the edges of node i are the next n_edges[i] rows. */
 static gch_status read_edges(v8_reader *r)
 {
@@ -744,6 +1197,11 @@ static gch_status read_edges(v8_reader *r)
         return v8_fail(&r->in, "a second \"edges\" array");
     if ((st = v8_expect(&r->in, '[', "'[' (edges)")) != GCH_OK)
         return st;
+    if (r->bulk) { /* read with the nodes (only ever right after them) */
+        r->in.p = r->bulk_edges_close + 1;
+        r->edges_done = 1;
+        return GCH_OK;
+    }
     if (r->edge_sum >= UINT32_MAX)
         return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-2 edges");
     if ((st = begin_heap(r)) != GCH_OK)
@@ -800,7 +1258,8 @@ static gch_status read_edges(v8_reader *r)
                 r->held[target] = 1;
             if (!skip && essential(r, c.node, (uint8_t)type)) {
                 r->refs[c.nrefs] = w_get(&r->n_id, target);
-                if ((st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
+                if (!r->opts->skip_labels &&
+                    (st = label_key(r, erole, (uint32_t)name, &r->label_keys[c.nrefs])) != GCH_OK)
                     return st;
                 if (++c.nrefs == REF_CHUNK && c.left > 1 && (st = emit_node(r, &c, 0)) != GCH_OK)
                     return st;
@@ -863,6 +1322,8 @@ static gch_status collect_wanted(v8_reader *r)
     return GCH_OK;
 }
 
+static gch_status table_string(v8_reader *r, int keep);
+
 static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
@@ -893,7 +1354,7 @@ static gch_status read_strings(v8_reader *r)
         else if (!r->wanted)
             r->str_off[r->str_n] = r->pool.len;
         r->str_n++;
-        if ((st = v8_string(&r->in, keep ? &r->pool : NULL)) != GCH_OK)
+        if ((st = table_string(r, keep)) != GCH_OK)
             return st;
         if (keep) {
             /* Strings are kept NUL-terminated in the pool. */
@@ -905,6 +1366,35 @@ static gch_status read_strings(v8_reader *r)
         if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
             return st;
     }
+}
+
+/* Skips a member's value. An integer list (locations, samples) of a
+ * snapshot in memory is checked the bulk way; anything else, or a list the
+ * bulk way does not take, the careful way (which then says what is wrong). */
+static gch_status skip_member(v8_reader *r)
+{
+    if (!r->in.src && v8_peek(&r->in) == '[') {
+        const unsigned char *b = r->in.p + 1, *e = memchr(b, ']', (size_t)(r->in.end - b));
+        if (e && v8_bulk_is_list(b, e)) {
+            r->in.p = e + 1;
+            return GCH_OK;
+        }
+    }
+    return v8_skip_value(&r->in);
+}
+
+/* Reads a string of the table into the pool, or skips it (a plain one of a
+ * snapshot in memory by its closing quote). */
+static gch_status table_string(v8_reader *r, int keep)
+{
+    if (!keep && !r->in.src && v8_peek(&r->in) == '"') {
+        const unsigned char *q = v8_bulk_plain_string(r->in.p, r->in.end);
+        if (q) {
+            r->in.p = q;
+            return GCH_OK;
+        }
+    }
+    return v8_string(&r->in, keep ? &r->pool : NULL);
 }
 
 static gch_status top_member(v8_reader *r)
@@ -919,7 +1409,7 @@ static gch_status top_member(v8_reader *r)
         return read_edges(r);
     if (key_is(r, "strings"))
         return read_strings(r);
-    return v8_skip_value(&r->in);
+    return skip_member(r);
 }
 
 static gch_status parse(v8_reader *r)
@@ -937,6 +1427,8 @@ static gch_status parse(v8_reader *r)
     if (!r->nodes_done || !r->edges_done || !r->strings_done)
         return v8_fail(&r->in, "the snapshot has no \"%s\" array",
                        !r->nodes_done ? "nodes" : !r->edges_done ? "edges" : "strings");
+    if (r->any_string && r->max_string >= r->str_n && r->bulk)
+        r->max_string_at = bulk_offset(r, r->max_string_in_edges ? r->bulk_edges : r->bulk_nodes, r->max_string_at);
     if (r->any_string && r->max_string >= r->str_n)
         return v8_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
                           (unsigned long long)r->max_string, r->str_n);
@@ -1150,6 +1642,14 @@ static void free_arrays(v8_reader *r)
     key_set_free(&r->labels);
 }
 
+/* A root on node i: by position when the builder has the objects whole. */
+static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const char *label)
+{
+    if (r->bulk)
+        return gch_builder_add_root_at(r->b, (uint32_t)i, GCH_ROOT_INTERNAL, flags, label, r->err);
+    return gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, flags, 0, 0, label, r->err);
+}
+
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
@@ -1169,18 +1669,17 @@ static gch_status build(v8_reader *r, gch_dump **out)
     key_set_drop_slots(&r->classes);
     key_set_drop_slots(&r->labels);
     gch_status st = declare_types(r);
-    if (st == GCH_OK && !r->opts->skip_refs)
+    if (st == GCH_OK && !r->opts->skip_refs && !r->opts->skip_labels)
         st = name_labels(r);
     if (st == GCH_OK)
-        st = gch_builder_add_root(r->b, w_get(&r->n_id, r->root), GCH_ROOT_INTERNAL, 0, 0, 0, "synthetic root", r->err);
+        st = add_node_root(r, r->root, 0, "synthetic root");
     /* DevTools' second pass starts from the nodes no essential edge holds:
      * they become weak roots (not live unless --include-weak). */
     for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
         if (r->held[i] || i == r->root)
             continue;
         r->weak_only_nodes++;
-        st = gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, GCH_ROOT_WEAK, 0, 0,
-                                  "only weak retainers", r->err);
+        st = add_node_root(r, i, GCH_ROOT_WEAK, "only weak retainers");
     }
     if (st == GCH_OK)
         st = emit_meta(r, r->b);
@@ -1233,6 +1732,7 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     r->opts = opts ? opts : &no_options;
     r->err = err;
+    r->par = gch_parallel_for(r->opts->threads);
     v8_in_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
     reader_free(r);
