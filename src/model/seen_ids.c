@@ -1,6 +1,7 @@
 /* Ids a histogram-only load has seen: see seen_ids.h. */
 #include "seen_ids.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gcheap/alloc.h"
@@ -83,22 +84,61 @@ static int set_grow(seen_ids *s, uint64_t need)
     return 1;
 }
 
-static int put_varint(seen_ids *s, uint64_t v)
+size_t seen_ids_put_varint(unsigned char *out, uint64_t v)
 {
-    if (s->delta_cap - s->delta_len < 10) {
-        size_t cap = s->delta_cap ? s->delta_cap * 2 : 1 << 16;
-        unsigned char *d = gch_realloc(s->deltas, cap);
-        if (!d)
-            return 0;
-        s->deltas = d;
-        s->delta_cap = cap;
-    }
+    size_t n = 0;
     while (v >= 0x80) {
-        s->deltas[s->delta_len++] = (unsigned char)(v | 0x80);
+        out[n++] = (unsigned char)(v | 0x80);
         v >>= 7;
     }
-    s->deltas[s->delta_len++] = (unsigned char)v;
+    out[n++] = (unsigned char)v;
+    return n;
+}
+
+/* Room for need more bytes of varints. */
+static int delta_room(seen_ids *s, size_t need)
+{
+    if (s->delta_cap - s->delta_len >= need)
+        return 1;
+    size_t cap = s->delta_cap ? s->delta_cap : 1 << 16;
+    while (cap - s->delta_len < need) {
+        if (cap > SIZE_MAX / 2)
+            return 0;
+        cap *= 2;
+    }
+    unsigned char *d = gch_realloc(s->deltas, cap);
+    if (!d)
+        return 0;
+    s->deltas = d;
+    s->delta_cap = cap;
     return 1;
+}
+
+static int put_varint(seen_ids *s, uint64_t v)
+{
+    if (!delta_room(s, 10))
+        return 0;
+    s->delta_len += seen_ids_put_varint(s->deltas + s->delta_len, v);
+    return 1;
+}
+
+int seen_ids_can_append(const seen_ids *s, uint64_t first)
+{
+    return !s->set && (s->count == 0 || first > s->last);
+}
+
+int seen_ids_append(seen_ids *s, uint64_t n, uint64_t first, uint64_t last,
+                    const unsigned char *rest, size_t rest_len)
+{
+    if (rest_len > SIZE_MAX - 10 || !delta_room(s, rest_len + 10))
+        return -1;
+    s->delta_len += seen_ids_put_varint(s->deltas + s->delta_len, s->count ? first - s->last : first);
+    if (rest_len)
+        memcpy(s->deltas + s->delta_len, rest, rest_len);
+    s->delta_len += rest_len;
+    s->last = last;
+    s->count += n;
+    return 0;
 }
 
 int seen_ids_add(seen_ids *s, uint64_t id)

@@ -29,6 +29,21 @@ typedef struct seen_ids {
  * memory (the set is then unchanged). */
 int seen_ids_add(seen_ids *s, uint64_t id);
 
+/* Whether a run of strictly increasing ids starting at first may be added
+ * with seen_ids_append: the ids still increase and first is past the last. */
+int seen_ids_can_append(const seen_ids *s, uint64_t first);
+
+/* Adds n >= 1 strictly increasing ids, first to last, given as first and the
+ * varints of the n - 1 distances after it (rest, rest_len bytes: the encoding
+ * of this file), after seen_ids_can_append(s, first) said yes. Returns 0, or
+ * -1 when out of memory (the set is then unchanged). */
+int seen_ids_append(seen_ids *s, uint64_t n, uint64_t first, uint64_t last,
+                    const unsigned char *rest, size_t rest_len);
+
+/* Writes the varint of v at out (room for 10 bytes); returns its length. The
+ * encoding of the distances seen_ids keeps. */
+size_t seen_ids_put_varint(unsigned char *out, uint64_t v);
+
 /* How many of ids[0..n) are absent from the set, or -1 when out of memory. */
 int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n);
 

@@ -16,6 +16,7 @@
 #include "gcheap/load.h"
 #include "builder_internal.h"
 #include "hash.h"
+#include "seen_ids.h"
 #include "threading.h"
 #include "tuning.h"
 
@@ -501,14 +502,20 @@ typedef struct deferred {
     uint64_t line;             /* chunk-relative, 1-based */
     const char *p, *end;       /* the line, without its '\n' */
     uint64_t run_line;         /* the first object line of the run before it */
+    size_t vpos;               /* chunk vints bytes of the objects that precede the line */
     const char *run_p, *run_end;
 } deferred;
 
 #define TYPE_CACHE 256
+/* Raw type ids below this are numbered through a direct table: runtimes
+ * number their types densely from 0, and a table lookup is much cheaper than
+ * the hash (gendump's 3,400 types missed the 256-entry cache half the time). */
+#define SMALL_TYPE_IDS ((uint64_t)1 << 16)
 
 typedef struct chunk {
     const char *p, *end; /* complete lines; end[-1] == '\n' */
     int skip_refs;
+    int hist; /* histogram-only: the ids' distances are encoded while parsing */
     /* objects */
     uint64_t *id, *size;
     uint32_t *type, *count;
@@ -529,6 +536,7 @@ typedef struct chunk {
         uint64_t raw;
         uint32_t index;
     } tcache[TYPE_CACHE];
+    uint32_t *small_type; /* SMALL_TYPE_IDS entries: local number + 1, 0 unset */
     /* other lines, and a final entry for the chunk's end */
     deferred *ev;
     size_t nev, ev_cap;
@@ -542,6 +550,12 @@ typedef struct chunk {
     size_t nruns, run_cap;
     uint64_t lines;
     int oom;
+    /* histogram-only (hist): the varints of the distances between the ids of
+     * consecutive objects (the first from 0), while they strictly increase */
+    unsigned char *vints;
+    size_t vlen, vcap;
+    int increasing;
+    uint32_t *type_first; /* the object that first used each local type */
 } chunk;
 
 static void chunk_free(chunk *c)
@@ -558,6 +572,9 @@ static void chunk_free(chunk *c)
     gch_free(c->runs);
     gch_free(c->thash);
     gch_free(c->ev);
+    gch_free(c->small_type);
+    gch_free(c->vints);
+    gch_free(c->type_first);
 }
 
 static int chunk_grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -578,7 +595,23 @@ static int chunk_grow_objects(chunk *c)
 }
 
 /* The chunk-local number of raw type id raw; GCH_NONE when out of memory. */
-static uint32_t chunk_type(chunk *c, uint64_t raw)
+static uint32_t chunk_type_hashed(chunk *c, uint64_t raw);
+
+static inline uint32_t chunk_type(chunk *c, uint64_t raw)
+{
+    if (raw < SMALL_TYPE_IDS) {
+        uint32_t t = c->small_type[raw];
+        if (t)
+            return t - 1;
+        t = chunk_type_hashed(c, raw);
+        if (t != GCH_NONE)
+            c->small_type[raw] = t + 1;
+        return t;
+    }
+    return chunk_type_hashed(c, raw);
+}
+
+static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
 {
     size_t slot = (size_t)(raw ^ (raw >> 8) ^ (raw >> 16)) & (TYPE_CACHE - 1);
     if (c->tcache[slot].index != GCH_NONE && c->tcache[slot].raw == raw)
@@ -612,11 +645,12 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
             ;
     }
     if (c->ntypes == c->type_cap) {
-        size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1;
+        size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1, c5 = c1;
         if (!chunk_grow((void **)&c->type_raw, &c1, c->ntypes + 1, sizeof *c->type_raw) ||
             !chunk_grow((void **)&c->type_map, &c2, c->ntypes + 1, sizeof *c->type_map) ||
             !chunk_grow((void **)&c->type_objects, &c3, c->ntypes + 1, sizeof *c->type_objects) ||
-            !chunk_grow((void **)&c->type_bytes, &c4, c->ntypes + 1, sizeof *c->type_bytes))
+            !chunk_grow((void **)&c->type_bytes, &c4, c->ntypes + 1, sizeof *c->type_bytes) ||
+            !chunk_grow((void **)&c->type_first, &c5, c->ntypes + 1, sizeof *c->type_first))
             return GCH_NONE;
         c->type_cap = c1;
     }
@@ -624,6 +658,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
     c->type_raw[t] = raw;
     c->type_objects[t] = 0;
     c->type_bytes[t] = 0;
+    c->type_first[t] = (uint32_t)c->nobj; /* chunk_object stores its object next */
     c->thash[j] = t;
     c->tcache[slot].raw = raw;
     c->tcache[slot].index = t;
@@ -838,6 +873,7 @@ static int chunk_defer(chunk *c, int is_line, uint64_t line, const char *p, cons
     deferred *e = &c->ev[c->nev++];
     *e = *run;
     e->obj_end = (uint32_t)c->nobj;
+    e->vpos = c->vlen;
     e->is_line = is_line;
     e->line = line;
     e->p = p;
@@ -847,11 +883,38 @@ static int chunk_defer(chunk *c, int is_line, uint64_t line, const char *p, cons
     return 1;
 }
 
+/* Appends the varint of id's distance from the object before it (prev; 0
+ * for the first), while the ids strictly increase. */
+static void encode_id(chunk *c, uint64_t id, uint64_t prev)
+{
+    if (c->nobj > 1 && id <= prev) {
+        c->increasing = 0;
+        return;
+    }
+    if (c->vcap - c->vlen < 10 &&
+        !chunk_grow((void **)&c->vints, &c->vcap, c->vlen + 10, sizeof *c->vints)) {
+        c->increasing = 0; /* the merge counts these objects one by one */
+        return;
+    }
+    c->vlen += seen_ids_put_varint(c->vints + c->vlen, c->nobj > 1 ? id - prev : id);
+}
+
 static void chunk_parse(chunk *c)
 {
+    if (c->small_type) {
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (c->type_raw[t] < SMALL_TYPE_IDS)
+                c->small_type[c->type_raw[t]] = 0;
+    }
     c->nobj = c->nrefs = c->nev = c->ntypes = 0;
     c->oom = 0;
+    if (!c->small_type && !(c->small_type = gch_calloc(SMALL_TYPE_IDS, sizeof *c->small_type))) {
+        c->oom = 1; /* an allocation failure is reported, never absorbed */
+        return;
+    }
     c->bytes_overflow = 0;
+    c->vlen = 0;
+    c->increasing = 1;
     if (c->thash)
         memset(c->thash, 0xff, c->thash_cap * sizeof *c->thash);
     for (size_t i = 0; i < TYPE_CACHE; i++)
@@ -878,6 +941,8 @@ static void chunk_parse(chunk *c)
                 } else if (id <= last_id) {
                     run.run_increasing = 0;
                 }
+                if (c->hist && c->increasing)
+                    encode_id(c, id, last_id);
                 last_id = id;
                 p = next;
                 continue;
@@ -973,10 +1038,71 @@ static int record_changes_section(record_kind kind)
     return kind == RECORD_APPDOMAIN || kind == RECORD_CLOSE;
 }
 
+/* Whether a histogram-only chunk can be merged by hist_merge: its objects
+ * all went through the fast path with strictly increasing ids, past every
+ * id of the heap so far (so none is a duplicate), and its other lines are
+ * types and roots only (so they all go to the open heap and leave the ids
+ * alone). */
+static int hist_mergeable(reader *r, const chunk *c)
+{
+    if (!c->hist || !c->increasing || c->nobj == 0 || !gch_builder_hist_can_append(r->b, c->id[0]))
+        return 0;
+    for (size_t k = 0; k < c->nev; k++)
+        if (c->ev[k].is_line) {
+            record_kind kind = record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL);
+            if (kind != RECORD_TYPE && kind != RECORD_ROOT)
+                return 0;
+        }
+    return 1;
+}
+
+/* Merges a chunk hist_mergeable accepted, making the builder calls in the
+ * order chunk_merge's would: each run's new types (in order of first use),
+ * then its objects (their ids' varints appended as they are), then the line
+ * after it; the per-type totals last (nothing reads them before end_heap). */
+static gch_status hist_merge(reader *r, chunk *c)
+{
+    uint64_t base = r->line;
+    size_t obj = 0, next_type = 0;
+    gch_status st;
+    for (size_t k = 0; k < c->nev; k++) {
+        const deferred *e = &c->ev[k];
+        for (; next_type < c->ntypes && c->type_first[next_type] < e->obj_end; next_type++)
+            if ((st = gch_builder_type_index(r->b, c->type_raw[next_type], &c->type_map[next_type],
+                                             r->err)) != GCH_OK)
+                return st;
+        if (e->obj_end > obj) {
+            /* The run's first varint is its distance from the object before
+             * it, which the builder recomputes from the heap's last id. */
+            const unsigned char *v = c->vints + (k ? c->ev[k - 1].vpos : 0), *vend = c->vints + e->vpos;
+            while (*v & 0x80)
+                v++;
+            v++;
+            if ((st = gch_builder_hist_append(r->b, e->obj_end - (uint32_t)obj, c->id[obj],
+                                              c->id[e->obj_end - 1], v, (size_t)(vend - v),
+                                              r->err)) != GCH_OK)
+                return st;
+            obj = e->obj_end;
+        }
+        if (!e->is_line)
+            break;
+        r->line = base + e->line;
+        if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
+            return st;
+    }
+    for (size_t t = 0; t < c->ntypes; t++)
+        gch_builder_hist_count_type(r->b, c->type_map[t], c->type_objects[t], c->type_bytes[t],
+                                    c->bytes_overflow);
+    r->line = base + c->lines;
+    return GCH_OK;
+}
+
 static gch_status chunk_merge(reader *r, chunk *c)
 {
     if (c->oom)
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    if (hist_mergeable(r, c))
+        return hist_merge(r, c);
     uint64_t base = r->line;
     for (size_t t = 0; t < c->ntypes; t++)
         c->type_map[t] = GCH_NONE;
@@ -1499,6 +1625,7 @@ static gch_status run(reader *r, gch_dump **out)
     }
     for (unsigned k = 0; k < 4; k++) {
         r->chunks[k].skip_refs = r->opts->skip_refs;
+        r->chunks[k].hist = r->opts->skip_refs && r->opts->histogram_only;
         r->chunks[k].key = gch_hash_key_get();
     }
     st = parse_all(r);
