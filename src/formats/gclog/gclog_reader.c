@@ -72,7 +72,7 @@ typedef struct reader {
     uint64_t open_timestamp;
     int open_has_timestamp;
     uint64_t refs[REF_CHUNK];
-    struct chunk *chunks; /* two sets of two; regions alternate between them */
+    struct chunk *chunks; /* two sets of PIECES; regions alternate between them */
     unsigned set;         /* the set the next region is parsed into */
     /* buffer mode (no callback) */
     const char *data;
@@ -507,6 +507,8 @@ typedef struct deferred {
 } deferred;
 
 #define TYPE_CACHE 256
+/* Chunks a big region is cut into: taken in turn by the two threads. */
+#define PIECES 4
 /* Raw type ids below this are numbered through a direct table: runtimes
  * number their types densely from 0, and a table lookup is much cheaper than
  * the hash (gendump's 3,400 types missed the 256-entry cache half the time). */
@@ -978,7 +980,7 @@ static void fill_runs(gch_builder *b, chunk *c)
 /* Fills every reserved run: before anything may read the heap's arrays. */
 static void fill_all_runs(reader *r)
 {
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 2 * PIECES; k++)
         fill_runs(r->b, &r->chunks[k]);
 }
 
@@ -1149,89 +1151,124 @@ static gch_status chunk_merge(reader *r, chunk *c)
     return GCH_OK;
 }
 
-/* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
- * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
-static int split_region(const gch_parallel *par, chunk *c0, chunk *c1, const char *p,
-                        const char *end)
+/* Cuts [p, end) after newlines into up to PIECES chunks of about equal size,
+ * when it is big enough for two threads; otherwise it all goes to c[0].
+ * Returns the number of chunks. */
+static unsigned split_region(const gch_parallel *par, chunk *c, const char *p, const char *end)
 {
     size_t size = (size_t)(end - p), min = par->knobs.parse_block;
-    c0->p = p;
-    c0->end = end;
+    unsigned n = 0;
     if (par->workers >= 2 && min && size >= min && size >= 2) {
-        const char *mid = memchr(p + size / 2, '\n', (size_t)(end - (p + size / 2)));
-        if (mid && mid + 1 < end) {
-            c0->end = mid + 1;
-            c1->p = mid + 1;
-            c1->end = end;
-            return 1;
+        for (unsigned k = 1; k < PIECES; k++) {
+            const char *at = p + size / PIECES * k, *from = n ? c[n - 1].end : p;
+            if (at < from)
+                at = from;
+            const char *nl = memchr(at, '\n', (size_t)(end - at));
+            if (!nl || nl + 1 >= end)
+                break;
+            c[n].p = from;
+            c[n].end = nl + 1;
+            n++;
         }
     }
-    return 0;
+    c[n].p = n ? c[n - 1].end : p;
+    c[n].end = end;
+    return n + 1;
 }
 
-/* Merges a set of chunks: the second only if it was parsed (split). */
-static gch_status merge_set(reader *r, chunk *c0, int split)
+/* Merges a set of n chunks, in order. */
+static gch_status merge_set(reader *r, chunk *c, unsigned n)
 {
-    gch_status st = chunk_merge(r, c0);
-    return st == GCH_OK && split ? chunk_merge(r, c0 + 1) : st;
+    gch_status st = GCH_OK;
+    for (unsigned k = 0; k < n && st == GCH_OK; k++)
+        st = chunk_merge(r, &c[k]);
+    return st;
 }
 
 /* Merges the set parse_region_overlapped left parsed, if any. */
-static gch_status merge_pending(reader *r, int *prev_split)
+static gch_status merge_pending(reader *r, int *prev_n)
 {
-    int split = *prev_split;
-    *prev_split = -1;
-    return split >= 0 ? merge_set(r, &r->chunks[2 * (r->set ^ 1)], split) : GCH_OK;
+    int n = *prev_n;
+    *prev_n = -1;
+    return n >= 0 ? merge_set(r, &r->chunks[PIECES * (r->set ^ 1)], (unsigned)n) : GCH_OK;
 }
 
 /* Parses the complete lines [p, end), end[-1] == '\n', into the next set of
  * chunks while the previous region, parsed into the other set, is merged: the
- * serial merge overlaps a parse. The main thread merges the previous set,
- * copies its first chunk's runs into the builder and parses the first half of
- * [p, end); the second thread parses the second half, waits for the merge and
- * copies the second chunk's runs. So a region's bytes must stay readable until
- * the next region has been parsed. *prev_split says whether the previous set
- * has two chunks (-1: there is none to merge); it gets this region's. The new
- * set is left parsed, not merged (merge_pending merges the last one). */
+ * serial merge overlaps a parse. The region is cut into pieces (one chunk
+ * each) that both threads take in turn, and once the main thread has merged
+ * the previous set, they copy its chunks' runs into the builder the same
+ * way: so a thread that the system holds up (a pipe's writer shares the two
+ * cores) delays the other by one piece at most, not by half the region. A
+ * region's bytes must stay readable until the next region has been parsed.
+ * *prev_n is the number of chunks of the previous set (-1: there is none to
+ * merge); it gets this region's. The new set is left parsed, not merged
+ * (merge_pending merges the last one). */
 typedef struct overlap_job {
     gch_builder *b;
-    chunk *parse;       /* NULL: nothing to parse */
-    chunk *fill;        /* the previous set */
-    atomic_int merged;  /* 0: not yet; 1: merged, fill it; 2: failed */
+    chunk *parse;         /* this region's chunks */
+    unsigned nparse;
+    chunk *fill;          /* the previous set */
+    unsigned nfill;
+    atomic_uint next_parse, next_fill; /* the next piece to take */
+    atomic_int merged;    /* 0: not yet; 1: merged, fill it; 2: failed (no fills) */
 } overlap_job;
+
+/* Fills, once the merge is done, and parses pieces until none is left. */
+static void overlap_work(overlap_job *j)
+{
+    for (;;) {
+        int m = atomic_load(&j->merged);
+        if (m == 1) {
+            unsigned k = atomic_fetch_add(&j->next_fill, 1);
+            if (k < j->nfill) {
+                fill_runs(j->b, &j->fill[k]);
+                continue;
+            }
+        }
+        unsigned k = atomic_fetch_add(&j->next_parse, 1);
+        if (k < j->nparse) {
+            chunk_parse(&j->parse[k]);
+            continue;
+        }
+        if (m == 0) {
+            gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
+            continue;
+        }
+        if (m == 2 || atomic_load(&j->next_fill) >= j->nfill)
+            return;
+    }
+}
 
 static int overlap_thread(void *arg)
 {
-    overlap_job *j = arg;
-    if (j->parse)
-        chunk_parse(j->parse);
-    int m;
-    while ((m = atomic_load(&j->merged)) == 0)
-        gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
-    if (m == 1)
-        fill_runs(j->b, j->fill + 1);
+    overlap_work(arg);
     return 0;
 }
 
 static gch_status parse_region_overlapped(reader *r, const char *p, const char *end,
-                                          int *prev_split)
+                                          int *prev_n)
 {
-    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
+    chunk *prev = &r->chunks[PIECES * (r->set ^ 1)], *cur = &r->chunks[PIECES * r->set];
     r->set ^= 1;
-    int split = split_region(&r->par, c0, c1, p, end);
-    overlap_job job = { r->b, split ? c1 : NULL, prev, 0 };
+    overlap_job job;
+    job.b = r->b;
+    job.parse = cur;
+    job.nparse = split_region(&r->par, cur, p, end);
+    job.fill = prev;
+    job.nfill = *prev_n >= 0 ? (unsigned)*prev_n : 0;
+    atomic_init(&job.next_parse, 0);
+    atomic_init(&job.next_fill, 0);
+    atomic_init(&job.merged, 0);
     gch_thread t;
-    int threaded = (split || *prev_split >= 0) && gch_thread_start(&t, r->par.workers, overlap_thread, &job);
-    gch_status st = *prev_split >= 0 ? merge_set(r, prev, *prev_split) : GCH_OK;
+    int threaded = (job.nparse > 1 || job.nfill > 1) &&
+                   gch_thread_start(&t, r->par.workers, overlap_thread, &job);
+    gch_status st = *prev_n >= 0 ? merge_set(r, prev, job.nfill) : GCH_OK;
     atomic_store(&job.merged, st == GCH_OK ? 1 : 2);
-    if (st == GCH_OK)
-        fill_runs(r->b, prev);
-    if (!threaded)
-        overlap_thread(&job);
-    chunk_parse(c0);
+    overlap_work(&job);
     if (threaded)
         gch_thread_join(&t);
-    *prev_split = split;
+    *prev_n = (int)job.nparse;
     return st;
 }
 
@@ -1473,17 +1510,17 @@ static gch_status parse_blocks(reader *r)
         }
     }
     block *pending = NULL; /* parsed; merged while cur is parsed */
-    int pending_split = -1;
+    int pending_n = -1;
     unsigned i = 0;
     gch_status st;
     for (;;) {
         if (cur->st != GCH_OK) {
             /* An error earlier in the input is reported first. */
-            st = merge_pending(r, &pending_split);
+            st = merge_pending(r, &pending_n);
             return st != GCH_OK ? st : block_status(r, cur);
         }
         if (cur->k) {
-            st = parse_region_overlapped(r, cur->buf, cur->buf + cur->k, &pending_split);
+            st = parse_region_overlapped(r, cur->buf, cur->buf + cur->k, &pending_n);
             if (st != GCH_OK)
                 return st;
             if (pending)
@@ -1491,7 +1528,7 @@ static gch_status parse_blocks(reader *r)
             pending = cur;
         }
         if (cur->eof) {
-            if ((st = merge_pending(r, &pending_split)) != GCH_OK)
+            if ((st = merge_pending(r, &pending_n)) != GCH_OK)
                 return st;
             if (pending)
                 block_done(r, pending);
@@ -1533,7 +1570,7 @@ static gch_status parse_in_place(reader *r)
     const char *p = r->data;
     const char *limit = r->data_size > PAD ? r->data + (r->data_size - PAD) : r->data;
     const char *parsed = p; /* [parsed, p): the region parsed but not merged yet */
-    int prev_split = -1;
+    int prev_n = -1;
     const size_t longest = max_line();
     while (p < limit) {
         const char *s = (size_t)(limit - p) > r->cap ? p + r->cap - 1 : limit - 1;
@@ -1553,14 +1590,14 @@ static gch_status parse_in_place(reader *r)
                 break;
             nl = ls - 1;
         }
-        gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_split);
+        gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_n);
         if (st != GCH_OK)
             return st;
         in_place_done(r, parsed, p);
         parsed = p;
         p = nl + 1;
     }
-    gch_status st = merge_pending(r, &prev_split);
+    gch_status st = merge_pending(r, &prev_n);
     if (st != GCH_OK)
         return st;
     in_place_done(r, parsed, p);
@@ -1618,12 +1655,12 @@ static gch_status run(reader *r, gch_dump **out)
         r->cap = max_line();
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
-    r->chunks = gch_calloc(4, sizeof *r->chunks);
+    r->chunks = gch_calloc(2 * PIECES, sizeof *r->chunks);
     if (!r->chunks) {
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
-    for (unsigned k = 0; k < 4; k++) {
+    for (unsigned k = 0; k < 2 * PIECES; k++) {
         r->chunks[k].skip_refs = r->opts->skip_refs;
         r->chunks[k].hist = r->opts->skip_refs && r->opts->histogram_only;
         r->chunks[k].key = gch_hash_key_get();
@@ -1635,7 +1672,7 @@ static gch_status run(reader *r, gch_dump **out)
         r->err->status = st;
     for (unsigned k = 0; k < BLOCKS; k++)
         block_free(&r->blk[k]);
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 2 * PIECES; k++)
         chunk_free(&r->chunks[k]);
     gch_free(r->chunks);
     gch_builder_free(r->b);
