@@ -73,6 +73,13 @@ typedef struct reader {
     int open_has_timestamp;
     uint64_t refs[REF_CHUNK];
     struct chunk *chunks; /* two sets of PIECES; regions alternate between them */
+    /* The open heap's type index of each raw type id below SMALL_TYPE_IDS
+     * that a chunk has used (index + 1; 0: not known yet), and those ids, to
+     * forget them when the heap ends: every chunk numbers its own types, and
+     * mapping them through the builder's table cost more than parsing them. */
+    uint32_t *heap_type;
+    uint64_t *heap_type_used;
+    size_t nheap_type_used, heap_type_used_cap;
     unsigned set;         /* the set the next region is parsed into */
     /* buffer mode (no callback) */
     const char *data;
@@ -221,6 +228,9 @@ static gch_status text_field_check(reader *r, const char *p, const char *end, co
 
 static gch_status end_section(reader *r)
 {
+    for (size_t k = 0; k < r->nheap_type_used; k++)
+        r->heap_type[r->heap_type_used[k]] = 0;
+    r->nheap_type_used = 0;
     return gch_builder_end_heap(r->b, r->err);
 }
 
@@ -503,6 +513,7 @@ typedef struct deferred {
     const char *p, *end;       /* the line, without its '\n' */
     uint64_t run_line;         /* the first object line of the run before it */
     size_t vpos;               /* chunk vints bytes of the objects that precede the line */
+    record_kind kind;          /* the line's (record_kind_of), found while parsing */
     const char *run_p, *run_end;
 } deferred;
 
@@ -598,6 +609,7 @@ static int chunk_grow_objects(chunk *c)
 
 /* The chunk-local number of raw type id raw; GCH_NONE when out of memory. */
 static uint32_t chunk_type_hashed(chunk *c, uint64_t raw);
+static uint32_t chunk_new_type(chunk *c, uint64_t raw);
 
 static inline uint32_t chunk_type(chunk *c, uint64_t raw)
 {
@@ -605,7 +617,7 @@ static inline uint32_t chunk_type(chunk *c, uint64_t raw)
         uint32_t t = c->small_type[raw];
         if (t)
             return t - 1;
-        t = chunk_type_hashed(c, raw);
+        t = chunk_new_type(c, raw); /* small ids never go through the hash */
         if (t != GCH_NONE)
             c->small_type[raw] = t + 1;
         return t;
@@ -646,6 +658,18 @@ static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
         for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             ;
     }
+    uint32_t t = chunk_new_type(c, raw);
+    if (t == GCH_NONE)
+        return GCH_NONE;
+    c->thash[j] = t;
+    c->tcache[slot].raw = raw;
+    c->tcache[slot].index = t;
+    return t;
+}
+
+/* A new local type for raw type id raw; GCH_NONE when out of memory. */
+static uint32_t chunk_new_type(chunk *c, uint64_t raw)
+{
     if (c->ntypes == c->type_cap) {
         size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1, c5 = c1;
         if (!chunk_grow((void **)&c->type_raw, &c1, c->ntypes + 1, sizeof *c->type_raw) ||
@@ -661,9 +685,6 @@ static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
     c->type_objects[t] = 0;
     c->type_bytes[t] = 0;
     c->type_first[t] = (uint32_t)c->nobj; /* chunk_object stores its object next */
-    c->thash[j] = t;
-    c->tcache[slot].raw = raw;
-    c->tcache[slot].index = t;
     return t;
 }
 
@@ -880,6 +901,7 @@ static int chunk_defer(chunk *c, int is_line, uint64_t line, const char *p, cons
     e->line = line;
     e->p = p;
     e->end = end;
+    e->kind = is_line ? record_kind_of(p, end, NULL, NULL) : RECORD_BLANK;
     run->run_p = NULL;
     run->run_increasing = 1;
     return 1;
@@ -984,6 +1006,28 @@ static void fill_all_runs(reader *r)
         fill_runs(r->b, &r->chunks[k]);
 }
 
+/* The open heap's index of raw type id raw, creating an undeclared type on
+ * first use (gch_builder_type_index), remembered for the small ids. */
+static gch_status heap_type_index(reader *r, uint64_t raw, uint32_t *out)
+{
+    if (raw < SMALL_TYPE_IDS && r->heap_type && r->heap_type[raw]) {
+        *out = r->heap_type[raw] - 1;
+        return GCH_OK;
+    }
+    gch_status st = gch_builder_type_index(r->b, raw, out, r->err);
+    if (st != GCH_OK || raw >= SMALL_TYPE_IDS)
+        return st;
+    if (!r->heap_type && !(r->heap_type = gch_calloc(SMALL_TYPE_IDS, sizeof *r->heap_type)))
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    if (r->nheap_type_used == r->heap_type_used_cap &&
+        !chunk_grow((void **)&r->heap_type_used, &r->heap_type_used_cap, r->nheap_type_used + 1,
+                    sizeof *r->heap_type_used))
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    r->heap_type_used[r->nheap_type_used++] = raw;
+    r->heap_type[raw] = *out + 1;
+    return GCH_OK;
+}
+
 /* Reserves the chunk's objects [from, to) in the builder (filled later). */
 static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t *ref_pos,
                             int increasing, int count_types)
@@ -992,7 +1036,7 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
     for (size_t i = from; i < to; i++) {
         uint32_t lt = c->type[i], g = c->type_map[lt];
         if (g == GCH_NONE) {
-            gch_status st = gch_builder_type_index(r->b, c->type_raw[lt], &g, r->err);
+            gch_status st = heap_type_index(r, c->type_raw[lt], &g);
             if (st != GCH_OK)
                 return st;
             c->type_map[lt] = g;
@@ -1051,7 +1095,7 @@ static int hist_mergeable(reader *r, const chunk *c)
         return 0;
     for (size_t k = 0; k < c->nev; k++)
         if (c->ev[k].is_line) {
-            record_kind kind = record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL);
+            record_kind kind = c->ev[k].kind;
             if (kind != RECORD_TYPE && kind != RECORD_ROOT)
                 return 0;
         }
@@ -1070,8 +1114,7 @@ static gch_status hist_merge(reader *r, chunk *c)
     for (size_t k = 0; k < c->nev; k++) {
         const deferred *e = &c->ev[k];
         for (; next_type < c->ntypes && c->type_first[next_type] < e->obj_end; next_type++)
-            if ((st = gch_builder_type_index(r->b, c->type_raw[next_type], &c->type_map[next_type],
-                                             r->err)) != GCH_OK)
+            if ((st = heap_type_index(r, c->type_raw[next_type], &c->type_map[next_type])) != GCH_OK)
                 return st;
         if (e->obj_end > obj) {
             /* The run's first varint is its distance from the object before
@@ -1113,7 +1156,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
     int one_heap = 1;
     for (size_t k = 0; k < c->nev && one_heap; k++)
         if (c->ev[k].is_line &&
-            record_changes_section(record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL)))
+            record_changes_section(c->ev[k].kind))
             one_heap = 0;
     size_t obj = 0, ref_pos = 0;
     gch_status st;
@@ -1134,7 +1177,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
             break;
         int sections = r->sections, open = gch_builder_heap_open(r->b);
         r->line = base + e->line;
-        if (!record_leaves_objects_alone(record_kind_of(e->p, e->end, NULL, NULL)))
+        if (!record_leaves_objects_alone(e->kind))
             fill_all_runs(r);
         if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
             return st;
@@ -1675,6 +1718,8 @@ static gch_status run(reader *r, gch_dump **out)
     for (unsigned k = 0; k < 2 * PIECES; k++)
         chunk_free(&r->chunks[k]);
     gch_free(r->chunks);
+    gch_free(r->heap_type);
+    gch_free(r->heap_type_used);
     gch_builder_free(r->b);
     return st;
 }
