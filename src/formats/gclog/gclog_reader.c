@@ -491,11 +491,11 @@ static gch_status parse_line(reader *r, const char *p, const char *end)
     }
 }
 
-/* ---- blocks of lines, parsed in one or two chunks ----
+/* ---- blocks of lines, parsed in pieces ----
  *
  * The input is read in large blocks. The complete lines of a block form a
- * region; a big region is cut at a line boundary near its middle and the two
- * halves are parsed by two threads into chunks. A chunk holds its plain 'o'
+ * region; a big region is cut at line boundaries into PIECES pieces, parsed
+ * by two threads into chunks. A chunk holds its plain 'o'
  * records in arrays (local type numbers, raw reference ids) and a list of the
  * other lines ('a', 't', 'r', 'c', and any 'o' line the fast path does not
  * accept, malformed ones included), each with its position among the
