@@ -1134,7 +1134,7 @@ static gch_status close_heap(gch_builder *b, gch_error *err)
 static gch_status end_histogram_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
-    int64_t absent = seen_ids_count_absent(&b->seen, h->root_raw_id, h->root_count);
+    int64_t absent = seen_ids_count_absent_par(&b->seen, h->root_raw_id, h->root_count, &b->par);
     if (absent < 0)
         return oom(err);
     h->anomalies.dangling_roots += (uint64_t)absent;

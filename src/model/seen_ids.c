@@ -78,6 +78,9 @@ static int set_grow(seen_ids *s, uint64_t need)
         gch_free(s->deltas);
         s->deltas = NULL;
         s->delta_len = s->delta_cap = 0;
+        gch_free(s->checks);
+        s->checks = NULL;
+        s->nchecks = s->checks_cap = 0;
     }
     s->set = set;
     s->set_cap = cap;
@@ -122,6 +125,27 @@ static int put_varint(seen_ids *s, uint64_t v)
     return 1;
 }
 
+/* Walks may start at the id just added (index count, its varint ending at
+ * delta_len), one about every SEEN_CHECK_EVERY ids; a failed allocation
+ * only means fewer places to start from. */
+#define SEEN_CHECK_EVERY 1024
+
+static void note_checkpoint(seen_ids *s, uint64_t id)
+{
+    if (s->count < s->next_check)
+        return;
+    if (s->nchecks == s->checks_cap) {
+        size_t cap = s->checks_cap ? s->checks_cap * 2 : 64;
+        seen_checkpoint *c = gch_reallocarray(s->checks, cap, sizeof *c);
+        if (!c)
+            return;
+        s->checks = c;
+        s->checks_cap = cap;
+    }
+    s->checks[s->nchecks++] = (seen_checkpoint){ s->delta_len, id, s->count };
+    s->next_check = s->count + SEEN_CHECK_EVERY;
+}
+
 int seen_ids_can_append(const seen_ids *s, uint64_t first)
 {
     return !s->set && (s->count == 0 || first > s->last);
@@ -133,6 +157,7 @@ int seen_ids_append(seen_ids *s, uint64_t n, uint64_t first, uint64_t last,
     if (rest_len > SIZE_MAX - 10 || !delta_room(s, rest_len + 10))
         return -1;
     s->delta_len += seen_ids_put_varint(s->deltas + s->delta_len, s->count ? first - s->last : first);
+    note_checkpoint(s, first);
     if (rest_len)
         memcpy(s->deltas + s->delta_len, rest, rest_len);
     s->delta_len += rest_len;
@@ -147,6 +172,7 @@ int seen_ids_add(seen_ids *s, uint64_t id)
         if (s->count == 0 || id > s->last) {
             if (!put_varint(s, s->count ? id - s->last : id))
                 return -1;
+            note_checkpoint(s, id);
             s->last = id;
             s->count++;
             return 1;
@@ -173,7 +199,36 @@ static int compare_u64(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
+/* One walk over the increasing ids from a checkpoint, counting which of the
+ * sorted ids [from, to) are absent (all of them >= the checkpoint's id). */
+typedef struct absent_walk {
+    const seen_ids *s;
+    const uint64_t *sorted;
+    size_t from, to;
+    seen_checkpoint start;
+    int64_t absent;
+} absent_walk;
+
+static int walk_absent(void *arg)
+{
+    absent_walk *w = arg;
+    const seen_ids *s = w->s;
+    const unsigned char *p = s->deltas + w->start.pos;
+    uint64_t i = w->start.index, id = w->start.id;
+    int64_t absent = 0;
+    for (size_t k = w->from; k < w->to; k++) {
+        while (i < s->count && id < w->sorted[k]) {
+            if (++i < s->count)
+                id += get_varint(&p);
+        }
+        absent += !(i < s->count && id == w->sorted[k]);
+    }
+    w->absent = absent;
+    return 0;
+}
+
+int64_t seen_ids_count_absent_par(const seen_ids *s, const uint64_t *ids, size_t n,
+                                  const gch_parallel *par)
 {
     int64_t absent = 0;
     if (n == 0)
@@ -183,29 +238,51 @@ int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
             absent += !set_contains(s, ids[k]);
         return absent;
     }
-    /* Increasing ids: one walk over the varints with the ids sorted. */
+    /* Increasing ids: walks over the varints with the ids sorted. */
     uint64_t *sorted = gch_reallocarray(NULL, n ? n : 1, sizeof *sorted);
     if (!sorted)
         return -1;
     memcpy(sorted, ids, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, compare_u64);
+    absent_walk a = { s, sorted, 0, n, { 0, 0, 0 }, 0 };
+    if (s->count == 0) {
+        gch_free(sorted);
+        return (int64_t)n;
+    }
     const unsigned char *p = s->deltas;
-    uint64_t i = 0, id = 0;
-    if (s->count)
-        id = get_varint(&p);
-    for (size_t k = 0; k < n; k++) {
-        while (i < s->count && id < sorted[k]) {
-            if (++i < s->count)
-                id += get_varint(&p);
-        }
-        absent += !(i < s->count && id == sorted[k]);
+    a.start.id = get_varint(&p);
+    a.start.pos = (size_t)(p - s->deltas);
+    /* The second walk starts at the last checkpoint at or before the middle
+     * root, and takes the roots from there on. */
+    size_t mid = n / 2, lo = 0, hi = s->nchecks;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (s->checks[m].id <= sorted[mid])
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (par && n >= 2 && lo > 0 && gch_parallel_worth(par, s->count)) {
+        absent_walk b = { s, sorted, mid, n, s->checks[lo - 1], 0 };
+        a.to = mid;
+        gch_run_two(par->workers, 1, walk_absent, &a, &b);
+        absent = a.absent + b.absent;
+    } else {
+        walk_absent(&a);
+        absent = a.absent;
     }
     gch_free(sorted);
     return absent;
 }
 
+int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
+{
+    return seen_ids_count_absent_par(s, ids, n, NULL);
+}
+
 void seen_ids_free(seen_ids *s)
 {
+    gch_free(s->checks);
     gch_free(s->deltas);
     gch_free(s->set);
     memset(s, 0, sizeof *s);

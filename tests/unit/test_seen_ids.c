@@ -15,6 +15,8 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 #include "seen_ids.h"
+#include "threading.h"
+#include "tuning.h"
 
 static uint64_t rng_state = 987654321;
 
@@ -152,6 +154,20 @@ static void test_append_equals_add(void **state)
         assert_memory_equal(bulk.deltas, one.deltas, one.delta_len);
         uint64_t probe[3] = { ids[rnd() % n], ids[rnd() % n] + 1, UINT64_MAX };
         assert_int_equal(seen_ids_count_absent(&bulk, probe, 3), seen_ids_count_absent(&one, probe, 3));
+        /* The walk cut in two at a checkpoint (two threads) counts the same
+         * absent ids as one walk, and as a brute-force scan. */
+        gch_parallel two = { 2, gch_tuning_get() };
+        two.knobs.parallel_min_refs = 1;
+        uint64_t roots[300];
+        int64_t want = 0;
+        for (size_t k = 0; k < 300; k++) {
+            uint64_t base = ids[rnd() % n];
+            roots[k] = k % 3 == 0 ? base : k % 3 == 1 ? base + 1 : rnd();
+            want += !brute_has(ids, n, roots[k]);
+        }
+        assert_int_equal(seen_ids_count_absent_par(&bulk, roots, 300, &two), want);
+        assert_int_equal(seen_ids_count_absent_par(&one, roots, 300, &two), want);
+        assert_int_equal(seen_ids_count_absent(&bulk, roots, 300), want);
         /* A repeat after a bulk run is still told from a new id. */
         assert_int_equal(seen_ids_add(&bulk, ids[rnd() % n]), 0);
         seen_ids_free(&one);
