@@ -193,10 +193,38 @@ int seen_ids_add(seen_ids *s, uint64_t id)
     return fresh;
 }
 
-static int compare_u64(const void *pa, const void *pb)
+/* Sorts v[0..n) with tmp (n entries) as scratch: least significant byte
+ * first, skipping the bytes all keys share (the high bytes of addresses).
+ * A section's roots are tens of thousands: qsort's comparisons took longer
+ * than the walk they serve. */
+static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= v[i];
+        all_and &= v[i];
+    }
+    uint64_t *from = v, *to = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+            continue; /* every key has the same byte here */
+        size_t count[256] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[(from[i] >> shift) & 0xff]++;
+        size_t at = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 0xff]++] = from[i];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof *v);
 }
 
 /* One walk over the increasing ids from a checkpoint, counting which of the
@@ -239,11 +267,11 @@ int64_t seen_ids_count_absent_par(const seen_ids *s, const uint64_t *ids, size_t
         return absent;
     }
     /* Increasing ids: walks over the varints with the ids sorted. */
-    uint64_t *sorted = gch_reallocarray(NULL, n ? n : 1, sizeof *sorted);
+    uint64_t *sorted = gch_reallocarray(NULL, n, 2 * sizeof *sorted);
     if (!sorted)
         return -1;
     memcpy(sorted, ids, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_u64);
+    radix_sort_u64(sorted, sorted + n, n);
     absent_walk a = { s, sorted, 0, n, { 0, 0, 0 }, 0 };
     if (s->count == 0) {
         gch_free(sorted);
