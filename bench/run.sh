@@ -5,7 +5,15 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
-#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge]
+#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#
+# --text: only the .gclog text path on the largest --sizes dump (10M objects by
+# default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
+# `cat FILE | wc -l` and `cat FILE | gcheap stat -`, the five run in turn
+# (--runs rounds, default 5: interleaved, so drift hits all alike), medians of
+# wall time, CPU time (user+sys; both processes of a pipe) and peak RSS, the
+# ratios and the issue-19 targets (stat <= 4x wc -l, its peak RSS <= 64 MB;
+# info <= 10x wc -l; cat | stat - <= 1.15x cat | wc -l).
 #
 # --huge: only the 100M-object size (about 4 GB of .gclog, generated once into
 # the dumps folder and reused): wc -l, stat and top, each run once (--runs),
@@ -49,11 +57,12 @@ V8_SIZES="1000000 10000000"
 V8=1
 HPROF_N=
 HUGE=0
+TEXT=0
 HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,35s/^# \{0,1\}//p' "$0"
+    sed -n '2,43s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -77,6 +86,7 @@ while [ $# -gt 0 ]; do
     --no-v8) V8=0; shift ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
+    --text) TEXT=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -292,6 +302,82 @@ if [ "$HUGE" = 1 ]; then
             printf "  %s  top peak RSS %.1f MB (target <= %s MB: 40 B/object + 8 B/reference)\n", m <= b ? "PASS" : "FAIL", m, b }'
     else
         echo "  n/a   top did not complete"
+    fi
+    exit 0
+fi
+
+# --text: the .gclog text path of issue 19 on the largest size, interleaved.
+if [ "$TEXT" = 1 ]; then
+    n=$(echo "$SIZES" | awk '{print $NF}')
+    f=$(dump "$n") || { echo "run.sh: no $n-object dump" >&2; exit 0; }
+    echo
+    echo "gcheap --text  ($(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc 2>/dev/null) CPUs, runs=$RUNS, interleaved)"
+    echo "dump: $f  ($(wc -c <"$f" | awk '{printf "%.1f", $1 / 1e6}') MB)"
+    cat "$f" >/dev/null 2>&1 # warm the page cache
+    text_cmds=("wc -l FILE" "gcheap stat FILE" "gcheap info FILE" "cat FILE | wc -l" "cat FILE | gcheap stat -"
+        "cat FILE | pipe_read" "gcheap stat --threads 1 FILE")
+    PIPE_READ=$(dirname "$GCHEAP")/pipe_read
+    nk=7
+    [ -x "$PIPE_READ" ] || nk=5
+    : >"$work/text"
+    # The wall time is taken with date's nanoseconds (time's %e has 10 ms),
+    # less the harness's own cost: the median of a few runs of `true`.
+    tov=""
+    for i in 1 2 3 4 5; do
+        t0=$(date +%s%N); "$TIME_BIN" -o /dev/null -f '%e' true; t1=$(date +%s%N)
+        tov+="$((t1 - t0))"$'\n'
+    done
+    tov=$(printf '%s' "$tov" | median)
+    for ((i = 1; i <= RUNS; i++)); do
+        for ((k = 0; k < nk; k++)); do
+            case $k in
+            0) set -- wc -l "$f" ;;
+            1) set -- "$GCHEAP" stat "$f" ;;
+            2) set -- "$GCHEAP" info "$f" ;;
+            3) set -- sh -c 'cat "$1" | wc -l' sh "$f" ;;
+            4) set -- sh -c 'cat "$1" | "$2" stat -' sh "$f" "$GCHEAP" ;;
+            5) set -- sh -c 'cat "$1" | "$2"' sh "$f" "$PIPE_READ" ;;
+            6) set -- "$GCHEAP" stat --threads 1 "$f" ;;
+            esac
+            t0=$(date +%s%N)
+            "$TIME_BIN" -o "$work/ttime" -f '%e %U %S %M' "$@" >/dev/null 2>"$work/terr" ||
+                { echo "run.sh: ${text_cmds[$k]} failed: $(head -n 1 "$work/terr")" >&2; exit 0; }
+            t1=$(date +%s%N)
+            tail -n 1 "$work/ttime" | awk -v k="$k" -v ns="$((t1 - t0))" -v o="$tov" \
+                '{w = (ns - o) / 1e9; if (w < 0.0001) w = 0.0001; printf "%s %.4f %s %s %s\n", k, w, $2, $3, $4}' >>"$work/text"
+        done
+    done
+    printf '%-28s %8s %8s %9s
+' command "wall s" "CPU s" "RSS MB"
+    for ((k = 0; k < nk; k++)); do
+        col() { awk -v k="$k" -v c="$1" '$1 == k {print (c == "cpu") ? $3 + $4 : (c == "wall") ? $2 : $5}' "$work/text" | median; }
+        printf -v "TW$k" '%s' "$(col wall)"
+        printf -v "TC$k" '%s' "$(col cpu)"
+        printf -v "TR$k" '%s' "$(col rss)"
+        v="TW$k" c="TC$k" r="TR$k"
+        awk -v n="${text_cmds[$k]}" -v w="${!v}" -v c="${!c}" -v r="${!r}" \
+            'BEGIN {printf "%-28s %8.2f %8.2f %9.1f\n", n, w, c, r * 1024 / 1e6}'
+    done
+    echo
+    echo "Targets (issue 19, ratios of the medians above, wall time)"
+    text_target() { # NAME VALUE LIMIT UNIT
+        awk -v n="$1" -v v="$2" -v l="$3" -v u="$4" \
+            'BEGIN {printf "  %s  %-40s %6.2f %s (target <= %s %s)\n", v <= l ? "PASS" : "FAIL", n, v, u, l, u}'
+    }
+    ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.3f", a / b; else print 0}'; }
+    text_target "stat / wc -l" "$(ratio_of "$TW1" "$TW0")" 4 x
+    text_target "stat peak RSS" "$(awk -v r="$TR1" 'BEGIN {printf "%.1f", r * 1024 / 1e6}')" 64 MB
+    text_target "info / wc -l" "$(ratio_of "$TW2" "$TW0")" 10 x
+    text_target "cat | stat - / cat | wc -l" "$(ratio_of "$TW4" "$TW3")" 1.15 x
+    echo "  (CPU time: stat $(ratio_of "$TC1" "$TC0")x wc -l, info $(ratio_of "$TC2" "$TC0")x, pipe $(ratio_of "$TC4" "$TC3")x)"
+    if [ "$nk" = 7 ]; then
+        # The pipe's floor on this machine: the transport (cat and the copy
+        # into gcheap's buffers: cat | pipe_read) and the parse (stat on one
+        # thread) share the CPUs; even packed perfectly they need this long.
+        ncpu=$(nproc 2>/dev/null || echo 2)
+        awk -v t="$TC5" -v p="$TC6" -v c="$ncpu" -v w="$TW3" 'BEGIN {
+            f = (t + p) / c
+            printf "  Pipe floor: (transport %.2f + parse %.2f CPU-s) / %d CPUs = %.3f s = %.2fx cat | wc -l\n", t, p, c, f, (w > 0) ? f / w : 0 }'
     fi
     exit 0
 fi

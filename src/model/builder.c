@@ -571,6 +571,31 @@ static gch_status hist_add(gch_builder *b, uint64_t id, uint32_t type, uint64_t 
     return GCH_OK;
 }
 
+int gch_builder_hist_can_append(const gch_builder *b, uint64_t first_id)
+{
+    return b->cur && b->hist_only && seen_ids_can_append(&b->seen, first_id);
+}
+
+gch_status gch_builder_hist_append(gch_builder *b, uint32_t n, uint64_t first_id, uint64_t last_id,
+                                   const unsigned char *rest, size_t rest_len, gch_error *err)
+{
+    GCH_ASSERT(gch_builder_hist_can_append(b, first_id) && n > 0 && last_id >= first_id);
+    if (n > MAX_OBJECTS - b->hist_objects)
+        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
+                             (unsigned)MAX_OBJECTS);
+    if (seen_ids_append(&b->seen, n, first_id, last_id, rest, rest_len) != 0)
+        return oom(err);
+    b->hist_objects += n;
+    b->object_open = 1;
+    return GCH_OK;
+}
+
+void gch_builder_hist_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                                 int overflowed)
+{
+    add_to_type(b, type, objects, bytes, overflowed);
+}
+
 gch_status gch_builder_add_object_labeled(gch_builder *b, uint64_t id, uint64_t raw_type_id,
                                           uint64_t size, const uint64_t *refs,
                                           const char *const *labels, size_t nrefs, gch_error *err)
@@ -1211,7 +1236,7 @@ static gch_status close_heap(gch_builder *b, gch_error *err)
 static gch_status end_histogram_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
-    int64_t absent = seen_ids_count_absent(&b->seen, h->root_raw_id, h->root_count);
+    int64_t absent = seen_ids_count_absent_par(&b->seen, h->root_raw_id, h->root_count, &b->par);
     if (absent < 0)
         return oom(err);
     h->anomalies.dangling_roots += (uint64_t)absent;

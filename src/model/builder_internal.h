@@ -49,6 +49,26 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
  * gch_builder_count_type is ignored for such a heap: it counts itself. */
 void gch_builder_set_histogram_only(gch_builder *b);
 
+/* Histogram-only heaps, in bulk: whether gch_builder_hist_append may add a
+ * run of strictly increasing ids starting at first_id (the open heap is
+ * histogram-only and its ids so far increase and end before first_id; then
+ * none of the run can be a duplicate). */
+int gch_builder_hist_can_append(const gch_builder *b, uint64_t first_id);
+
+/* Adds n objects with strictly increasing ids first_id..last_id to the
+ * histogram-only heap, after gch_builder_hist_can_append said yes: rest holds
+ * the varints of the n - 1 distances between consecutive ids
+ * (seen_ids_put_varint). The objects' types are counted separately with
+ * gch_builder_hist_count_type. GCH_ELIMIT past the object limit, GCH_ENOMEM. */
+gch_status gch_builder_hist_append(gch_builder *b, uint32_t n, uint64_t first_id, uint64_t last_id,
+                                   const unsigned char *rest, size_t rest_len, gch_error *err);
+
+/* Counts objects objects of bytes bytes in all in type's totals of a
+ * histogram-only heap, for objects added by gch_builder_hist_append (all of
+ * them first of their ids). overflowed: the caller's own sum passed 2^64. */
+void gch_builder_hist_count_type(gch_builder *b, uint32_t type, uint32_t objects, uint64_t bytes,
+                                 int overflowed);
+
 /* Adds objects objects of bytes bytes in all to type's totals (heap
  * type_objects and type_bytes). Reserved runs are not counted: their reader
  * counts them per type while parsing and reports the sums here, each object

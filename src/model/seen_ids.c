@@ -1,6 +1,7 @@
 /* Ids a histogram-only load has seen: see seen_ids.h. */
 #include "seen_ids.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gcheap/alloc.h"
@@ -77,28 +78,92 @@ static int set_grow(seen_ids *s, uint64_t need)
         gch_free(s->deltas);
         s->deltas = NULL;
         s->delta_len = s->delta_cap = 0;
+        gch_free(s->checks);
+        s->checks = NULL;
+        s->nchecks = s->checks_cap = 0;
     }
     s->set = set;
     s->set_cap = cap;
     return 1;
 }
 
-static int put_varint(seen_ids *s, uint64_t v)
+size_t seen_ids_put_varint(unsigned char *out, uint64_t v)
 {
-    if (s->delta_cap - s->delta_len < 10) {
-        size_t cap = s->delta_cap ? s->delta_cap * 2 : 1 << 16;
-        unsigned char *d = gch_realloc(s->deltas, cap);
-        if (!d)
-            return 0;
-        s->deltas = d;
-        s->delta_cap = cap;
-    }
+    size_t n = 0;
     while (v >= 0x80) {
-        s->deltas[s->delta_len++] = (unsigned char)(v | 0x80);
+        out[n++] = (unsigned char)(v | 0x80);
         v >>= 7;
     }
-    s->deltas[s->delta_len++] = (unsigned char)v;
+    out[n++] = (unsigned char)v;
+    return n;
+}
+
+/* Room for need more bytes of varints. */
+static int delta_room(seen_ids *s, size_t need)
+{
+    if (s->delta_cap - s->delta_len >= need)
+        return 1;
+    size_t cap = s->delta_cap ? s->delta_cap : 1 << 16;
+    while (cap - s->delta_len < need) {
+        if (cap > SIZE_MAX / 2)
+            return 0;
+        cap *= 2;
+    }
+    unsigned char *d = gch_realloc(s->deltas, cap);
+    if (!d)
+        return 0;
+    s->deltas = d;
+    s->delta_cap = cap;
     return 1;
+}
+
+static int put_varint(seen_ids *s, uint64_t v)
+{
+    if (!delta_room(s, 10))
+        return 0;
+    s->delta_len += seen_ids_put_varint(s->deltas + s->delta_len, v);
+    return 1;
+}
+
+/* Walks may start at the id just added (index count, its varint ending at
+ * delta_len), one about every SEEN_CHECK_EVERY ids; a failed allocation
+ * only means fewer places to start from. */
+#define SEEN_CHECK_EVERY 1024
+
+static void note_checkpoint(seen_ids *s, uint64_t id)
+{
+    if (s->count < s->next_check)
+        return;
+    if (s->nchecks == s->checks_cap) {
+        size_t cap = s->checks_cap ? s->checks_cap * 2 : 64;
+        seen_checkpoint *c = gch_reallocarray(s->checks, cap, sizeof *c);
+        if (!c)
+            return;
+        s->checks = c;
+        s->checks_cap = cap;
+    }
+    s->checks[s->nchecks++] = (seen_checkpoint){ s->delta_len, id, s->count };
+    s->next_check = s->count + SEEN_CHECK_EVERY;
+}
+
+int seen_ids_can_append(const seen_ids *s, uint64_t first)
+{
+    return !s->set && (s->count == 0 || first > s->last);
+}
+
+int seen_ids_append(seen_ids *s, uint64_t n, uint64_t first, uint64_t last,
+                    const unsigned char *rest, size_t rest_len)
+{
+    if (rest_len > SIZE_MAX - 10 || !delta_room(s, rest_len + 10))
+        return -1;
+    s->delta_len += seen_ids_put_varint(s->deltas + s->delta_len, s->count ? first - s->last : first);
+    note_checkpoint(s, first);
+    if (rest_len)
+        memcpy(s->deltas + s->delta_len, rest, rest_len);
+    s->delta_len += rest_len;
+    s->last = last;
+    s->count += n;
+    return 0;
 }
 
 int seen_ids_add(seen_ids *s, uint64_t id)
@@ -107,6 +172,7 @@ int seen_ids_add(seen_ids *s, uint64_t id)
         if (s->count == 0 || id > s->last) {
             if (!put_varint(s, s->count ? id - s->last : id))
                 return -1;
+            note_checkpoint(s, id);
             s->last = id;
             s->count++;
             return 1;
@@ -127,13 +193,70 @@ int seen_ids_add(seen_ids *s, uint64_t id)
     return fresh;
 }
 
-static int compare_u64(const void *pa, const void *pb)
+/* Sorts v[0..n) with tmp (n entries) as scratch: least significant byte
+ * first, skipping the bytes all keys share (the high bytes of addresses).
+ * A section's roots are tens of thousands: qsort's comparisons took longer
+ * than the walk they serve. */
+static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-    return (a > b) - (a < b);
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= v[i];
+        all_and &= v[i];
+    }
+    uint64_t *from = v, *to = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+            continue; /* every key has the same byte here */
+        size_t count[256] = { 0 };
+        for (size_t i = 0; i < n; i++)
+            count[(from[i] >> shift) & 0xff]++;
+        size_t at = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i] >> shift) & 0xff]++] = from[i];
+        uint64_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof *v);
 }
 
-int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
+/* One walk over the increasing ids from a checkpoint, counting which of the
+ * sorted ids [from, to) are absent (all of them >= the checkpoint's id). */
+typedef struct absent_walk {
+    const seen_ids *s;
+    const uint64_t *sorted;
+    size_t from, to;
+    seen_checkpoint start;
+    int64_t absent;
+} absent_walk;
+
+static int walk_absent(void *arg)
+{
+    absent_walk *w = arg;
+    const seen_ids *s = w->s;
+    const unsigned char *p = s->deltas + w->start.pos;
+    uint64_t i = w->start.index, id = w->start.id;
+    int64_t absent = 0;
+    for (size_t k = w->from; k < w->to; k++) {
+        while (i < s->count && id < w->sorted[k]) {
+            if (++i < s->count)
+                id += get_varint(&p);
+        }
+        absent += !(i < s->count && id == w->sorted[k]);
+    }
+    w->absent = absent;
+    return 0;
+}
+
+int64_t seen_ids_count_absent_par(const seen_ids *s, const uint64_t *ids, size_t n,
+                                  const gch_parallel *par)
 {
     int64_t absent = 0;
     if (n == 0)
@@ -143,29 +266,51 @@ int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
             absent += !set_contains(s, ids[k]);
         return absent;
     }
-    /* Increasing ids: one walk over the varints with the ids sorted. */
-    uint64_t *sorted = gch_reallocarray(NULL, n ? n : 1, sizeof *sorted);
+    /* Increasing ids: walks over the varints with the ids sorted. */
+    uint64_t *sorted = gch_reallocarray(NULL, n, 2 * sizeof *sorted);
     if (!sorted)
         return -1;
     memcpy(sorted, ids, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_u64);
+    radix_sort_u64(sorted, sorted + n, n);
+    absent_walk a = { s, sorted, 0, n, { 0, 0, 0 }, 0 };
+    if (s->count == 0) {
+        gch_free(sorted);
+        return (int64_t)n;
+    }
     const unsigned char *p = s->deltas;
-    uint64_t i = 0, id = 0;
-    if (s->count)
-        id = get_varint(&p);
-    for (size_t k = 0; k < n; k++) {
-        while (i < s->count && id < sorted[k]) {
-            if (++i < s->count)
-                id += get_varint(&p);
-        }
-        absent += !(i < s->count && id == sorted[k]);
+    a.start.id = get_varint(&p);
+    a.start.pos = (size_t)(p - s->deltas);
+    /* The second walk starts at the last checkpoint at or before the middle
+     * root, and takes the roots from there on. */
+    size_t mid = n / 2, lo = 0, hi = s->nchecks;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (s->checks[m].id <= sorted[mid])
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (par && n >= 2 && lo > 0 && gch_parallel_worth(par, s->count)) {
+        absent_walk b = { s, sorted, mid, n, s->checks[lo - 1], 0 };
+        a.to = mid;
+        gch_run_two(par->workers, 1, walk_absent, &a, &b);
+        absent = a.absent + b.absent;
+    } else {
+        walk_absent(&a);
+        absent = a.absent;
     }
     gch_free(sorted);
     return absent;
 }
 
+int64_t seen_ids_count_absent(const seen_ids *s, const uint64_t *ids, size_t n)
+{
+    return seen_ids_count_absent_par(s, ids, n, NULL);
+}
+
 void seen_ids_free(seen_ids *s)
 {
+    gch_free(s->checks);
     gch_free(s->deltas);
     gch_free(s->set);
     memset(s, 0, sizeof *s);

@@ -812,6 +812,89 @@ static void test_read_errors(void **state)
     free(t.p);
 }
 
+/* Histogram-only reads (plain `stat`) against stored ones (skip_refs), with
+ * blocks small enough that most chunks hold only objects, types and roots
+ * (the chunks merged in bulk: gch_builder_hist_append) and the split of a
+ * region between two threads: the same status, error, per-type totals, total
+ * size and anomalies. Dumps: increasing ids with types and roots between
+ * objects, type ids past the direct table (2^16), and variants with an id
+ * repeated or going back late in the dump, a second section, an object whose
+ * id is not past the last one at a chunk's start, a malformed line. */
+static void test_histogram_only_blocks(void **state)
+{
+    (void)state;
+    rng_state = 4242;
+    for (int variant = 0; variant < 24; variant++) {
+        text_buf t = { malloc(64), 0, 64 };
+        assert_non_null(t.p);
+        put(&t, "a 2 app 10\n");
+        uint64_t id = variant % 3 == 0 ? 0 : 16;
+        int n = 200 + (int)(rnd() % 400);
+        for (int i = 0; i < n; i++) {
+            uint64_t type = rnd() % 5 == 0 ? 0x10000 + rnd() % 3 : rnd() % 40;
+            if (rnd() % 9 == 0)
+                put(&t, "t %llx T%llx\n", (unsigned long long)type, (unsigned long long)type);
+            if (rnd() % 7 == 0)
+                put(&t, "r %llx %d 0\n", (unsigned long long)(id + (rnd() % 2) * 8), (int)(rnd() % 6));
+            /* variant 5 and 11 and 17: the bytes of a type pass 2^64 */
+            uint64_t size = variant % 6 == 5 && rnd() % 4 == 0 ? UINT64_MAX / 3 : rnd() % 300;
+            put(&t, "o %llx %llx %llx", (unsigned long long)id, (unsigned long long)type,
+                (unsigned long long)size);
+            for (int k = (int)(rnd() % 4); k > 0; k--)
+                put(&t, " %llx", (unsigned long long)(rnd() % 4096));
+            put(&t, "\n");
+            if (variant % 4 == 1 && i == n * 3 / 4)
+                id -= 16 * (1 + rnd() % 20); /* back: repeats from here on */
+            else if (variant % 4 == 2 && i == n / 2)
+                put(&t, "c app\na 2 second\n");
+            else if (variant % 4 == 3 && i == n / 2)
+                put(&t, "o %llx 1 8\n", (unsigned long long)id); /* a repeat of the last id */
+            id += rnd() % 50 == 0 ? (uint64_t)1 << 40 : 8 + 8 * (rnd() % 40);
+        }
+        if (variant == 23)
+            put(&t, "o 5 1 8 zz\n");
+        put(&t, "c app\n");
+        static const size_t blocks[] = { 40, 97, 256, 1000, 100000 };
+        for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+            set_tiny(blocks[b]);
+            gch_load_options o = { 0 };
+            o.skip_refs = 1;
+            gch_dump *stored = NULL, *counted = NULL;
+            gch_error es, ec;
+            gch_status ss = gch_read_gclog_buffer(t.p, t.n, &o, &stored, &es);
+            o.histogram_only = 1;
+            gch_status sc = gch_read_gclog_buffer(t.p, t.n, &o, &counted, &ec);
+            assert_int_equal(ss, sc);
+            if (ss != GCH_OK) {
+                assert_true(variant == 23 || variant % 6 == 5);
+                assert_int_equal(es.line, ec.line);
+                assert_string_equal(es.message, ec.message);
+                continue;
+            }
+            assert_int_equal(stored->heap_count, counted->heap_count);
+            for (size_t i = 0; i < stored->heap_count; i++) {
+                const gch_heap *x = stored->heaps[i], *y = counted->heaps[i];
+                assert_true(y->histogram_only);
+                assert_int_equal(y->object_count, 0);
+                assert_int_equal(x->type_count, y->type_count);
+                assert_true(x->total_size == y->total_size);
+                assert_memory_equal(&x->anomalies, &y->anomalies, sizeof x->anomalies);
+                for (uint32_t k = 0; k < x->type_count; k++) {
+                    assert_string_equal(gch_type_name(x, k), gch_type_name(y, k));
+                    assert_int_equal(x->type_objects[k], y->type_objects[k]);
+                    assert_true(x->type_bytes[k] == y->type_bytes[k]);
+                }
+                if (variant % 4 == 3)
+                    assert_true(x->anomalies.duplicate_objects > 0);
+            }
+            gch_dump_free(stored);
+            gch_dump_free(counted);
+        }
+        free(t.p);
+    }
+    gch_internal_set_tuning(NULL);
+}
+
 /* Ids in a dense run plus far outliers: directory buckets then hold many ids
  * (the binary-search part of bucket lookups). Every reference must resolve,
  * with one thread or two, ids sorted or not. */
@@ -865,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_skip_refs_random),
         cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_crowded_id_buckets),
+        cmocka_unit_test(test_histogram_only_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

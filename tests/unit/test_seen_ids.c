@@ -15,6 +15,8 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 #include "seen_ids.h"
+#include "threading.h"
+#include "tuning.h"
 
 static uint64_t rng_state = 987654321;
 
@@ -114,6 +116,67 @@ static gch_dump *build(const uint64_t *ids, const uint64_t *types, const uint64_
     return d;
 }
 
+/* seen_ids_append, given runs of increasing ids as the .gclog reader gives
+ * them (the first id, then the varints of the distances), against
+ * seen_ids_add of the same ids one by one: the same varints, count and last
+ * id, the same answers afterwards; and it refuses a run that does not go past
+ * the last id. */
+static void test_append_equals_add(void **state)
+{
+    (void)state;
+    enum { N = 4000 };
+    uint64_t *ids = malloc(N * sizeof *ids);
+    unsigned char *rest = malloc(N * 10);
+    assert_non_null(ids);
+    assert_non_null(rest);
+    for (int round = 0; round < 40; round++) {
+        size_t n = 1 + rnd() % N;
+        make_stream(ids, n, n, round % 3 == 0 ? 3 : round % 3 == 1 ? 300 : 100000);
+        seen_ids one = { 0 }, bulk = { 0 };
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(seen_ids_add(&one, ids[i]), 1);
+        for (size_t from = 0; from < n;) {
+            size_t to = from + 1 + rnd() % (round % 2 ? 7 : 700);
+            if (to > n)
+                to = n;
+            assert_true(seen_ids_can_append(&bulk, ids[from]));
+            if (bulk.count)
+                assert_false(seen_ids_can_append(&bulk, bulk.last));
+            size_t len = 0;
+            for (size_t i = from + 1; i < to; i++)
+                len += seen_ids_put_varint(rest + len, ids[i] - ids[i - 1]);
+            assert_int_equal(seen_ids_append(&bulk, to - from, ids[from], ids[to - 1], rest, len), 0);
+            from = to;
+        }
+        assert_int_equal(bulk.count, one.count);
+        assert_true(bulk.last == one.last);
+        assert_int_equal(bulk.delta_len, one.delta_len);
+        assert_memory_equal(bulk.deltas, one.deltas, one.delta_len);
+        uint64_t probe[3] = { ids[rnd() % n], ids[rnd() % n] + 1, UINT64_MAX };
+        assert_int_equal(seen_ids_count_absent(&bulk, probe, 3), seen_ids_count_absent(&one, probe, 3));
+        /* The walk cut in two at a checkpoint (two threads) counts the same
+         * absent ids as one walk, and as a brute-force scan. */
+        gch_parallel two = { 2, gch_tuning_get() };
+        two.knobs.parallel_min_refs = 1;
+        uint64_t roots[300];
+        int64_t want = 0;
+        for (size_t k = 0; k < 300; k++) {
+            uint64_t base = ids[rnd() % n];
+            roots[k] = k % 3 == 0 ? base : k % 3 == 1 ? base + 1 : rnd();
+            want += !brute_has(ids, n, roots[k]);
+        }
+        assert_int_equal(seen_ids_count_absent_par(&bulk, roots, 300, &two), want);
+        assert_int_equal(seen_ids_count_absent_par(&one, roots, 300, &two), want);
+        assert_int_equal(seen_ids_count_absent(&bulk, roots, 300), want);
+        /* A repeat after a bulk run is still told from a new id. */
+        assert_int_equal(seen_ids_add(&bulk, ids[rnd() % n]), 0);
+        seen_ids_free(&one);
+        seen_ids_free(&bulk);
+    }
+    free(ids);
+    free(rest);
+}
+
 static void test_heap_equals_stored(void **state)
 {
     (void)state;
@@ -158,6 +221,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_against_brute_force),
+        cmocka_unit_test(test_append_equals_add),
         cmocka_unit_test(test_heap_equals_stored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "gcheap/load.h"
 #include "builder_internal.h"
 #include "hash.h"
+#include "seen_ids.h"
 #include "threading.h"
 #include "tuning.h"
 
@@ -71,7 +72,14 @@ typedef struct reader {
     uint64_t open_timestamp;
     int open_has_timestamp;
     uint64_t refs[REF_CHUNK];
-    struct chunk *chunks; /* two sets of two; regions alternate between them */
+    struct chunk *chunks; /* two sets of PIECES; regions alternate between them */
+    /* The open heap's type index of each raw type id below SMALL_TYPE_IDS
+     * that a chunk has used (index + 1; 0: not known yet), and those ids, to
+     * forget them when the heap ends: every chunk numbers its own types, and
+     * mapping them through the builder's table cost more than parsing them. */
+    uint32_t *heap_type;
+    uint64_t *heap_type_used;
+    size_t nheap_type_used, heap_type_used_cap;
     unsigned set;         /* the set the next region is parsed into */
     /* buffer mode (no callback) */
     const char *data;
@@ -220,6 +228,9 @@ static gch_status text_field_check(reader *r, const char *p, const char *end, co
 
 static gch_status end_section(reader *r)
 {
+    for (size_t k = 0; k < r->nheap_type_used; k++)
+        r->heap_type[r->heap_type_used[k]] = 0;
+    r->nheap_type_used = 0;
     return gch_builder_end_heap(r->b, r->err);
 }
 
@@ -480,11 +491,11 @@ static gch_status parse_line(reader *r, const char *p, const char *end)
     }
 }
 
-/* ---- blocks of lines, parsed in one or two chunks ----
+/* ---- blocks of lines, parsed in pieces ----
  *
  * The input is read in large blocks. The complete lines of a block form a
- * region; a big region is cut at a line boundary near its middle and the two
- * halves are parsed by two threads into chunks. A chunk holds its plain 'o'
+ * region; a big region is cut at line boundaries into PIECES pieces, parsed
+ * by two threads into chunks. A chunk holds its plain 'o'
  * records in arrays (local type numbers, raw reference ids) and a list of the
  * other lines ('a', 't', 'r', 'c', and any 'o' line the fast path does not
  * accept, malformed ones included), each with its position among the
@@ -501,14 +512,23 @@ typedef struct deferred {
     uint64_t line;             /* chunk-relative, 1-based */
     const char *p, *end;       /* the line, without its '\n' */
     uint64_t run_line;         /* the first object line of the run before it */
+    size_t vpos;               /* chunk vints bytes of the objects that precede the line */
+    record_kind kind;          /* the line's (record_kind_of), found while parsing */
     const char *run_p, *run_end;
 } deferred;
 
 #define TYPE_CACHE 256
+/* Chunks a big region is cut into: taken in turn by the two threads. */
+#define PIECES 4
+/* Raw type ids below this are numbered through a direct table: runtimes
+ * number their types densely from 0, and a table lookup is much cheaper than
+ * the hash (gendump's 3,400 types missed the 256-entry cache half the time). */
+#define SMALL_TYPE_IDS ((uint64_t)1 << 16)
 
 typedef struct chunk {
     const char *p, *end; /* complete lines; end[-1] == '\n' */
     int skip_refs;
+    int hist; /* histogram-only: the ids' distances are encoded while parsing */
     /* objects */
     uint64_t *id, *size;
     uint32_t *type, *count;
@@ -529,6 +549,7 @@ typedef struct chunk {
         uint64_t raw;
         uint32_t index;
     } tcache[TYPE_CACHE];
+    uint32_t *small_type; /* SMALL_TYPE_IDS entries: local number + 1, 0 unset */
     /* other lines, and a final entry for the chunk's end */
     deferred *ev;
     size_t nev, ev_cap;
@@ -542,6 +563,12 @@ typedef struct chunk {
     size_t nruns, run_cap;
     uint64_t lines;
     int oom;
+    /* histogram-only (hist): the varints of the distances between the ids of
+     * consecutive objects (the first from 0), while they strictly increase */
+    unsigned char *vints;
+    size_t vlen, vcap;
+    int increasing;
+    uint32_t *type_first; /* the object that first used each local type */
 } chunk;
 
 static void chunk_free(chunk *c)
@@ -558,6 +585,9 @@ static void chunk_free(chunk *c)
     gch_free(c->runs);
     gch_free(c->thash);
     gch_free(c->ev);
+    gch_free(c->small_type);
+    gch_free(c->vints);
+    gch_free(c->type_first);
 }
 
 static int chunk_grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -578,7 +608,24 @@ static int chunk_grow_objects(chunk *c)
 }
 
 /* The chunk-local number of raw type id raw; GCH_NONE when out of memory. */
-static uint32_t chunk_type(chunk *c, uint64_t raw)
+static uint32_t chunk_type_hashed(chunk *c, uint64_t raw);
+static uint32_t chunk_new_type(chunk *c, uint64_t raw);
+
+static inline uint32_t chunk_type(chunk *c, uint64_t raw)
+{
+    if (raw < SMALL_TYPE_IDS) {
+        uint32_t t = c->small_type[raw];
+        if (t)
+            return t - 1;
+        t = chunk_new_type(c, raw); /* small ids never go through the hash */
+        if (t != GCH_NONE)
+            c->small_type[raw] = t + 1;
+        return t;
+    }
+    return chunk_type_hashed(c, raw);
+}
+
+static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
 {
     size_t slot = (size_t)(raw ^ (raw >> 8) ^ (raw >> 16)) & (TYPE_CACHE - 1);
     if (c->tcache[slot].index != GCH_NONE && c->tcache[slot].raw == raw)
@@ -611,12 +658,25 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
         for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             ;
     }
+    uint32_t t = chunk_new_type(c, raw);
+    if (t == GCH_NONE)
+        return GCH_NONE;
+    c->thash[j] = t;
+    c->tcache[slot].raw = raw;
+    c->tcache[slot].index = t;
+    return t;
+}
+
+/* A new local type for raw type id raw; GCH_NONE when out of memory. */
+static uint32_t chunk_new_type(chunk *c, uint64_t raw)
+{
     if (c->ntypes == c->type_cap) {
-        size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1;
+        size_t c1 = c->type_cap, c2 = c1, c3 = c1, c4 = c1, c5 = c1;
         if (!chunk_grow((void **)&c->type_raw, &c1, c->ntypes + 1, sizeof *c->type_raw) ||
             !chunk_grow((void **)&c->type_map, &c2, c->ntypes + 1, sizeof *c->type_map) ||
             !chunk_grow((void **)&c->type_objects, &c3, c->ntypes + 1, sizeof *c->type_objects) ||
-            !chunk_grow((void **)&c->type_bytes, &c4, c->ntypes + 1, sizeof *c->type_bytes))
+            !chunk_grow((void **)&c->type_bytes, &c4, c->ntypes + 1, sizeof *c->type_bytes) ||
+            !chunk_grow((void **)&c->type_first, &c5, c->ntypes + 1, sizeof *c->type_first))
             return GCH_NONE;
         c->type_cap = c1;
     }
@@ -624,9 +684,7 @@ static uint32_t chunk_type(chunk *c, uint64_t raw)
     c->type_raw[t] = raw;
     c->type_objects[t] = 0;
     c->type_bytes[t] = 0;
-    c->thash[j] = t;
-    c->tcache[slot].raw = raw;
-    c->tcache[slot].index = t;
+    c->type_first[t] = (uint32_t)c->nobj; /* chunk_object stores its object next */
     return t;
 }
 
@@ -838,20 +896,49 @@ static int chunk_defer(chunk *c, int is_line, uint64_t line, const char *p, cons
     deferred *e = &c->ev[c->nev++];
     *e = *run;
     e->obj_end = (uint32_t)c->nobj;
+    e->vpos = c->vlen;
     e->is_line = is_line;
     e->line = line;
     e->p = p;
     e->end = end;
+    e->kind = is_line ? record_kind_of(p, end, NULL, NULL) : RECORD_BLANK;
     run->run_p = NULL;
     run->run_increasing = 1;
     return 1;
 }
 
+/* Appends the varint of id's distance from the object before it (prev; 0
+ * for the first), while the ids strictly increase. */
+static void encode_id(chunk *c, uint64_t id, uint64_t prev)
+{
+    if (c->nobj > 1 && id <= prev) {
+        c->increasing = 0;
+        return;
+    }
+    if (c->vcap - c->vlen < 10 &&
+        !chunk_grow((void **)&c->vints, &c->vcap, c->vlen + 10, sizeof *c->vints)) {
+        c->increasing = 0; /* the merge counts these objects one by one */
+        return;
+    }
+    c->vlen += seen_ids_put_varint(c->vints + c->vlen, c->nobj > 1 ? id - prev : id);
+}
+
 static void chunk_parse(chunk *c)
 {
+    if (c->small_type) {
+        for (size_t t = 0; t < c->ntypes; t++)
+            if (c->type_raw[t] < SMALL_TYPE_IDS)
+                c->small_type[c->type_raw[t]] = 0;
+    }
     c->nobj = c->nrefs = c->nev = c->ntypes = 0;
     c->oom = 0;
+    if (!c->small_type && !(c->small_type = gch_calloc(SMALL_TYPE_IDS, sizeof *c->small_type))) {
+        c->oom = 1; /* an allocation failure is reported, never absorbed */
+        return;
+    }
     c->bytes_overflow = 0;
+    c->vlen = 0;
+    c->increasing = 1;
     if (c->thash)
         memset(c->thash, 0xff, c->thash_cap * sizeof *c->thash);
     for (size_t i = 0; i < TYPE_CACHE; i++)
@@ -878,6 +965,8 @@ static void chunk_parse(chunk *c)
                 } else if (id <= last_id) {
                     run.run_increasing = 0;
                 }
+                if (c->hist && c->increasing)
+                    encode_id(c, id, last_id);
                 last_id = id;
                 p = next;
                 continue;
@@ -913,8 +1002,30 @@ static void fill_runs(gch_builder *b, chunk *c)
 /* Fills every reserved run: before anything may read the heap's arrays. */
 static void fill_all_runs(reader *r)
 {
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 2 * PIECES; k++)
         fill_runs(r->b, &r->chunks[k]);
+}
+
+/* The open heap's index of raw type id raw, creating an undeclared type on
+ * first use (gch_builder_type_index), remembered for the small ids. */
+static gch_status heap_type_index(reader *r, uint64_t raw, uint32_t *out)
+{
+    if (raw < SMALL_TYPE_IDS && r->heap_type && r->heap_type[raw]) {
+        *out = r->heap_type[raw] - 1;
+        return GCH_OK;
+    }
+    gch_status st = gch_builder_type_index(r->b, raw, out, r->err);
+    if (st != GCH_OK || raw >= SMALL_TYPE_IDS)
+        return st;
+    if (!r->heap_type && !(r->heap_type = gch_calloc(SMALL_TYPE_IDS, sizeof *r->heap_type)))
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    if (r->nheap_type_used == r->heap_type_used_cap &&
+        !chunk_grow((void **)&r->heap_type_used, &r->heap_type_used_cap, r->nheap_type_used + 1,
+                    sizeof *r->heap_type_used))
+        return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    r->heap_type_used[r->nheap_type_used++] = raw;
+    r->heap_type[raw] = *out + 1;
+    return GCH_OK;
 }
 
 /* Reserves the chunk's objects [from, to) in the builder (filled later). */
@@ -925,7 +1036,7 @@ static gch_status merge_run(reader *r, chunk *c, size_t from, size_t to, size_t 
     for (size_t i = from; i < to; i++) {
         uint32_t lt = c->type[i], g = c->type_map[lt];
         if (g == GCH_NONE) {
-            gch_status st = gch_builder_type_index(r->b, c->type_raw[lt], &g, r->err);
+            gch_status st = heap_type_index(r, c->type_raw[lt], &g);
             if (st != GCH_OK)
                 return st;
             c->type_map[lt] = g;
@@ -973,10 +1084,70 @@ static int record_changes_section(record_kind kind)
     return kind == RECORD_APPDOMAIN || kind == RECORD_CLOSE;
 }
 
+/* Whether a histogram-only chunk can be merged by hist_merge: its objects
+ * all went through the fast path with strictly increasing ids, past every
+ * id of the heap so far (so none is a duplicate), and its other lines are
+ * types and roots only (so they all go to the open heap and leave the ids
+ * alone). */
+static int hist_mergeable(reader *r, const chunk *c)
+{
+    if (!c->hist || !c->increasing || c->nobj == 0 || !gch_builder_hist_can_append(r->b, c->id[0]))
+        return 0;
+    for (size_t k = 0; k < c->nev; k++)
+        if (c->ev[k].is_line) {
+            record_kind kind = c->ev[k].kind;
+            if (kind != RECORD_TYPE && kind != RECORD_ROOT)
+                return 0;
+        }
+    return 1;
+}
+
+/* Merges a chunk hist_mergeable accepted, making the builder calls in the
+ * order chunk_merge's would: each run's new types (in order of first use),
+ * then its objects (their ids' varints appended as they are), then the line
+ * after it; the per-type totals last (nothing reads them before end_heap). */
+static gch_status hist_merge(reader *r, chunk *c)
+{
+    uint64_t base = r->line;
+    size_t obj = 0, next_type = 0;
+    gch_status st;
+    for (size_t k = 0; k < c->nev; k++) {
+        const deferred *e = &c->ev[k];
+        for (; next_type < c->ntypes && c->type_first[next_type] < e->obj_end; next_type++)
+            if ((st = heap_type_index(r, c->type_raw[next_type], &c->type_map[next_type])) != GCH_OK)
+                return st;
+        if (e->obj_end > obj) {
+            /* The run's first varint is its distance from the object before
+             * it, which the builder recomputes from the heap's last id. */
+            const unsigned char *v = c->vints + (k ? c->ev[k - 1].vpos : 0), *vend = c->vints + e->vpos;
+            while (*v & 0x80)
+                v++;
+            v++;
+            if ((st = gch_builder_hist_append(r->b, e->obj_end - (uint32_t)obj, c->id[obj],
+                                              c->id[e->obj_end - 1], v, (size_t)(vend - v),
+                                              r->err)) != GCH_OK)
+                return st;
+            obj = e->obj_end;
+        }
+        if (!e->is_line)
+            break;
+        r->line = base + e->line;
+        if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
+            return st;
+    }
+    for (size_t t = 0; t < c->ntypes; t++)
+        gch_builder_hist_count_type(r->b, c->type_map[t], c->type_objects[t], c->type_bytes[t],
+                                    c->bytes_overflow);
+    r->line = base + c->lines;
+    return GCH_OK;
+}
+
 static gch_status chunk_merge(reader *r, chunk *c)
 {
     if (c->oom)
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
+    if (hist_mergeable(r, c))
+        return hist_merge(r, c);
     uint64_t base = r->line;
     for (size_t t = 0; t < c->ntypes; t++)
         c->type_map[t] = GCH_NONE;
@@ -985,7 +1156,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
     int one_heap = 1;
     for (size_t k = 0; k < c->nev && one_heap; k++)
         if (c->ev[k].is_line &&
-            record_changes_section(record_kind_of(c->ev[k].p, c->ev[k].end, NULL, NULL)))
+            record_changes_section(c->ev[k].kind))
             one_heap = 0;
     size_t obj = 0, ref_pos = 0;
     gch_status st;
@@ -1006,7 +1177,7 @@ static gch_status chunk_merge(reader *r, chunk *c)
             break;
         int sections = r->sections, open = gch_builder_heap_open(r->b);
         r->line = base + e->line;
-        if (!record_leaves_objects_alone(record_kind_of(e->p, e->end, NULL, NULL)))
+        if (!record_leaves_objects_alone(e->kind))
             fill_all_runs(r);
         if ((st = parse_line(r, e->p, e->end)) != GCH_OK)
             return st;
@@ -1023,89 +1194,124 @@ static gch_status chunk_merge(reader *r, chunk *c)
     return GCH_OK;
 }
 
-/* Gives [p, end) to chunk c0, or cuts it after a newline near its middle
- * into c0 and c1 when it is big enough for two threads. Returns 1 if cut. */
-static int split_region(const gch_parallel *par, chunk *c0, chunk *c1, const char *p,
-                        const char *end)
+/* Cuts [p, end) after newlines into up to PIECES chunks of about equal size,
+ * when it is big enough for two threads; otherwise it all goes to c[0].
+ * Returns the number of chunks. */
+static unsigned split_region(const gch_parallel *par, chunk *c, const char *p, const char *end)
 {
     size_t size = (size_t)(end - p), min = par->knobs.parse_block;
-    c0->p = p;
-    c0->end = end;
+    unsigned n = 0;
     if (par->workers >= 2 && min && size >= min && size >= 2) {
-        const char *mid = memchr(p + size / 2, '\n', (size_t)(end - (p + size / 2)));
-        if (mid && mid + 1 < end) {
-            c0->end = mid + 1;
-            c1->p = mid + 1;
-            c1->end = end;
-            return 1;
+        for (unsigned k = 1; k < PIECES; k++) {
+            const char *at = p + size / PIECES * k, *from = n ? c[n - 1].end : p;
+            if (at < from)
+                at = from;
+            const char *nl = memchr(at, '\n', (size_t)(end - at));
+            if (!nl || nl + 1 >= end)
+                break;
+            c[n].p = from;
+            c[n].end = nl + 1;
+            n++;
         }
     }
-    return 0;
+    c[n].p = n ? c[n - 1].end : p;
+    c[n].end = end;
+    return n + 1;
 }
 
-/* Merges a set of chunks: the second only if it was parsed (split). */
-static gch_status merge_set(reader *r, chunk *c0, int split)
+/* Merges a set of n chunks, in order. */
+static gch_status merge_set(reader *r, chunk *c, unsigned n)
 {
-    gch_status st = chunk_merge(r, c0);
-    return st == GCH_OK && split ? chunk_merge(r, c0 + 1) : st;
+    gch_status st = GCH_OK;
+    for (unsigned k = 0; k < n && st == GCH_OK; k++)
+        st = chunk_merge(r, &c[k]);
+    return st;
 }
 
 /* Merges the set parse_region_overlapped left parsed, if any. */
-static gch_status merge_pending(reader *r, int *prev_split)
+static gch_status merge_pending(reader *r, int *prev_n)
 {
-    int split = *prev_split;
-    *prev_split = -1;
-    return split >= 0 ? merge_set(r, &r->chunks[2 * (r->set ^ 1)], split) : GCH_OK;
+    int n = *prev_n;
+    *prev_n = -1;
+    return n >= 0 ? merge_set(r, &r->chunks[PIECES * (r->set ^ 1)], (unsigned)n) : GCH_OK;
 }
 
 /* Parses the complete lines [p, end), end[-1] == '\n', into the next set of
  * chunks while the previous region, parsed into the other set, is merged: the
- * serial merge overlaps a parse. The main thread merges the previous set,
- * copies its first chunk's runs into the builder and parses the first half of
- * [p, end); the second thread parses the second half, waits for the merge and
- * copies the second chunk's runs. So a region's bytes must stay readable until
- * the next region has been parsed. *prev_split says whether the previous set
- * has two chunks (-1: there is none to merge); it gets this region's. The new
- * set is left parsed, not merged (merge_pending merges the last one). */
+ * serial merge overlaps a parse. The region is cut into pieces (one chunk
+ * each) that both threads take in turn, and once the main thread has merged
+ * the previous set, they copy its chunks' runs into the builder the same
+ * way: so a thread that the system holds up (a pipe's writer shares the two
+ * cores) delays the other by one piece at most, not by half the region. A
+ * region's bytes must stay readable until the next region has been parsed.
+ * *prev_n is the number of chunks of the previous set (-1: there is none to
+ * merge); it gets this region's. The new set is left parsed, not merged
+ * (merge_pending merges the last one). */
 typedef struct overlap_job {
     gch_builder *b;
-    chunk *parse;       /* NULL: nothing to parse */
-    chunk *fill;        /* the previous set */
-    atomic_int merged;  /* 0: not yet; 1: merged, fill it; 2: failed */
+    chunk *parse;         /* this region's chunks */
+    unsigned nparse;
+    chunk *fill;          /* the previous set */
+    unsigned nfill;
+    atomic_uint next_parse, next_fill; /* the next piece to take */
+    atomic_int merged;    /* 0: not yet; 1: merged, fill it; 2: failed (no fills) */
 } overlap_job;
+
+/* Fills, once the merge is done, and parses pieces until none is left. */
+static void overlap_work(overlap_job *j)
+{
+    for (;;) {
+        int m = atomic_load(&j->merged);
+        if (m == 1) {
+            unsigned k = atomic_fetch_add(&j->next_fill, 1);
+            if (k < j->nfill) {
+                fill_runs(j->b, &j->fill[k]);
+                continue;
+            }
+        }
+        unsigned k = atomic_fetch_add(&j->next_parse, 1);
+        if (k < j->nparse) {
+            chunk_parse(&j->parse[k]);
+            continue;
+        }
+        if (m == 0) {
+            gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
+            continue;
+        }
+        if (m == 2 || atomic_load(&j->next_fill) >= j->nfill)
+            return;
+    }
+}
 
 static int overlap_thread(void *arg)
 {
-    overlap_job *j = arg;
-    if (j->parse)
-        chunk_parse(j->parse);
-    int m;
-    while ((m = atomic_load(&j->merged)) == 0)
-        gch_thread_yield(); /* the merge is short next to a parse: rarely waited for */
-    if (m == 1)
-        fill_runs(j->b, j->fill + 1);
+    overlap_work(arg);
     return 0;
 }
 
 static gch_status parse_region_overlapped(reader *r, const char *p, const char *end,
-                                          int *prev_split)
+                                          int *prev_n)
 {
-    chunk *prev = &r->chunks[2 * (r->set ^ 1)], *c0 = &r->chunks[2 * r->set], *c1 = c0 + 1;
+    chunk *prev = &r->chunks[PIECES * (r->set ^ 1)], *cur = &r->chunks[PIECES * r->set];
     r->set ^= 1;
-    int split = split_region(&r->par, c0, c1, p, end);
-    overlap_job job = { r->b, split ? c1 : NULL, prev, 0 };
+    overlap_job job;
+    job.b = r->b;
+    job.parse = cur;
+    job.nparse = split_region(&r->par, cur, p, end);
+    job.fill = prev;
+    job.nfill = *prev_n >= 0 ? (unsigned)*prev_n : 0;
+    atomic_init(&job.next_parse, 0);
+    atomic_init(&job.next_fill, 0);
+    atomic_init(&job.merged, 0);
     gch_thread t;
-    int threaded = (split || *prev_split >= 0) && gch_thread_start(&t, r->par.workers, overlap_thread, &job);
-    gch_status st = *prev_split >= 0 ? merge_set(r, prev, *prev_split) : GCH_OK;
+    int threaded = (job.nparse > 1 || job.nfill > 1) &&
+                   gch_thread_start(&t, r->par.workers, overlap_thread, &job);
+    gch_status st = *prev_n >= 0 ? merge_set(r, prev, job.nfill) : GCH_OK;
     atomic_store(&job.merged, st == GCH_OK ? 1 : 2);
-    if (st == GCH_OK)
-        fill_runs(r->b, prev);
-    if (!threaded)
-        overlap_thread(&job);
-    chunk_parse(c0);
+    overlap_work(&job);
     if (threaded)
         gch_thread_join(&t);
-    *prev_split = split;
+    *prev_n = (int)job.nparse;
     return st;
 }
 
@@ -1347,17 +1553,17 @@ static gch_status parse_blocks(reader *r)
         }
     }
     block *pending = NULL; /* parsed; merged while cur is parsed */
-    int pending_split = -1;
+    int pending_n = -1;
     unsigned i = 0;
     gch_status st;
     for (;;) {
         if (cur->st != GCH_OK) {
             /* An error earlier in the input is reported first. */
-            st = merge_pending(r, &pending_split);
+            st = merge_pending(r, &pending_n);
             return st != GCH_OK ? st : block_status(r, cur);
         }
         if (cur->k) {
-            st = parse_region_overlapped(r, cur->buf, cur->buf + cur->k, &pending_split);
+            st = parse_region_overlapped(r, cur->buf, cur->buf + cur->k, &pending_n);
             if (st != GCH_OK)
                 return st;
             if (pending)
@@ -1365,7 +1571,7 @@ static gch_status parse_blocks(reader *r)
             pending = cur;
         }
         if (cur->eof) {
-            if ((st = merge_pending(r, &pending_split)) != GCH_OK)
+            if ((st = merge_pending(r, &pending_n)) != GCH_OK)
                 return st;
             if (pending)
                 block_done(r, pending);
@@ -1407,7 +1613,7 @@ static gch_status parse_in_place(reader *r)
     const char *p = r->data;
     const char *limit = r->data_size > PAD ? r->data + (r->data_size - PAD) : r->data;
     const char *parsed = p; /* [parsed, p): the region parsed but not merged yet */
-    int prev_split = -1;
+    int prev_n = -1;
     const size_t longest = max_line();
     while (p < limit) {
         const char *s = (size_t)(limit - p) > r->cap ? p + r->cap - 1 : limit - 1;
@@ -1427,14 +1633,14 @@ static gch_status parse_in_place(reader *r)
                 break;
             nl = ls - 1;
         }
-        gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_split);
+        gch_status st = parse_region_overlapped(r, p, nl + 1, &prev_n);
         if (st != GCH_OK)
             return st;
         in_place_done(r, parsed, p);
         parsed = p;
         p = nl + 1;
     }
-    gch_status st = merge_pending(r, &prev_split);
+    gch_status st = merge_pending(r, &prev_n);
     if (st != GCH_OK)
         return st;
     in_place_done(r, parsed, p);
@@ -1492,13 +1698,14 @@ static gch_status run(reader *r, gch_dump **out)
         r->cap = max_line();
     if (r->data && r->data_size + 1 < r->cap)
         r->cap = r->data_size + 1 < 64 ? 64 : r->data_size + 1;
-    r->chunks = gch_calloc(4, sizeof *r->chunks);
+    r->chunks = gch_calloc(2 * PIECES, sizeof *r->chunks);
     if (!r->chunks) {
         gch_builder_free(r->b);
         return gch_error_set(r->err, GCH_ENOMEM, "out of memory");
     }
-    for (unsigned k = 0; k < 4; k++) {
+    for (unsigned k = 0; k < 2 * PIECES; k++) {
         r->chunks[k].skip_refs = r->opts->skip_refs;
+        r->chunks[k].hist = r->opts->skip_refs && r->opts->histogram_only;
         r->chunks[k].key = gch_hash_key_get();
     }
     st = parse_all(r);
@@ -1508,9 +1715,11 @@ static gch_status run(reader *r, gch_dump **out)
         r->err->status = st;
     for (unsigned k = 0; k < BLOCKS; k++)
         block_free(&r->blk[k]);
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 2 * PIECES; k++)
         chunk_free(&r->chunks[k]);
     gch_free(r->chunks);
+    gch_free(r->heap_type);
+    gch_free(r->heap_type_used);
     gch_builder_free(r->b);
     return st;
 }
