@@ -248,6 +248,7 @@ static void test_random_oracle(void **state)
         if (g % 2 && gch_heap_build_reverse(h, NULL) != GCH_OK)
             fail();
         set_parallel(g % 4 >= 2);
+        gch__domtree_force_wide_pairs(g % 8 >= 4); /* (v, w) pairs as past 2^31 objects */
         for (int weak = 0; weak <= 1; weak++) {
             oracle o;
             oracle_build(h, weak, &o);
@@ -261,6 +262,7 @@ static void test_random_oracle(void **state)
         gch_dump_free(d);
     }
     gch_internal_set_tuning(NULL);
+    gch__domtree_force_wide_pairs(0);
     print_message("random graphs: %llu live objects (%llu at dominator depth >= 3), "
                   "%llu unreachable\n",
                   (unsigned long long)stat_live, (unsigned long long)stat_deep,
@@ -310,10 +312,12 @@ static void test_random_dense(void **state)
 
 /* Tree and back edges only: a chain 0 -> 1 -> ... -> n-1 (the DFS tree) and
  * k -> j for every j < k. Every edge but the n - 1 tree edges is then a back
- * edge from a reached object, so the recorded pairs fill the room reserved for
- * them exactly, the lower half's from the front and the upper half's from the
- * back (a slot too many would overrun under AddressSanitizer). idom(k) is
- * k - 1 and every object retains the ones after it. */
+ * edge from a reached object, so the recorded edges as (v, w) pairs (what
+ * heaps of 2^31 objects record) fill the room reserved for them exactly, the
+ * lower half's from the front and the upper half's from the back (a slot too
+ * many would overrun under AddressSanitizer); the marked stream of the usual
+ * case fills it to one entry per source short of that. idom(k) is k - 1 and
+ * every object retains the ones after it. */
 static void test_back_edges_fill_pairs(void **state)
 {
     (void)state;
@@ -340,11 +344,13 @@ static void test_back_edges_fill_pairs(void **state)
         for (uint32_t v = 0; v < n; v++)
             total += h->object_size[v] = 1 + v % 7;
         h->root_object[0] = 0;
-        for (int parallel = 0; parallel <= 1; parallel++) {
-            set_parallel(parallel);
+        for (int mode = 0; mode < 4; mode++) {
+            set_parallel(mode & 1);
+            gch__domtree_force_wide_pairs(mode >> 1);
             gch_domtree t;
             assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
+            gch__domtree_force_wide_pairs(0);
             assert_int_equal(t.live_count, n);
             assert_int_equal(t.live_bytes, total);
             uint64_t after = total;
@@ -408,7 +414,8 @@ static gch_dump *hand_dump(const hand_obj *objs, size_t nobj, const hand_root *r
 /* The two-thread steps (edges classified and predecessors placed by two
  * threads from the two halves of the objects, each half folding forward
  * edges into its own minimum; idom scatter beside the retained sizes) give
- * every result array exactly as one thread does, on graphs big enough for both
+ * every result array exactly as one thread does (one of the two recording
+ * (v, w) pairs, the other the marked stream), on graphs big enough for both
  * halves to hold many cross and back edges; without the reverse index (the
  * placement's path) and with it. */
 static void test_parallel_matches_serial(void **state)
@@ -423,10 +430,13 @@ static void test_parallel_matches_serial(void **state)
         for (int weak = 0; weak <= 1; weak++) {
             gch_domtree a, b;
             set_parallel(0);
+            gch__domtree_force_wide_pairs(g % 2);
             assert_int_equal(gch_domtree_build(h, weak, &a, NULL), GCH_OK);
             set_parallel(1);
+            gch__domtree_force_wide_pairs(!(g % 2));
             assert_int_equal(gch_domtree_build(h, weak, &b, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
+            gch__domtree_force_wide_pairs(0);
             uint32_t n = h->object_count;
             assert_int_equal(a.live_count, b.live_count);
             assert_int_equal(a.live_bytes, b.live_bytes);
