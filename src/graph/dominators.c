@@ -196,7 +196,7 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
  * random reads of object_size, so on big heaps a second thread does it while
  * the NCA step (6) runs on the first. */
 typedef struct gather_job {
-    const uint64_t *object_size;
+    const gch_heap *heap;
     const uint32_t *vert;
     uint32_t N;
     uint64_t *rsize;
@@ -205,14 +205,16 @@ typedef struct gather_job {
 static int gather_sizes(void *arg)
 {
     const gather_job *j = arg;
-    const uint64_t *object_size = j->object_size;
+    const gch_heap *heap = j->heap;
+    const uint32_t *object_size32 = heap->object_size32;
     const uint32_t *vert = j->vert, N = j->N;
     uint64_t *rsize = j->rsize;
     rsize[0] = 0;
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
-            __builtin_prefetch(&object_size[vert[i + AHEAD]]);
-        rsize[i] = object_size[vert[i]];
+            __builtin_prefetch(&object_size32[vert[i + AHEAD]]);
+        uint32_t s = object_size32[vert[i]];
+        rsize[i] = s != GCH_SIZE_BIG ? s : gch_heap_big_size(heap, vert[i]);
     }
     return 0;
 }
@@ -882,7 +884,7 @@ static void nca_idoms(dom_build *b)
     const uint32_t N = b->N, *semi = b->semi;
     b->rsize = (uint64_t *)(void *)b->forest;
     b->forest = NULL;
-    gather_job gather = { b->heap->object_size, b->vert, N, b->rsize };
+    gather_job gather = { b->heap, b->vert, N, b->rsize };
     gch_thread gatherer;
     int gathering = gch_parallel_worth(&b->par, b->m) &&
                     gch_thread_start(&gatherer, b->par.workers, gather_sizes, &gather);

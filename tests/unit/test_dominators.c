@@ -116,10 +116,10 @@ static void oracle_build(const gch_heap *h, int include_weak, oracle *o)
                 o->idom[v] = d;
             }
         }
-        o->retained[v] = h->object_size[v];
+        o->retained[v] = gch_object_size(h, v);
         for (uint32_t w = 0; w < n; w++)
             if (o->dom[(size_t)v * n + w])
-                o->retained[v] += h->object_size[w];
+                o->retained[v] += gch_object_size(h, w);
     }
     free(r);
 }
@@ -146,7 +146,7 @@ static uint64_t oracle_type_retained(const gch_heap *h, const oracle *o, uint32_
                 (i == v || o->dom[(size_t)i * n + v]))
                 in = 1;
         if (in)
-            sum += h->object_size[v];
+            sum += gch_object_size(h, v);
     }
     return sum;
 }
@@ -162,7 +162,7 @@ static void check_tree(const gch_heap *h, const gch_domtree *t, const oracle *o)
         assert_int_equal(t->retained[v], o->live[v] ? o->retained[v] : 0);
         if (o->live[v]) {
             lc++;
-            lb += h->object_size[v];
+            lb += gch_object_size(h, v);
         }
     }
     assert_int_equal(t->live_count, lc);
@@ -178,7 +178,7 @@ static void check_tree(const gch_heap *h, const gch_domtree *t, const oracle *o)
             assert_int_equal(cnt, 0);
             continue;
         }
-        uint64_t sum = k < n ? h->object_size[k] : 0;
+        uint64_t sum = k < n ? gch_object_size(h, k) : 0;
         for (uint32_t j = 0; j < cnt; j++) {
             assert_true(ch[j] < n);
             assert_int_equal(t->idom[ch[j]], node);
@@ -289,7 +289,7 @@ static void test_random_dense(void **state)
         free(src);
         free(dst);
         for (uint32_t i = 0; i < n; i++) {
-            h->object_size[i] = 1 + th_below(&rng, 50);
+            h->object_size32[i] = 1 + th_below(&rng, 50);
             h->object_type[i] = th_below(&rng, 3);
         }
         h->root_object[0] = 0;
@@ -342,7 +342,7 @@ static void test_back_edges_fill_pairs(void **state)
         free(dst);
         uint64_t total = 0;
         for (uint32_t v = 0; v < n; v++)
-            total += h->object_size[v] = 1 + v % 7;
+            total += h->object_size32[v] = 1 + v % 7;
         h->root_object[0] = 0;
         for (int mode = 0; mode < 4; mode++) {
             set_parallel(mode & 1);
@@ -357,7 +357,7 @@ static void test_back_edges_fill_pairs(void **state)
             for (uint32_t v = 0; v < n; v++) {
                 assert_int_equal(t.idom[v], v ? v - 1 : GCH_DOM_VROOT);
                 assert_int_equal(t.retained[v], after);
-                after -= h->object_size[v];
+                after -= gch_object_size(h, v);
             }
             gch_domtree_free(&t);
         }
@@ -712,7 +712,7 @@ static void test_hand_lengauer_tarjan(void **state)
         gch_heap *h = dd->heaps[0];
         th_set_edges(h, src, dst, sizeof src / sizeof src[0]);
         for (int i = 0; i < 13; i++)
-            h->object_size[i] = 1;
+            h->object_size32[i] = 1;
         h->root_object[0] = R;
         if (rev)
             assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
@@ -798,13 +798,13 @@ static void test_child_order_ties(void **state)
         for (uint32_t i = 0; i < n; i++) {
             h->object_type[i] = i % 2;
             if (mode == 0)
-                h->object_size[i] = 8; /* all equal */
+                h->object_size32[i] = 8; /* all equal */
             else if (mode == 1)
-                h->object_size[i] = th_below(&rng, 3); /* 0, 1, 2: ties everywhere */
+                h->object_size32[i] = th_below(&rng, 3); /* 0, 1, 2: ties everywhere */
             else if (mode == 2) /* ties across several radix digits */
-                h->object_size[i] = (uint64_t)th_below(&rng, 3) << (8 * th_below(&rng, 5));
+                th_set_size(h, i, (uint64_t)th_below(&rng, 3) << (8 * th_below(&rng, 5)));
             else /* a few huge sizes: no room to pack the index */
-                h->object_size[i] = th_below(&rng, 8) == 0 ? (uint64_t)1 << 57 : th_below(&rng, 3);
+                th_set_size(h, i, th_below(&rng, 8) == 0 ? (uint64_t)1 << 57 : th_below(&rng, 3));
         }
         h->root_object[0] = 0;
         h->root_object[1] = g % 2 ? th_below(&rng, n) : GCH_NONE;
@@ -1126,7 +1126,7 @@ static void test_alloc_failure(void **state)
         gch_heap *h = d->heaps[0];
         th_set_edges(h, src, dst, m);
         for (uint32_t i = 0; i < N; i++) {
-            h->object_size[i] = i + 1;
+            h->object_size32[i] = i + 1;
             h->object_type[i] = i % 4;
         }
         h->root_object[0] = 0;

@@ -28,9 +28,9 @@ static gch_dump *chain_dump(uint32_t n)
         h->out_start[i + 1] = i + 1 < n ? i + 1 : n - 1;
         if (i + 1 < n)
             h->out_target[i] = i + 1;
-        h->object_size[i] = 1 + i % 3;
+        h->object_size32[i] = 1 + i % 3;
         h->object_type[i] = i % 3;
-        h->total_size += h->object_size[i];
+        h->total_size += gch_object_size(h, i);
     }
     h->root_object[0] = 0;
     return d;
@@ -130,10 +130,10 @@ static void test_wide_1m(void **state)
         for (uint32_t i = M + 1; i < n; i++)
             h->out_start[i + 1] = e;
         h->ref_count = e;
-        h->object_size[0] = 5;
+        h->object_size32[0] = 5;
         for (uint32_t c = 1; c <= M; c++) {
-            h->object_size[c] = 1 + c % 97;
-            h->object_size[M + c] = 10;
+            h->object_size32[c] = 1 + c % 97;
+            h->object_size32[M + c] = 10;
             h->object_type[M + c] = 1;
         }
         h->root_object[0] = 0;
@@ -198,7 +198,7 @@ static void test_back_edges(void **state)
             if (i + 1 < n)
                 h->out_target[e++] = i + 1;
             h->out_target[e++] = variant == 0 ? 0 : i / 2;
-            h->object_size[i] = 1;
+            h->object_size32[i] = 1;
         }
         h->out_start[n] = e;
         h->ref_count = e;
