@@ -11,17 +11,20 @@
  *   parent[i]   DFS-tree parent; becomes idom_pre[i], the immediate
  *               dominator in preorder numbers, in place (step 6)
  *   f[i].anc    DFS edge cursor, then GCH_NONE or (upper half of a two-thread
- *               edge classification) a second initial semi value, then:
- *               forest ancestor (path-compressed)
+ *               edge classification) a second initial semi value, then (two
+ *               threads) the upper half's count and placement cursor of i's
+ *               predecessors, then: forest ancestor (path-compressed)
  *   f[i].best   during the DFS the end of i's references, so that the walk
  *               back to i reads one line; then the initial semi value (the
  *               DFS parent, lowered to the smallest predecessor numbered
  *               below i), then the smallest semi value on i's compressed
  *               forest path ("label" as a value)
- *   pairs       the cross and back edges (w, v), v > w, in object order of
- *               the sources (from edge classification to placement)
+ *   pairs       the cross and back edges v -> w, v > w, in object order of
+ *               the sources, as a marked stream (from edge classification to
+ *               placement)
  *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
- *               in preorder numbers (without the heap's reverse index)
+ *               in preorder numbers (without the heap's reverse index);
+ *               preds in pre's memory
  *   semi[i]     semidominator
  *   rsize[i]    size, then retained size, of vertex i (in f's memory)
  *
@@ -751,11 +754,11 @@ static int merge_folds(void *arg)
  * be fetched only to be overwritten).
  *
  * Two halves: the upper half's edges are first counted in f[w].anc (its
- * folds merged into f[w].best, which step 5 reads); w's range is then
- * [start, end): the upper half's edges fill [start, mid) downwards from mid
- * (cursor f[w].anc), the lower half's fill [mid, end) downwards from end
- * (pstart[w]), each half on its own thread; f[w].anc then holds start, which
- * is moved to pstart[w] (f[w].anc back to GCH_NONE, as one thread leaves it). */
+ * folds merged into f[w].best, the only fold step 5 reads); w's range is
+ * then [start, end): the lower half's edges fill [start, mid) downwards from
+ * mid (cursor pstart[w], which ends at start as with one thread), the upper
+ * half's fill [mid, end) downwards from end (cursor f[w].anc, not read
+ * again before step 5 links w), each half on its own thread. */
 static gch_status place_predecessors(dom_build *b)
 {
     const uint32_t N = b->N;
@@ -780,10 +783,10 @@ static gch_status place_predecessors(dom_build *b)
         count_upper(&cnt);
         for (uint32_t w = 0; w <= N + 1; w++) {
             uint32_t lo = pstart[w], hi = w && w <= N ? f[w].anc : 0;
-            if (w && w <= N)
-                f[w].anc = total + hi;
+            pstart[w] = total + lo;
             total += lo + hi;
-            pstart[w] = total;
+            if (w && w <= N)
+                f[w].anc = total;
         }
     }
     uint32_t *preds = gch_realloc(b->pre, (total ? total : 1) * sizeof *preds);
@@ -791,17 +794,7 @@ static gch_status place_predecessors(dom_build *b)
         return GCH_ENOMEM; /* b->pre is still owned and freed */
     b->pre = NULL;
     b->preds = plo.preds = phi.preds = preds;
-    if (!b->two) {
-        place_preds(&plo);
-    } else {
-        gch_run_two(b->par.workers, 1, place_preds, &plo, &phi);
-        for (uint32_t w = 1; w <= N; w++) {
-            pstart[w] = f[w].anc;
-            f[w].anc = GCH_NONE;
-        }
-        pstart[0] = 0;
-        pstart[N + 1] = total;
-    }
+    gch_run_two(b->par.workers, 1, place_preds, &plo, b->two ? &phi : NULL);
     gch_free(b->pairs);
     b->pairs = NULL;
     b->semi = b->pstart + 1;
@@ -821,7 +814,7 @@ static void semidominators(dom_build *b)
     fnode *f = b->forest;
     const int use_reverse = b->use_reverse;
     for (uint32_t w = N; w >= 1; w--) {
-        uint32_t s = f[w].anc < f[w].best ? f[w].anc : f[w].best;
+        uint32_t s = f[w].best; /* the folds of step 3, merged */
         if (use_reverse) {
             /* Prefetch in stages, for vertices further and further ahead:
              * in_start, then in_source, then the sources' numbers. */
