@@ -92,6 +92,7 @@ static inline void prefetch_targets(const uint32_t *out_start, const uint32_t *o
 
 typedef struct touch_job {
     uint32_t *vert, *parent, *pre;
+    uint32_t *pstart; /* step 3's counts (calloc'd; NULL with the reverse index) */
     fnode *f;
     uint32_t n1, stretch, window;
     atomic_uint_least32_t claimed, done, at;
@@ -120,6 +121,8 @@ static int touch_thread(void *arg)
             break;
         touch_slots(j->vert, (uint32_t)c, next);
         touch_slots(j->parent, (uint32_t)c, next);
+        if (j->pstart) /* indexed by preorder number too; 0 is its value */
+            touch_slots(j->pstart, (uint32_t)c, next);
         for (uint32_t k = (uint32_t)c; k < next; k += 4096 / sizeof *j->f)
             j->f[k].anc = 0;
         atomic_store_explicit(&j->done, next, memory_order_release);
@@ -582,8 +585,9 @@ static gch_status dfs_number(dom_build *b)
     }
 
     const size_t ahead = b->par.knobs.dfs_touch_ahead;
-    touch_job touch = { vert, parent, b->pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
-                        (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
+    touch_job touch = { vert, parent, b->pre, b->pstart, f, (uint32_t)n1,
+                        (uint32_t)(ahead / 4 + 1), (uint32_t)(4 * ahead), (uint32_t)ahead,
+                        (uint32_t)ahead, 0 };
     uint32_t limit = TOUCH_STOP; /* the DFS writes slots below limit freely */
     gch_thread toucher;
     int touching = ahead && n1 > 2 * ahead && gch_parallel_worth(&b->par, m) &&
@@ -674,9 +678,10 @@ static void index_preorder(dom_build *b)
 /* Step 3, without the heap's reverse index: every edge of a reached object
  * is classified (classify_edges) by one pass over the references in object
  * order, prefetching pre[]. Reads pre, the references; writes forest (the
- * folds), pstart (counts) and the recorded edges. Allocates pstart and
- * pairs. On big heaps two threads classify the objects below `half` (about
- * half of the references) and the others; only the lower half counts here
+ * folds), pstart (counts, allocated with the DFS's arrays) and the recorded
+ * edges. Allocates pairs. On big heaps two threads classify the objects
+ * below `half` (about half of the references) and the others; only the
+ * lower half counts here
  * (step 4 counts the upper half's edges, whose counts would need another n
  * entries now), and each half then has its own part of every predecessor
  * list, placed by its own thread in step 4. The pairs array has room for two
@@ -688,7 +693,6 @@ static gch_status classify_edges_all(dom_build *b)
     const int64_t room = (int64_t)m - (b->N - b->starts);
     const int wide = force_wide_pairs || b->N >= PAIR_TAG;
     b->pair_room = room;
-    b->pstart = gch_calloc((size_t)n + 2, sizeof *b->pstart);
     b->pairs = gch_reallocarray(NULL, room ? (size_t)room : 1, 2 * sizeof *b->pairs);
     if (!b->pstart || !b->pairs)
         return GCH_ENOMEM;
@@ -1012,7 +1016,11 @@ static gch_status dom_build_run(dom_build *b, const gch_domtree_options *opts, g
     b->vert = gch_reallocarray(NULL, n1, sizeof *b->vert);
     b->parent = gch_reallocarray(NULL, n1, sizeof *b->parent);
     b->forest = gch_reallocarray(NULL, n1, sizeof *b->forest);
-    if (!b->pre || !b->vert || !b->parent || !b->forest)
+    /* Step 3's counts, allocated now so that the DFS's page toucher faults
+     * their pages in beside vert's (both are indexed by preorder number). */
+    if (!b->use_reverse)
+        b->pstart = gch_calloc(n1 + 1, sizeof *b->pstart);
+    if (!b->pre || !b->vert || !b->parent || !b->forest || (!b->use_reverse && !b->pstart))
         return GCH_ENOMEM;
     gch_status st = dfs_number(b);
     if (st != GCH_OK)
