@@ -199,7 +199,7 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 }
 
 /* The sizes of the vertices in preorder (rsize[0] = 0 for the virtual root):
- * random reads of object_size, so on big heaps a second thread does it while
+ * random reads of object_size32, so on big heaps a second thread does it while
  * the NCA step (6) runs on the first. */
 typedef struct gather_job {
     const gch_heap *heap;
@@ -875,7 +875,7 @@ static void semidominators(dom_build *b)
  * semi; frees semi's memory (pstart or semi_mem). The forest is not needed
  * any more: its memory becomes rsize[], the sizes in preorder (8 bytes per
  * vertex), gathered meanwhile by a second thread on big heaps (random reads
- * of object_size). */
+ * of object_size32). */
 static void nca_idoms(dom_build *b)
 {
     const uint32_t N = b->N, *semi = b->semi;
