@@ -315,14 +315,14 @@ typedef struct classify_job {
     int64_t at; /* the next entry's slot; moves by +1 (lower job) or -1 (upper) */
 } classify_job;
 
-static int classify_edges(void *arg)
+/* The loop, for constant upper and wide (the four callers below), so that
+ * neither is tested per edge. */
+static inline void classify_range(classify_job *j, const int upper, const int wide)
 {
-    classify_job *j = arg;
     const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
                    *out_target = j->out_target;
-    const int upper = j->upper, wide = j->wide;
     const int64_t step = upper ? -1 : 1;
-    uint32_t *cnt = j->cnt, *pairs = j->pairs;
+    uint32_t *cnt = upper ? NULL : j->cnt, *pairs = j->pairs;
     int64_t at = j->at;
     fnode *f = j->f;
     for (uint32_t o = j->lo; o < j->hi; o++) {
@@ -364,6 +364,22 @@ static int classify_edges(void *arg)
         }
     }
     j->at = at;
+}
+
+static int classify_edges(void *arg)
+{
+    classify_job *j = arg;
+    if (j->upper) {
+        if (j->wide)
+            classify_range(j, 1, 1);
+        else
+            classify_range(j, 1, 0);
+    } else {
+        if (j->wide)
+            classify_range(j, 0, 1);
+        else
+            classify_range(j, 0, 0);
+    }
     return 0;
 }
 
