@@ -78,10 +78,10 @@ typedef struct gch_domtree {
  *
  * Memory above the heap model: a peak of 32 bytes per object (while the
  * retained sizes and the idoms are produced); before that, when the heap has
- * no reverse index, 28 bytes per object plus 8 bytes per reference that is
- * not a DFS tree edge (of which only the cross and back edges are written)
- * plus 4 bytes per reachable cross or back edge (a reference to an object
- * numbered earlier by the DFS), when that is more; while the children lists are sorted, the result plus 16 bytes per
+ * no reverse index, 24 bytes per object plus room for 8 bytes per reference
+ * that is not a DFS tree edge, of which only 4 bytes per reachable cross or
+ * back edge (a reference to an object numbered earlier by the DFS) and 4 per
+ * object with such an edge are written, when that is more; while the children lists are sorted, the result plus 16 bytes per
  * child of the node with most children, when that is more. The result keeps
  * 20 bytes per object. Time O(m log n) worst case, near linear in practice.
  *
@@ -147,9 +147,9 @@ typedef struct gch_domtree_options {
  *
  * Memory above the heap model: with children, as gch_domtree_build().
  * Without them: a peak of 28 bytes per object (while the retained sizes and
- * the idoms are produced), or, when the heap has no reverse index, 28 bytes
- * per object plus 8 per reference that is not a DFS tree edge plus 4 per
- * reachable cross or back edge, when that is more; the result keeps 12 bytes per object.
+ * the idoms are produced), or, when the heap has no reverse index, 24 bytes
+ * per object plus the recorded cross and back edges as above, when that is
+ * more; the result keeps 12 bytes per object.
  * Time: the same minus building and sorting the lists (about 0.3 s of the
  * 2.2 s build on the 10M-object benchmark dump). With preorder_only: the
  * same peak; the result keeps 12 bytes per live object (16 with

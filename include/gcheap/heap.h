@@ -124,8 +124,15 @@ typedef struct gch_heap {
     uint32_t object_count;
     uint64_t *object_id;        /* the id as written in the dump */
     uint32_t *object_type;      /* type index */
-    uint64_t *object_size;      /* shallow size in bytes */
-    uint64_t total_size;        /* exact sum of object_size (the builder rejects overflow) */
+    /* Shallow sizes in bytes: read them with gch_object_size(). Stored in 32
+     * bits (4 bytes an object: 400 MB at 100M objects): a size of
+     * GCH_SIZE_BIG or more is stored as GCH_SIZE_BIG and kept whole in
+     * big_size_value[k] for the object big_size_object[k] (ascending). */
+    uint32_t *object_size32;
+    uint32_t big_size_count;
+    uint32_t *big_size_object;
+    uint64_t *big_size_value;
+    uint64_t total_size;        /* exact sum of the object sizes (the builder rejects overflow) */
 
     /* Forward references (CSR): the references of object i are
      * out_target[out_start[i] .. out_start[i+1]-1]. out_start has object_count+1 entries.
@@ -188,6 +195,20 @@ const gch_payload *gch_heap_payload(const gch_heap *heap, uint64_t id);
 
 /* Bytes of one element of a GCH_ELEM_* type (0 for an unknown type). */
 unsigned gch_elem_size(unsigned elem);
+
+/* The 32-bit stand-in of a size that the heap keeps in big_size_value. */
+#define GCH_SIZE_BIG UINT32_MAX
+
+/* The whole size of object o when its 32-bit slot says GCH_SIZE_BIG (a binary
+ * search of big_size_object). */
+uint64_t gch_heap_big_size(const gch_heap *heap, uint32_t o);
+
+/* Shallow size of object o (o < object_count), in bytes. */
+static inline uint64_t gch_object_size(const gch_heap *heap, uint32_t o)
+{
+    uint32_t s = heap->object_size32[o];
+    return s != GCH_SIZE_BIG ? s : gch_heap_big_size(heap, o);
+}
 
 /* Frees a dump and everything it owns. NULL is allowed. */
 void gch_dump_free(gch_dump *dump);

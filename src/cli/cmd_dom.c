@@ -160,7 +160,7 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
         /* One group per child; a single parent's list is already sorted. */
         for (size_t k = obj_mark; k < w->nobjs; k++) {
             uint32_t o = w->objs[k];
-            group cg = { k, 1, h->object_type[o], h->object_size[o], w->t->retained[o] };
+            group cg = { k, 1, h->object_type[o], gch_object_size(h, o), w->t->retained[o] };
             push_group(w, cg);
         }
     } else {
@@ -171,7 +171,7 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
             group cg = { k, 0, ty, 0, 0 };
             for (; k < w->nobjs && h->object_type[w->objs[k]] == ty; k++) {
                 cg.len++;
-                cg.size += h->object_size[w->objs[k]];
+                cg.size += gch_object_size(h, w->objs[k]);
                 cg.retained += w->t->retained[w->objs[k]];
             }
             push_group(w, cg);
@@ -351,7 +351,7 @@ static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap 
     group g0 = { 0, 1, GCH_NONE, 0, t.live_bytes };
     if (start != GCH_DOM_VROOT) {
         g0.type = h->object_type[start];
-        g0.size = h->object_size[start];
+        g0.size = gch_object_size(h, start);
         g0.retained = obj_retained(&w, start);
     }
     push_group(&w, g0);

@@ -92,8 +92,8 @@ static int compare_rows(const void *pa, const void *pb)
     default:
         break;
     }
-    if (sort_key != 3 && h->object_size[a] != h->object_size[b])
-        return h->object_size[a] > h->object_size[b] ? -1 : 1;
+    if (sort_key != 3 && gch_object_size(h, a) != gch_object_size(h, b))
+        return gch_object_size(h, a) > gch_object_size(h, b) ? -1 : 1;
     if (h->object_id[a] != h->object_id[b])
         return h->object_id[a] < h->object_id[b] ? -1 : 1;
     return a < b ? -1 : a > b;
@@ -136,7 +136,7 @@ static int passes(const objects_state *s, const gch_heap *h, const uint8_t *mask
 {
     if (mask && !mask[h->object_type[o]])
         return 0;
-    uint64_t size = h->object_size[o];
+    uint64_t size = gch_object_size(h, o);
     if ((s->min_given && size < s->min_size) || (s->max_given && size > s->max_size))
         return 0;
     int live = dist[o] != GCH_NONE;
@@ -189,7 +189,7 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     for (uint32_t o = 0; o < h->object_count; o++)
         if (passes(s, h, mask, dist, o)) {
             rows[n++] = o;
-            bytes += h->object_size[o]; /* the builder bounds the heap's total */
+            bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
     sort_heap = h;
     sort_dist = dist;
@@ -209,7 +209,7 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     for (size_t i = 0; i < shown; i++) {
         uint32_t o = rows[i];
         report_cell_id(rep, h->object_id[o], h->id_radix);
-        report_cell_u64(rep, h->object_size[o]);
+        report_cell_u64(rep, gch_object_size(h, o));
         report_cell_bool(rep, dist[o] != GCH_NONE);
         if (dist[o] == GCH_NONE)
             report_cell_none(rep);

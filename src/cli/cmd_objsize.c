@@ -128,7 +128,7 @@ static int id_rows(report *rep, const gch_heap *h, const gch_domtree *t, const c
             return EXIT_INPUT;
         int live = t->idom[o] != GCH_NONE;
         report_cell_id(rep, h->object_id[o], h->id_radix);
-        report_cell_u64(rep, h->object_size[o]);
+        report_cell_u64(rep, gch_object_size(h, o));
         report_cell_u64(rep, rc);
         report_cell_u64(rep, rb);
         report_cell_u64(rep, t->retained[o]);

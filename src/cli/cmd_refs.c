@@ -141,7 +141,7 @@ static void ref_row(const refs_ctx *x, uint32_t object, const char *direction, u
     report_cell_text(x->rep, direction);
     report_cell_text(x->rep, label == GCH_NONE ? "" : gch_heap_string(h, label));
     report_cell_id(x->rep, h->object_id[other], h->id_radix);
-    report_cell_u64(x->rep, h->object_size[other]);
+    report_cell_u64(x->rep, gch_object_size(h, other));
     report_cell_bool(x->rep, x->live[other]);
     report_cell_text(x->rep, cli_type_name(h, h->object_type[other], x->c, tb, sizeof tb));
 }

@@ -145,7 +145,7 @@ static void step_row(const ctx *x, uint32_t target, const char *status, uint64_t
     report_cell_u64(rep, path);
     report_cell_u64(rep, depth);
     report_cell_id(rep, h->object_id[o], h->id_radix);
-    report_cell_u64(rep, h->object_size[o]);
+    report_cell_u64(rep, gch_object_size(h, o));
     report_cell_text(rep, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
     report_cell_text(rep, prev == GCH_NONE ? "" : why_ref_label(h, prev, o));
     if (r != GCH_NONE) {
@@ -295,7 +295,7 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
             report_cell_text(rep, "not-live");
             report_cell_u64(rep, 0);
             report_cell_id(rep, h->object_id[target], h->id_radix);
-            report_cell_u64(rep, h->object_size[target]);
+            report_cell_u64(rep, gch_object_size(h, target));
             report_cell_u64(rep, 0);
             report_cell_text(rep, cli_type_name(h, h->object_type[target], x->c, tb, sizeof tb));
         } else {
@@ -336,7 +336,7 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
             report_cell_text(rep, "live");
             report_cell_u64(rep, k);
             report_cell_id(rep, h->object_id[o], h->id_radix);
-            report_cell_u64(rep, h->object_size[o]);
+            report_cell_u64(rep, gch_object_size(h, o));
             report_cell_u64(rep, t->retained[o]);
             report_cell_text(rep, cli_type_name(h, h->object_type[o], x->c, tb, sizeof tb));
         } else {

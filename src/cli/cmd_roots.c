@@ -34,7 +34,7 @@ static int sort_mode; /* 1 bytes, 2 name, 3 kind */
 
 static uint64_t root_size(const gch_heap *h, uint32_t r)
 {
-    return h->root_object[r] == GCH_NONE ? 0 : h->object_size[h->root_object[r]];
+    return h->root_object[r] == GCH_NONE ? 0 : gch_object_size(h, h->root_object[r]);
 }
 
 static const char *root_type(const gch_heap *h, uint32_t r)

@@ -140,7 +140,7 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
             detail = gch_root_kind_name(h->root_kind[g->root_record]);
         else if (i > 0)
             detail = gch_heap_string(h, gch_ref_label(h, s->path[g->path_start + i - 1], o));
-        row(x, "path", 1, o, i, h->object_size[o], "", detail, h->object_type[o]);
+        row(x, "path", 1, o, i, gch_object_size(h, o), "", detail, h->object_type[o]);
     }
     for (size_t i = 0; i < g->holds_count; i++) {
         const gch_type_row *t = &s->holds[g->holds_start + i];

@@ -95,7 +95,7 @@ static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
     for (size_t i = 0; i < n; i++) {
         uint32_t o = t.preorder[best[i]];
         report_cell_id(rep, h->object_id[o], h->id_radix);
-        report_cell_u64(rep, h->object_size[o]);
+        report_cell_u64(rep, gch_object_size(h, o));
         report_cell_u64(rep, t.preorder_retained[best[i]]);
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
     }

@@ -11,17 +11,20 @@
  *   parent[i]   DFS-tree parent; becomes idom_pre[i], the immediate
  *               dominator in preorder numbers, in place (step 6)
  *   f[i].anc    DFS edge cursor, then GCH_NONE or (upper half of a two-thread
- *               edge classification) a second initial semi value, then:
- *               forest ancestor (path-compressed)
+ *               edge classification) a second initial semi value, then (two
+ *               threads) the upper half's count and placement cursor of i's
+ *               predecessors, then: forest ancestor (path-compressed)
  *   f[i].best   during the DFS the end of i's references, so that the walk
  *               back to i reads one line; then the initial semi value (the
  *               DFS parent, lowered to the smallest predecessor numbered
  *               below i), then the smallest semi value on i's compressed
  *               forest path ("label" as a value)
- *   pairs       the cross and back edges (w, v), v > w, in object order of
- *               the sources (from edge classification to placement)
+ *   pairs       the cross and back edges v -> w, v > w, in object order of
+ *               the sources, as a marked stream (from edge classification to
+ *               placement)
  *   pstart/preds  predecessors v > w of each vertex w (cross and back edges),
- *               in preorder numbers (without the heap's reverse index)
+ *               in preorder numbers (without the heap's reverse index);
+ *               preds in pre's memory
  *   semi[i]     semidominator
  *   rsize[i]    size, then retained size, of vertex i (in f's memory)
  *
@@ -89,6 +92,7 @@ static inline void prefetch_targets(const uint32_t *out_start, const uint32_t *o
 
 typedef struct touch_job {
     uint32_t *vert, *parent, *pre;
+    uint32_t *pstart; /* step 3's counts (calloc'd; NULL with the reverse index) */
     fnode *f;
     uint32_t n1, stretch, window;
     atomic_uint_least32_t claimed, done, at;
@@ -117,6 +121,8 @@ static int touch_thread(void *arg)
             break;
         touch_slots(j->vert, (uint32_t)c, next);
         touch_slots(j->parent, (uint32_t)c, next);
+        if (j->pstart) /* indexed by preorder number too; 0 is its value */
+            touch_slots(j->pstart, (uint32_t)c, next);
         for (uint32_t k = (uint32_t)c; k < next; k += 4096 / sizeof *j->f)
             j->f[k].anc = 0;
         atomic_store_explicit(&j->done, next, memory_order_release);
@@ -193,10 +199,10 @@ static uint32_t eval(fnode *f, uint32_t v, uint32_t w)
 }
 
 /* The sizes of the vertices in preorder (rsize[0] = 0 for the virtual root):
- * random reads of object_size, so on big heaps a second thread does it while
+ * random reads of object_size32, so on big heaps a second thread does it while
  * the NCA step (6) runs on the first. */
 typedef struct gather_job {
-    const uint64_t *object_size;
+    const gch_heap *heap;
     const uint32_t *vert;
     uint32_t N;
     uint64_t *rsize;
@@ -205,14 +211,16 @@ typedef struct gather_job {
 static int gather_sizes(void *arg)
 {
     const gather_job *j = arg;
-    const uint64_t *object_size = j->object_size;
+    const gch_heap *heap = j->heap;
+    const uint32_t *object_size32 = heap->object_size32;
     const uint32_t *vert = j->vert, N = j->N;
     uint64_t *rsize = j->rsize;
     rsize[0] = 0;
     for (uint32_t i = 1; i <= N; i++) {
         if (i + AHEAD <= N)
-            __builtin_prefetch(&object_size[vert[i + AHEAD]]);
-        rsize[i] = object_size[vert[i]];
+            __builtin_prefetch(&object_size32[vert[i + AHEAD]]);
+        uint32_t s = object_size32[vert[i]];
+        rsize[i] = s != GCH_SIZE_BIG ? s : gch_heap_big_size(heap, vert[i]);
     }
     return 0;
 }
@@ -266,36 +274,55 @@ static int idom_thread(void *arg)
     return 0;
 }
 
+/* The cross and back edges recorded by step 3, for step 4, are a stream of
+ * 32-bit entries: a source marker (its preorder number with PAIR_TAG set)
+ * before the first recorded edge of each source, then the targets w of that
+ * source's edges, in object order of the sources. With ~2.8 edges recorded
+ * per source that is 4 bytes an edge plus 4 a source, where (w, v) pairs
+ * took 8 bytes an edge (78 MB at 10M objects). Marked streams need preorder
+ * numbers below PAIR_TAG; a heap with 2^31 or more live objects records
+ * plain (v, w) pairs instead ("wide"). Either way an edge takes at most two
+ * entries, so the room for two entries per non-tree edge always suffices. */
+#define PAIR_TAG 0x80000000u
+
+/* Test hook (graph_internal.h): nonzero records wide pairs on any heap. */
+static int force_wide_pairs;
+
+void gch__domtree_force_wide_pairs(int on)
+{
+    force_wide_pairs = on;
+}
+
 /* Step 3 of the build, for the objects lo..hi-1 (those the DFS reached):
  * each edge i -> w (preorder numbers) with w < i (cross or back edge) is
- * counted in cnt[w] and recorded as the pair (w, i) for step 4; one with
- * w > i (tree or forward edge: i is an ancestor of w, eval would return i) is
- * folded into the smallest such i, kept in f[w].best, or in f[w].anc for the
- * upper half of a two-thread run (the DFS left anc = GCH_NONE; semi takes the
- * smaller of the two). Self-edges do nothing.
+ * recorded in the stream for step 4 and, by the lower job, counted in
+ * cnt[w]; one with w > i (tree or forward edge: i is an ancestor of w, eval
+ * would return i) is folded into the smallest such i, kept in f[w].best, or
+ * in f[w].anc for the upper half of a two-thread run (the DFS left anc =
+ * GCH_NONE; step 4 merges the two). Self-edges do nothing.
  *
- * The pairs go to pairs[2 * at], [2 * at + 1]: the lower job counts `at` up
- * from 0, the upper one down from the end of the shared array, which holds
- * every non-tree edge, so the two never meet. Step 4 then reads them in
- * sequence instead of looking up pre[] a second time for every edge. */
+ * The lower job writes its entries up from slot 0, the upper one down from
+ * the end of the shared array, which has room for two entries per non-tree
+ * edge, so the two never meet. Step 4 then reads them in sequence instead of
+ * looking up pre[] a second time for every edge. */
 typedef struct classify_job {
     uint32_t lo, hi, m;
-    int upper;
+    int upper, wide;
     const uint32_t *pre, *out_start, *out_target;
-    uint32_t *cnt;
+    uint32_t *cnt; /* NULL: the upper job, whose edges step 4 counts */
     fnode *f;
     uint32_t *pairs;
-    int64_t at; /* the next pair's slot; moves by +1 (lower job) or -1 (upper) */
+    int64_t at; /* the next entry's slot; moves by +1 (lower job) or -1 (upper) */
 } classify_job;
 
-static int classify_edges(void *arg)
+/* The loop, for constant upper and wide (the four callers below), so that
+ * neither is tested per edge. */
+static inline void classify_range(classify_job *j, const int upper, const int wide)
 {
-    classify_job *j = arg;
     const uint32_t m = j->m, *pre = j->pre, *out_start = j->out_start,
                    *out_target = j->out_target;
-    const int upper = j->upper;
     const int64_t step = upper ? -1 : 1;
-    uint32_t *cnt = j->cnt, *pairs = j->pairs;
+    uint32_t *cnt = upper ? NULL : j->cnt, *pairs = j->pairs;
     int64_t at = j->at;
     fnode *f = j->f;
     for (uint32_t o = j->lo; o < j->hi; o++) {
@@ -303,22 +330,32 @@ static int classify_edges(void *arg)
         uint32_t e = out_start[o], end = out_start[o + 1];
         if (!i)
             continue;
+        int marked = 0;
         for (; e < end; e++) {
-            /* Two levels: the target's number, then its count and its
-             * forest entry (which of the two is written depends on it). */
+            /* Two levels: the target's number, then its forest entry (and
+             * its count). */
             if (e + 2 * AHEAD < m)
                 __builtin_prefetch(&pre[out_target[e + 2 * AHEAD]]);
             if (e + AHEAD < m) {
                 uint32_t x = pre[out_target[e + AHEAD]];
-                __builtin_prefetch(&cnt[x], 1);
+                if (cnt)
+                    __builtin_prefetch(&cnt[x], 1);
                 __builtin_prefetch(&f[x], 1);
             }
             uint32_t w = pre[out_target[e]];
             if (w < i) {
-                cnt[w]++;
-                pairs[2 * at] = w;
-                pairs[2 * at + 1] = i;
+                if (wide) {
+                    pairs[at] = i;
+                    at += step;
+                } else if (!marked) {
+                    pairs[at] = i | PAIR_TAG;
+                    at += step;
+                    marked = 1;
+                }
+                pairs[at] = w;
                 at += step;
+                if (cnt)
+                    cnt[w]++;
             } else if (w > i) {
                 uint32_t *b = upper ? &f[w].anc : &f[w].best;
                 if (i < *b)
@@ -327,30 +364,99 @@ static int classify_edges(void *arg)
         }
     }
     j->at = at;
+}
+
+static int classify_edges(void *arg)
+{
+    classify_job *j = arg;
+    if (j->upper) {
+        if (j->wide)
+            classify_range(j, 1, 1);
+        else
+            classify_range(j, 1, 0);
+    } else {
+        if (j->wide)
+            classify_range(j, 0, 1);
+        else
+            classify_range(j, 0, 0);
+    }
     return 0;
 }
 
-/* Step 4 of the build: the pairs (w, v) recorded by one classify job, from
- * slot `from` on in its direction (`count` of them, in object order of the
- * sources), are placed at preds[--cur[w]] = v. */
+/* Calls EDGE(w, v) for every edge v -> w recorded by one classify job in
+ * pairs[from], pairs[from + step], ... (`count` entries), with the target of
+ * the edge AHEAD entries on in `next` (0 past the end) for prefetching. */
+#define FOR_EACH_RECORDED_EDGE(pairs, from, step, count, wide, EDGE)                     \
+    do {                                                                                 \
+        const uint32_t *p_ = (pairs);                                                    \
+        int64_t at_ = (from), end_ = (from) + (step) * (count);                          \
+        uint32_t v_ = 0;                                                                 \
+        while (at_ != end_) {                                                            \
+            int64_t ahead_ = at_ + (step) * AHEAD;                                       \
+            uint32_t next = ((step) > 0 ? ahead_ < end_ : ahead_ > end_)                 \
+                                ? p_[ahead_] & ~PAIR_TAG : 0;                            \
+            uint32_t x_ = p_[at_];                                                       \
+            at_ += (step);                                                               \
+            if (wide) {                                                                  \
+                v_ = x_;                                                                 \
+                x_ = p_[at_];                                                            \
+                at_ += (step);                                                           \
+            } else if (x_ & PAIR_TAG) {                                                  \
+                v_ = x_ & ~PAIR_TAG;                                                     \
+                continue;                                                                \
+            }                                                                            \
+            (void)next;                                                                  \
+            (void)v_;                                                                    \
+            EDGE(x_, v_);                                                                \
+        }                                                                                \
+    } while (0)
+
+/* Step 4, two threads: the upper job's edges counted in f[w].anc, after its
+ * folds there have been merged into f[w].best. */
+typedef struct count_job {
+    const uint32_t *pairs;
+    int64_t from, count;
+    int wide;
+    fnode *f;
+} count_job;
+
+static void count_upper(const count_job *j)
+{
+    fnode *f = j->f;
+#define COUNT_EDGE(w, v)                                                                 \
+    do {                                                                                 \
+        __builtin_prefetch(&f[next], 1);                                                 \
+        f[w].anc++;                                                                      \
+    } while (0)
+    FOR_EACH_RECORDED_EDGE(j->pairs, j->from, -1, j->count, j->wide, COUNT_EDGE);
+#undef COUNT_EDGE
+}
+
+/* Step 4: the edges recorded by one classify job, from slot `from` on in its
+ * direction (`count` entries, in object order of the sources), are placed at
+ * preds[--cur[w]] = v, where cur[w] is cur[stride * w] (the lower job's
+ * cursors are pstart[], the upper job's f[].anc). */
 typedef struct place_job {
     const uint32_t *pairs;
     int64_t from, step, count;
-    uint32_t *cur, *preds;
+    int wide;
+    uint32_t *cur;
+    size_t stride;
+    uint32_t *preds;
 } place_job;
 
 static int place_preds(void *arg)
 {
     const place_job *j = arg;
-    const uint32_t *pairs = j->pairs;
     uint32_t *cur = j->cur, *preds = j->preds;
-    const int64_t step = j->step, count = j->count;
-    int64_t at = j->from;
-    for (int64_t k = 0; k < count; k++, at += step) {
-        if (k + AHEAD < count)
-            __builtin_prefetch(&cur[pairs[2 * (at + AHEAD * step)]], 1);
-        preds[--cur[pairs[2 * at]]] = pairs[2 * at + 1];
-    }
+    const size_t stride = j->stride;
+#define PLACE_EDGE(w, v)                                                                 \
+    do {                                                                                 \
+        __builtin_prefetch(&cur[stride * next], 1);                                      \
+        preds[--cur[stride * (w)]] = (v);                                                \
+    } while (0)
+    FOR_EACH_RECORDED_EDGE(j->pairs, j->from, j->step, j->count, j->wide, PLACE_EDGE);
+#undef PLACE_EDGE
     return 0;
 }
 
@@ -381,8 +487,9 @@ gch_status gch_domtree_build(const gch_heap *heap, int include_weak, gch_domtree
  *   1. dfs_number            preorder numbering: vert[], parent[], N
  *   2. index_preorder        pre[] (object -> number), initial semi values
  *   3. classify_edges_all    tree/forward edges folded, cross/back edges
- *                            recorded as pairs (no reverse index only)
- *   4. place_predecessors    the pairs as a predecessor CSR (no reverse index)
+ *                            recorded (no reverse index only)
+ *   4. place_predecessors    the recorded edges as a predecessor CSR, in
+ *                            pre's memory (no reverse index)
  *   5. semidominators        semi[] by eval over the path-compressed forest
  *   6. nca_idoms             parent[] becomes idom[] in place; meanwhile a
  *                            second thread gathers the sizes in preorder
@@ -416,12 +523,12 @@ typedef struct dom_build {
     uint32_t *pre;    /* [n+1] preorder number of each object, 0 when unreached; steps 2-5 */
 
     /* Predecessors without the heap's reverse index (steps 3-5). */
-    uint32_t *pairs;      /* (w, v) per cross or back edge v -> w, 2 * pair_room entries */
-    int64_t pair_room;    /* edges that are not DFS tree edges: the most pairs */
+    uint32_t *pairs;      /* the recorded cross and back edges, 2 * pair_room entries */
+    int64_t pair_room;    /* edges that are not DFS tree edges: the most recorded */
+    int two;              /* step 3 ran in two halves (hi) */
     classify_job lo, hi;  /* step 3's two halves (hi unused with one thread) */
     uint32_t *pstart;     /* [n+2] counts of step 3, then the CSR starts of preds */
-    uint32_t *phigh;      /* [n+2] the upper half's counts (two threads only) */
-    uint32_t *preds;      /* predecessors v > w of each w, in preorder numbers */
+    uint32_t *preds;      /* predecessors v > w of each w, in preorder numbers: pre's memory */
     uint32_t *semi;       /* [N+1] semidominators: pstart + 1, or semi_mem */
     uint32_t *semi_mem;   /* semi's own memory, with the reverse index only */
 } dom_build;
@@ -436,11 +543,10 @@ static void dom_build_release(dom_build *b)
     gch_free(b->pre);
     gch_free(b->pairs);
     gch_free(b->pstart);
-    gch_free(b->phigh);
     gch_free(b->preds);
     gch_free(b->semi_mem);
     b->vert = b->parent = b->idom_pre = b->pre = b->pairs = NULL;
-    b->pstart = b->phigh = b->preds = b->semi = b->semi_mem = NULL;
+    b->pstart = b->preds = b->semi = b->semi_mem = NULL;
     b->forest = NULL;
     b->rsize = NULL;
 }
@@ -495,8 +601,9 @@ static gch_status dfs_number(dom_build *b)
     }
 
     const size_t ahead = b->par.knobs.dfs_touch_ahead;
-    touch_job touch = { vert, parent, b->pre, f, (uint32_t)n1, (uint32_t)(ahead / 4 + 1),
-                        (uint32_t)(4 * ahead), (uint32_t)ahead, (uint32_t)ahead, 0 };
+    touch_job touch = { vert, parent, b->pre, b->pstart, f, (uint32_t)n1,
+                        (uint32_t)(ahead / 4 + 1), (uint32_t)(4 * ahead), (uint32_t)ahead,
+                        (uint32_t)ahead, 0 };
     uint32_t limit = TOUCH_STOP; /* the DFS writes slots below limit freely */
     gch_thread toucher;
     int touching = ahead && n1 > 2 * ahead && gch_parallel_worth(&b->par, m) &&
@@ -587,28 +694,27 @@ static void index_preorder(dom_build *b)
 /* Step 3, without the heap's reverse index: every edge of a reached object
  * is classified (classify_edges) by one pass over the references in object
  * order, prefetching pre[]. Reads pre, the references; writes forest (the
- * folds), pstart / phigh (counts) and pairs. Allocates pstart, pairs and, on
- * big heaps, phigh: two threads then classify the objects below `half`
- * (about half of the references) and the others, counting in pstart[] and
- * phigh[] apart; each half then has its own part of every predecessor list,
- * placed by its own thread in step 4, in the order one thread would give.
- * The pairs array has room for every edge but the N - starts tree edges (8
- * bytes each; only the cross and back edges recorded are ever written, and
- * a tree has none). */
+ * folds), pstart (counts, allocated with the DFS's arrays) and the recorded
+ * edges. Allocates pairs. On big heaps two threads classify the objects
+ * below `half` (about half of the references) and the others; only the
+ * lower half counts here
+ * (step 4 counts the upper half's edges, whose counts would need another n
+ * entries now), and each half then has its own part of every predecessor
+ * list, placed by its own thread in step 4. The pairs array has room for two
+ * entries per edge but the N - starts tree edges (only the entries written
+ * are ever touched, and a tree has none). */
 static gch_status classify_edges_all(dom_build *b)
 {
     const uint32_t n = b->n, m = b->m, *out_start = b->out_start;
     const int64_t room = (int64_t)m - (b->N - b->starts);
+    const int wide = force_wide_pairs || b->N >= PAIR_TAG;
     b->pair_room = room;
-    b->pstart = gch_calloc((size_t)n + 2, sizeof *b->pstart);
     b->pairs = gch_reallocarray(NULL, room ? (size_t)room : 1, 2 * sizeof *b->pairs);
     if (!b->pstart || !b->pairs)
         return GCH_ENOMEM;
     uint32_t half = n;
-    if (n >= 2 && gch_parallel_worth(&b->par, m)) {
-        b->phigh = gch_calloc((size_t)n + 2, sizeof *b->phigh);
-        if (!b->phigh)
-            return GCH_ENOMEM;
+    b->two = n >= 2 && gch_parallel_worth(&b->par, m);
+    if (b->two) {
         /* Smallest object whose references start at or after m / 2. */
         uint32_t a = 0, z = n;
         while (a < z) {
@@ -620,11 +726,11 @@ static gch_status classify_edges_all(dom_build *b)
         }
         half = a;
     }
-    b->lo = (classify_job){ 0, half, m, 0, b->pre, out_start, b->out_target, b->pstart,
+    b->lo = (classify_job){ 0, half, m, 0, wide, b->pre, out_start, b->out_target, b->pstart,
                             b->forest, b->pairs, 0 };
-    b->hi = (classify_job){ half, n, m, 1, b->pre, out_start, b->out_target, b->phigh,
-                            b->forest, b->pairs, room - 1 };
-    gch_run_two(b->par.workers, 1, classify_edges, &b->lo, b->phigh ? &b->hi : NULL);
+    b->hi = (classify_job){ half, n, m, 1, wide, b->pre, out_start, b->out_target, NULL,
+                            b->forest, b->pairs, 2 * room - 1 };
+    gch_run_two(b->par.workers, 1, classify_edges, &b->lo, b->two ? &b->hi : NULL);
     return GCH_OK;
 }
 
@@ -638,53 +744,77 @@ static void fold_root_edges(dom_build *b)
             b->forest[b->pre[heap->root_object[r]]].best = 0;
 }
 
+/* Merges the upper half's folds (f[w].anc) into f[w].best and zeroes
+ * f[w].anc for counting, for the vertices from..to-1. */
+typedef struct merge_job {
+    fnode *f;
+    uint32_t from, to;
+} merge_job;
+
+static int merge_folds(void *arg)
+{
+    const merge_job *j = arg;
+    fnode *f = j->f;
+    for (uint32_t w = j->from; w < j->to; w++) {
+        if (f[w].anc < f[w].best)
+            f[w].best = f[w].anc;
+        f[w].anc = 0;
+    }
+    return 0;
+}
+
 /* Step 4, without the heap's reverse index: the edges v -> w with v > w in a
- * CSR by w, placed from the recorded pairs. Reads pairs, pstart, phigh;
- * writes preds and the CSR starts (in pstart, or in phigh's memory, which
- * then becomes pstart). Frees pre (step 5 does not need it without the
- * reverse index) and pairs; allocates preds. semi[] then reuses pstart's
- * memory from slot 1: semi[w] = pstart[w + 1], which step 5 has read for the
- * last time when it is done with w (the lines are in the cache then, where a
- * separate array's would be fetched only to be overwritten). */
+ * CSR by w, placed from the recorded edges. Reads pairs, pstart; writes
+ * preds and the CSR starts (in pstart). preds takes pre's memory (step 5
+ * does not need pre without the reverse index), resized to the number of
+ * edges recorded: no fresh pages when there are fewer of them than objects.
+ * Frees pairs. semi[] then reuses pstart's memory from slot 1: semi[w] =
+ * pstart[w + 1], which step 5 has read for the last time when it is done
+ * with w (the lines are in the cache then, where a separate array's would
+ * be fetched only to be overwritten).
+ *
+ * Two halves: the upper half's edges are first counted in f[w].anc (its
+ * folds merged into f[w].best, the only fold step 5 reads); w's range is
+ * then [start, end): the lower half's edges fill [start, mid) downwards from
+ * mid (cursor pstart[w], which ends at start as with one thread), the upper
+ * half's fill [mid, end) downwards from end (cursor f[w].anc, not read
+ * again before step 5 links w), each half on its own thread. */
 static gch_status place_predecessors(dom_build *b)
 {
     const uint32_t N = b->N;
     const int64_t room = b->pair_room;
-    gch_free(b->pre);
-    b->pre = NULL;
-    place_job plo = { b->pairs, 0, 1, b->lo.at, b->pstart, NULL };
-    place_job phi = { b->pairs, room - 1, -1, room - 1 - b->hi.at, b->phigh, NULL };
-    uint32_t *pstart = b->pstart, *phigh = b->phigh;
-    if (!phigh) {
+    const int wide = b->lo.wide;
+    const int64_t hi_count = b->two ? 2 * room - 1 - b->hi.at : 0;
+    uint32_t *pstart = b->pstart;
+    fnode *f = b->forest;
+    place_job plo = { b->pairs, 0, 1, b->lo.at, wide, pstart, 1, NULL };
+    place_job phi = { b->pairs, 2 * room - 1, -1, hi_count, wide, &f[0].anc,
+                      sizeof *f / sizeof f[0].anc, NULL };
+    uint32_t total = 0;
+    if (!b->two) {
         /* pstart[w] = end of w's range; placing decrements it to the start. */
         for (uint32_t w = 1; w <= N + 1; w++)
             pstart[w] += pstart[w - 1];
-        b->preds = gch_reallocarray(NULL, pstart[N] ? pstart[N] : 1, sizeof *b->preds);
-        if (!b->preds)
-            return GCH_ENOMEM;
-        plo.preds = b->preds;
-        place_preds(&plo);
+        total = pstart[N + 1];
     } else {
-        /* w's range is [start, end): the high half's edges fill [start, mid)
-         * downwards from mid (phigh[w] = mid, ends at start), the low half's
-         * fill [mid, end) downwards from end (pstart[w]). */
-        uint32_t sum = 0;
+        merge_job mlo = { f, 1, N / 2 + 1 }, mhi = { f, N / 2 + 1, N + 1 };
+        gch_run_two(b->par.workers, 1, merge_folds, &mlo, &mhi);
+        count_job cnt = { b->pairs, 2 * room - 1, hi_count, wide, f };
+        count_upper(&cnt);
         for (uint32_t w = 0; w <= N + 1; w++) {
-            uint32_t lo = pstart[w], hi = phigh[w];
-            phigh[w] = sum + hi;
-            sum += lo + hi;
-            pstart[w] = sum;
+            uint32_t lo = pstart[w], hi = w && w <= N ? f[w].anc : 0;
+            pstart[w] = total + lo;
+            total += lo + hi;
+            if (w && w <= N)
+                f[w].anc = total;
         }
-        b->preds = gch_reallocarray(NULL, sum ? sum : 1, sizeof *b->preds);
-        if (!b->preds)
-            return GCH_ENOMEM;
-        plo.preds = phi.preds = b->preds;
-        gch_run_two(b->par.workers, 1, place_preds, &plo, &phi);
-        /* phigh[] now holds the starts (phigh[N + 1] = the total). */
-        gch_free(b->pstart);
-        b->pstart = b->phigh;
-        b->phigh = NULL;
     }
+    uint32_t *preds = gch_realloc(b->pre, (total ? total : 1) * sizeof *preds);
+    if (!preds)
+        return GCH_ENOMEM; /* b->pre is still owned and freed */
+    b->pre = NULL;
+    b->preds = plo.preds = phi.preds = preds;
+    gch_run_two(b->par.workers, 1, place_preds, &plo, b->two ? &phi : NULL);
     gch_free(b->pairs);
     b->pairs = NULL;
     b->semi = b->pstart + 1;
@@ -704,7 +834,7 @@ static void semidominators(dom_build *b)
     fnode *f = b->forest;
     const int use_reverse = b->use_reverse;
     for (uint32_t w = N; w >= 1; w--) {
-        uint32_t s = f[w].anc < f[w].best ? f[w].anc : f[w].best;
+        uint32_t s = f[w].best; /* the folds of step 3, merged */
         if (use_reverse) {
             /* Prefetch in stages, for vertices further and further ahead:
              * in_start, then in_source, then the sources' numbers. */
@@ -761,13 +891,13 @@ static void semidominators(dom_build *b)
  * semi; frees semi's memory (pstart or semi_mem). The forest is not needed
  * any more: its memory becomes rsize[], the sizes in preorder (8 bytes per
  * vertex), gathered meanwhile by a second thread on big heaps (random reads
- * of object_size). */
+ * of object_size32). */
 static void nca_idoms(dom_build *b)
 {
     const uint32_t N = b->N, *semi = b->semi;
     b->rsize = (uint64_t *)(void *)b->forest;
     b->forest = NULL;
-    gather_job gather = { b->heap->object_size, b->vert, N, b->rsize };
+    gather_job gather = { b->heap, b->vert, N, b->rsize };
     gch_thread gatherer;
     int gathering = gch_parallel_worth(&b->par, b->m) &&
                     gch_thread_start(&gatherer, b->par.workers, gather_sizes, &gather);
@@ -902,7 +1032,11 @@ static gch_status dom_build_run(dom_build *b, const gch_domtree_options *opts, g
     b->vert = gch_reallocarray(NULL, n1, sizeof *b->vert);
     b->parent = gch_reallocarray(NULL, n1, sizeof *b->parent);
     b->forest = gch_reallocarray(NULL, n1, sizeof *b->forest);
-    if (!b->pre || !b->vert || !b->parent || !b->forest)
+    /* Step 3's counts, allocated now so that the DFS's page toucher faults
+     * their pages in beside vert's (both are indexed by preorder number). */
+    if (!b->use_reverse)
+        b->pstart = gch_calloc(n1 + 1, sizeof *b->pstart);
+    if (!b->pre || !b->vert || !b->parent || !b->forest || (!b->use_reverse && !b->pstart))
         return GCH_ENOMEM;
     gch_status st = dfs_number(b);
     if (st != GCH_OK)

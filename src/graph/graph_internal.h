@@ -64,4 +64,9 @@ void gch__sort_u32(uint32_t *a, size_t n, gch__before_fn before, const void *ctx
 int gch__sort_lists_by_key_desc(uint32_t *items, const uint32_t *start, size_t lists,
                                 const uint64_t *key, uint32_t item_limit);
 
+/* Test hook: nonzero makes the dominator build record its cross and back
+ * edges as plain pairs, as it does on heaps of 2^31 or more live objects
+ * (dominators.c). Not thread-safe: set it between builds. */
+void gch__domtree_force_wide_pairs(int on);
+
 #endif

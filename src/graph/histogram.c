@@ -24,7 +24,7 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
                 continue;
             gch_type_row *r = &all[heap->object_type[i]];
             r->count++;
-            r->bytes += heap->object_size[i];
+            r->bytes += gch_object_size(heap, i);
         }
     }
     uint32_t n = 0;

@@ -533,10 +533,10 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
         }
         gch_leak_group *g = &s->groups[group_of[k]];
         g->objects++;
-        g->bytes += h->object_size[v];
+        g->bytes += gch_object_size(h, v);
         g->heads += head[v] == v;
         s->leaked_objects++;
-        s->leaked_bytes += h->object_size[v];
+        s->leaked_bytes += gch_object_size(h, v);
     }
     goto done;
 nomem:

@@ -42,7 +42,7 @@ gch_status gch_objsize(const gch_heap *heap, const uint32_t *starts, size_t star
             stack[sp++] = starts[next_start++];
         }
         uint32_t o = stack[--sp];
-        uint64_t size = heap->object_size[o];
+        uint64_t size = gch_object_size(heap, o);
         c++;
         b += size;
         if (per_type_count)

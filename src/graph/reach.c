@@ -196,13 +196,13 @@ gch_status gch_live_set_ex(const gch_heap *heap, const gch_live_options *opts, u
         for (uint32_t k = 0; k < lim; k++) {
             uint8_t bit = (uint8_t)((m >> k) & 1);
             live[base + k] = bit;
-            bytes += heap->object_size[base + k] & (0 - (uint64_t)bit);
+            bytes += gch_object_size(heap, base + k) & (0 - (uint64_t)bit);
         }
     }
     /* Totals only: visit the set bits. */
     for (size_t w = 0; w < words && !live; w++)
         for (uint64_t m = atomic_load_explicit(&mark[w], memory_order_relaxed); m; m &= m - 1)
-            bytes += heap->object_size[w * 64 + lowest_bit(m)];
+            bytes += gch_object_size(heap, w * 64 + lowest_bit(m));
     gch_free((void *)mark);
     if (live_out)
         *live_out = live;

@@ -240,7 +240,7 @@ static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
             if (p + AHEAD < N && f->label[p + AHEAD]) {
                 uint32_t a = pre[p + AHEAD];
                 __builtin_prefetch(&h->object_type[a]);
-                __builtin_prefetch(&h->object_size[a]);
+                __builtin_prefetch(&h->object_size32[a]);
             }
             uint32_t lab = f->label[p];
             if (!lab || lab - 1 < first || lab - 1 >= first + batch)
@@ -248,7 +248,7 @@ static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
             uint32_t o = pre[p];
             size_t at = (lab - 1 - first) * T + h->object_type[o];
             cnt[at]++;
-            byt[at] += h->object_size[o];
+            byt[at] += gch_object_size(h, o);
         }
         for (size_t k = 0; k < batch; k++) {
             gch_suspect *s = &f->items[first + k];

@@ -38,6 +38,7 @@ struct gch_builder {
 
     gch_heap *cur;
     size_t meta_cap, strings_cap, type_cap, object_cap, root_cap;
+    size_t big_size_cap;     /* of cur->big_size_object and big_size_value */
 
     /* Raw reference ids of the open heap; cur->out_start[i] is the index of
      * object i's first one (starts, so that no prefix pass is needed). */
@@ -98,6 +99,30 @@ static gch_status oom(gch_error *err)
     return gch_error_set(err, GCH_ENOMEM, "out of memory");
 }
 
+/* The 32-bit slot of a size (heap.h: GCH_SIZE_BIG and up are kept whole in
+ * the heap's big sizes). */
+static uint32_t size_slot(uint64_t size)
+{
+    return size < GCH_SIZE_BIG ? (uint32_t)size : GCH_SIZE_BIG;
+}
+
+/* Keeps the whole size of object i (the next object index or after: the
+ * table stays ascending) when its slot cannot hold it. 0 without memory. */
+static int keep_big_size(gch_builder *b, uint32_t i, uint64_t size)
+{
+    gch_heap *h = b->cur;
+    if (size < GCH_SIZE_BIG)
+        return 1;
+    size_t need = (size_t)h->big_size_count + 1, c1 = b->big_size_cap, c2 = c1;
+    if (!grow((void **)&h->big_size_object, &c1, need, sizeof *h->big_size_object) ||
+        !grow((void **)&h->big_size_value, &c2, need, sizeof *h->big_size_value))
+        return 0;
+    b->big_size_cap = c1 < c2 ? c1 : c2;
+    h->big_size_object[h->big_size_count] = i;
+    h->big_size_value[h->big_size_count++] = size;
+    return 1;
+}
+
 gch_status gch_builder_new(gch_builder **out, const char *format, gch_error *err)
 {
     *out = gch_calloc(1, sizeof **out);
@@ -134,6 +159,7 @@ static void reset_open_state(gch_builder *b)
     b->type_hash_cap = 0;
     b->string_hash_cap = b->string_hash_len = 0;
     b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
+    b->big_size_cap = 0;
     b->object_open = 0;
     b->ids_unsorted = 0;
     b->hist_only = 0;
@@ -461,18 +487,20 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
         size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
         if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
             !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-            !grow((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+            !grow((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
             !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
             return oom(err);
         b->object_cap = c1 < c4 ? c1 : c4;
     }
+    if (!keep_big_size(b, h->object_count, size))
+        return oom(err);
     uint32_t i = h->object_count++;
     if (i > 0 && id <= b->last_id)
         b->ids_unsorted = 1;
     b->last_id = id;
     h->object_id[i] = id;
     h->object_type[i] = t;
-    h->object_size[i] = size;
+    h->object_size32[i] = size_slot(size);
     h->out_start[i] = (uint32_t)b->raw_ref_count;
     gch_builder_count_type(b, t, 1, size, 0);
     b->object_open = 1;
@@ -685,7 +713,7 @@ gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, in
     size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
     if (!reserve_exact((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
         !reserve_exact((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-        !reserve_exact((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+        !reserve_exact((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
         !reserve_exact((void **)&h->out_start, &c4, need, sizeof *h->out_start))
         return oom(err);
     b->object_cap = c1 < c4 ? c1 : c4;
@@ -756,10 +784,19 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
         size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
         if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
             !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-            !grow((void **)&h->object_size, &c3, need, sizeof *h->object_size) ||
+            !grow((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
             !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
             return oom(err);
         b->object_cap = c1 < c4 ? c1 : c4;
+    }
+    /* The whole sizes that do not fit a slot are kept now, in order (the
+     * fills may run on two threads at once). */
+    uint32_t big_before = h->big_size_count;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!keep_big_size(b, h->object_count + k, sizes[k])) {
+            h->big_size_count = big_before;
+            return oom(err);
+        }
     }
     if (nrefs) {
         if (!grow((void **)&b->raw_refs, &b->raw_ref_cap, b->raw_ref_count + nrefs, sizeof(uint64_t)))
@@ -805,7 +842,9 @@ void gch_builder_fill_objects(gch_builder *b, const gch_object_slots *at, uint32
         memcpy(b->raw_refs + at->ref_at * sizeof(uint64_t), refs, (size_t)nrefs * sizeof(uint64_t));
     memcpy(h->object_id + i, ids, (size_t)n * sizeof *ids);
     memcpy(h->object_type + i, types, (size_t)n * sizeof *types);
-    memcpy(h->object_size + i, sizes, (size_t)n * sizeof *sizes);
+    uint32_t *slot = h->object_size32 + i;
+    for (uint32_t k = 0; k < n; k++)
+        slot[k] = size_slot(sizes[k]);
     if (h->refs_loaded) { /* else end_heap makes them all zero */
         uint32_t *start = h->out_start + i, next = (uint32_t)at->ref_at;
         for (uint32_t k = 0; k < n; k++) {
@@ -842,6 +881,27 @@ static int adopted_arrays_valid(const gch_heap *h, uint32_t n, const uint64_t *i
     return 1;
 }
 
+/* Turns the adopted 64-bit sizes into the heap's 32-bit slots in their own
+ * memory (slot k overwrites bytes of a size read already: the one of k / 2),
+ * keeping the big ones whole, and gives back the upper half. Frees sizes and
+ * returns NULL without memory. */
+static uint32_t *sizes_to_slots(gch_builder *b, uint32_t n, uint64_t *sizes)
+{
+    unsigned char *mem = (unsigned char *)sizes;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t size;
+        memcpy(&size, mem + (size_t)k * sizeof size, sizeof size);
+        if (!keep_big_size(b, k, size)) {
+            gch_free(sizes);
+            return NULL;
+        }
+        uint32_t slot = size_slot(size);
+        memcpy(mem + (size_t)k * sizeof slot, &slot, sizeof slot);
+    }
+    uint32_t *slots = gch_reallocarray(mem, (size_t)n + 1, sizeof *slots);
+    return slots ? slots : (uint32_t *)mem;
+}
+
 gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, uint32_t *types,
                                      uint64_t *sizes, uint32_t *starts, uint32_t *targets,
                                      uint32_t *labels, gch_error *err)
@@ -865,20 +925,29 @@ gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, 
         gch_free(labels);
         return st;
     }
+    uint32_t *slots = sizes_to_slots(b, n, sizes);
+    if (!slots) {
+        gch_free(ids);
+        gch_free(types);
+        gch_free(starts);
+        gch_free(targets);
+        gch_free(labels);
+        return oom(err);
+    }
     gch_free(h->object_id);
     gch_free(h->object_type);
-    gch_free(h->object_size);
+    gch_free(h->object_size32);
     gch_free(h->out_start);
     gch_free(b->raw_refs);
     gch_free(b->raw_labels);
     h->object_id = ids;
     h->object_type = types;
-    h->object_size = sizes;
+    h->object_size32 = slots;
     h->out_start = starts;
     h->object_count = n;
     b->object_cap = (size_t)n + 1;
     for (uint32_t i = 0; i < n; i++) {
-        add_to_type(b, types[i], 1, sizes[i], 0);
+        add_to_type(b, types[i], 1, gch_object_size(h, i), 0);
         if (i > 0 && ids[i] <= ids[i - 1])
             b->ids_unsorted = 1;
     }
@@ -1024,7 +1093,7 @@ static gch_status build_id_table(gch_heap *h, const gch_hash_key *key, uint32_t 
 static void drop_duplicates(gch_builder *b, const uint8_t *keep)
 {
     gch_heap *h = b->cur;
-    uint32_t w = 0;
+    uint32_t w = 0, big_read = 0, big_write = 0;
     uint64_t rr = 0, rw = 0;
     /* The per-type totals are counted again over the objects kept (an
      * overflow may have come from a dropped one). */
@@ -1042,15 +1111,24 @@ static void drop_duplicates(gch_builder *b, const uint8_t *keep)
             }
             h->object_id[w] = h->object_id[i];
             h->object_type[w] = h->object_type[i];
-            h->object_size[w] = h->object_size[i];
+            h->object_size32[w] = h->object_size32[i];
+            uint64_t size = h->object_size32[w];
+            if (big_read < h->big_size_count && h->big_size_object[big_read] == i) {
+                size = h->big_size_value[big_read++];
+                h->big_size_object[big_write] = w;
+                h->big_size_value[big_write++] = size;
+            }
             h->out_start[w] = (uint32_t)rw; /* i >= w: nothing unread is overwritten */
-            add_to_type(b, h->object_type[w], 1, h->object_size[w], 0);
+            add_to_type(b, h->object_type[w], 1, size, 0);
             w++;
             rw += nrefs;
+        } else if (big_read < h->big_size_count && h->big_size_object[big_read] == i) {
+            big_read++;
         }
         rr += nrefs;
     }
     h->object_count = w;
+    h->big_size_count = big_write;
     h->out_start[w] = (uint32_t)rw;
     b->raw_ref_count = rw;
 }
@@ -1217,8 +1295,8 @@ static gch_status close_heap(gch_builder *b, gch_error *err)
     if (!h->object_id) {
         h->object_id = gch_calloc(1, sizeof *h->object_id);
         h->object_type = gch_calloc(1, sizeof *h->object_type);
-        h->object_size = gch_calloc(1, sizeof *h->object_size);
-        if (!h->object_id || !h->object_type || !h->object_size)
+        h->object_size32 = gch_calloc(1, sizeof *h->object_size32);
+        if (!h->object_id || !h->object_type || !h->object_size32)
             return oom(err);
     }
 

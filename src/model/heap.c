@@ -31,7 +31,9 @@ static void heap_free(gch_heap *h)
     gch_free(h->type_bytes);
     gch_free(h->object_id);
     gch_free(h->object_type);
-    gch_free(h->object_size);
+    gch_free(h->object_size32);
+    gch_free(h->big_size_object);
+    gch_free(h->big_size_value);
     gch_free(h->out_start);
     gch_free(h->out_target);
     gch_free(h->out_label);
@@ -47,6 +49,21 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_label);
     gch_free(h->payloads);
     gch_free(h);
+}
+
+uint64_t gch_heap_big_size(const gch_heap *heap, uint32_t o)
+{
+    uint32_t a = 0, z = heap->big_size_count;
+    while (a < z) {
+        uint32_t mid = a + (z - a) / 2;
+        if (heap->big_size_object[mid] < o)
+            a = mid + 1;
+        else
+            z = mid;
+    }
+    /* Every GCH_SIZE_BIG slot has its entry (the builder keeps them in step). */
+    return a < heap->big_size_count && heap->big_size_object[a] == o ? heap->big_size_value[a]
+                                                                      : GCH_SIZE_BIG;
 }
 
 /* Shared with the builder, which frees heaps it could not finish. */

@@ -40,7 +40,7 @@ char *dart_test_heap_text(const gch_heap *h, int with_meta)
     add(&t, "");
     for (uint32_t i = 0; i < h->object_count; i++) {
         add(&t, "object %llu %s size %llu", (unsigned long long)h->object_id[i],
-            gch_type_name(h, h->object_type[i]), (unsigned long long)h->object_size[i]);
+            gch_type_name(h, h->object_type[i]), (unsigned long long)gch_object_size(h, i));
         if (h->refs_loaded && h->out_start[i] < h->out_start[i + 1]) {
             add(&t, " ->");
             for (uint32_t r = h->out_start[i]; r < h->out_start[i + 1]; r++) {

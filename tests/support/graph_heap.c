@@ -47,7 +47,7 @@ gch_dump *th_dump_new(uint32_t n, uint32_t types, uint32_t roots, uint64_t refs)
     h->object_count = n;
     h->object_id = must(gch_malloc(((size_t)n ? n : 1) * sizeof *h->object_id));
     h->object_type = must(gch_calloc(n ? n : 1, sizeof *h->object_type));
-    h->object_size = must(gch_calloc(n ? n : 1, sizeof *h->object_size));
+    h->object_size32 = must(gch_calloc(n ? n : 1, sizeof *h->object_size32));
     for (uint32_t i = 0; i < n; i++)
         h->object_id[i] = (uint64_t)i + 1;
     h->out_start = must(gch_calloc((size_t)n + 1, sizeof *h->out_start));
@@ -67,6 +67,38 @@ gch_dump *th_dump_new(uint32_t n, uint32_t types, uint32_t roots, uint64_t refs)
     for (uint32_t r = 0; r < rc; r++)
         h->root_object[r] = h->root_container[r] = h->root_label[r] = GCH_NONE;
     return d;
+}
+
+void th_set_size(gch_heap *h, uint32_t i, uint64_t size)
+{
+    uint32_t k = 0, count = h->big_size_count;
+    while (k < count && h->big_size_object[k] < i)
+        k++;
+    int has = k < count && h->big_size_object[k] == i;
+    h->object_size32[i] = size < GCH_SIZE_BIG ? (uint32_t)size : GCH_SIZE_BIG;
+    if (size < GCH_SIZE_BIG) {
+        if (has) { /* no longer big: drop its entry */
+            memmove(h->big_size_object + k, h->big_size_object + k + 1,
+                    (count - k - 1) * sizeof *h->big_size_object);
+            memmove(h->big_size_value + k, h->big_size_value + k + 1,
+                    (count - k - 1) * sizeof *h->big_size_value);
+            h->big_size_count--;
+        }
+        return;
+    }
+    if (!has) {
+        h->big_size_object = must(gch_reallocarray(h->big_size_object, (size_t)count + 1,
+                                                   sizeof *h->big_size_object));
+        h->big_size_value = must(gch_reallocarray(h->big_size_value, (size_t)count + 1,
+                                                  sizeof *h->big_size_value));
+        memmove(h->big_size_object + k + 1, h->big_size_object + k,
+                (count - k) * sizeof *h->big_size_object);
+        memmove(h->big_size_value + k + 1, h->big_size_value + k,
+                (count - k) * sizeof *h->big_size_value);
+        h->big_size_object[k] = i;
+        h->big_size_count++;
+    }
+    h->big_size_value[k] = size;
 }
 
 void th_set_edges(gch_heap *h, const uint32_t *src, const uint32_t *dst, size_t m)
@@ -177,8 +209,8 @@ gch_dump *th_random_dump(th_rng *r, uint32_t max_n)
     gch_heap *h = d->heaps[0];
     for (uint32_t i = 0; i < n; i++) {
         h->object_type[i] = th_below(r, types);
-        h->object_size[i] = th_below(r, 100);
-        h->total_size += h->object_size[i];
+        h->object_size32[i] = th_below(r, 100);
+        h->total_size += gch_object_size(h, i);
     }
     /* Edge density varies: sparse graphs have interesting dominators. */
     size_t m = th_below(r, 3 * n + 1);

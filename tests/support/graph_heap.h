@@ -16,6 +16,10 @@
  * with gch_dump_free. */
 gch_dump *th_dump_new(uint32_t n, uint32_t types, uint32_t roots, uint64_t refs);
 
+/* Sets the size of object i of a heap made by th_dump_new (sizes of 2^32 - 1
+ * and more go to the heap's big sizes, as the builder keeps them). */
+void th_set_size(gch_heap *h, uint32_t i, uint64_t size);
+
 /* Replaces the references of h with the m edges src[k] -> dst[k], keeping for
  * each source the order of the list. */
 void th_set_edges(gch_heap *h, const uint32_t *src, const uint32_t *dst, size_t m);

@@ -33,8 +33,21 @@ const char *heap_check_structure(const gch_heap *h)
 {
     CHECK(h->name, "heap without a name");
     CHECK(h->out_start, "out_start is NULL");
-    CHECK(h->object_count == 0 || (h->object_id && h->object_type && h->object_size),
+    CHECK(h->object_count == 0 || (h->object_id && h->object_type && h->object_size32),
           "object arrays missing");
+    /* Big sizes: ascending objects, each a GCH_SIZE_BIG slot, each such slot listed. */
+    uint32_t big_slots = 0;
+    for (uint32_t i = 0; i < h->object_count; i++)
+        big_slots += h->object_size32[i] == GCH_SIZE_BIG;
+    CHECK(big_slots == h->big_size_count, "GCH_SIZE_BIG slots and big sizes differ in number");
+    for (uint32_t k = 0; k < h->big_size_count; k++) {
+        CHECK(h->big_size_object[k] < h->object_count, "big size of an absent object");
+        CHECK(k == 0 || h->big_size_object[k - 1] < h->big_size_object[k],
+              "big sizes not in ascending object order");
+        CHECK(h->object_size32[h->big_size_object[k]] == GCH_SIZE_BIG,
+              "big size of an object whose slot holds its size");
+        CHECK(h->big_size_value[k] >= GCH_SIZE_BIG, "big size that fits its slot");
+    }
     CHECK(h->out_start[0] == 0, "out_start[0] != 0");
     for (uint32_t i = 0; i < h->object_count; i++)
         CHECK(h->out_start[i] <= h->out_start[i + 1], "out_start not monotone");
@@ -56,8 +69,8 @@ const char *heap_check_structure(const gch_heap *h)
     uint64_t total = 0;
     for (uint32_t i = 0; i < h->object_count; i++) {
         CHECK(h->object_type[i] < h->type_count, "object type >= type_count");
-        CHECK(h->object_size[i] <= UINT64_MAX - total, "sizes overflow but the heap was accepted");
-        total += h->object_size[i];
+        CHECK(gch_object_size(h, i) <= UINT64_MAX - total, "sizes overflow but the heap was accepted");
+        total += gch_object_size(h, i);
     }
     CHECK(total == h->total_size, "total_size != sum of object sizes");
     if (h->type_objects) {
@@ -71,7 +84,7 @@ const char *heap_check_structure(const gch_heap *h)
         }
         for (uint32_t i = 0; i < h->object_count; i++) {
             objects[h->object_type[i]]++;
-            bytes[h->object_type[i]] += h->object_size[i];
+            bytes[h->object_type[i]] += gch_object_size(h, i);
         }
         const char *bad = NULL;
         for (uint32_t t = 0; t < h->type_count && !bad; t++)
@@ -254,7 +267,7 @@ const char *heap_check_analyses(gch_heap *h, gch_status *st, heap_summary *sum)
             if (!live[i])
                 continue;
             marks++;
-            mbytes += h->object_size[i];
+            mbytes += gch_object_size(h, i);
             for (uint32_t e = h->out_start[i]; e < h->out_start[i + 1]; e++)
                 if (!live[h->out_target[e]])
                     why = "live set not closed under references";
@@ -379,7 +392,7 @@ const char *heap_check_same_dump(const gch_dump *a, const gch_dump *b, int compa
               "object counts or totals differ");
         for (uint32_t i = 0; i < x->object_count; i++)
             CHECK(x->object_id[i] == y->object_id[i] && x->object_type[i] == y->object_type[i] &&
-                      x->object_size[i] == y->object_size[i],
+                      gch_object_size(x, i) == gch_object_size(y, i),
                   "objects differ");
         CHECK(x->root_count == y->root_count, "root counts differ");
         for (uint32_t r = 0; r < x->root_count; r++)

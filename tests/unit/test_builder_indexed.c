@@ -86,7 +86,8 @@ static void make_spec(spec *s, enum id_kind kind, int skip_refs, int labeled)
     make_ids(s, kind);
     s->starts[0] = 0;
     for (uint32_t i = 0; i < n; i++) {
-        s->sizes[i] = rnd() % 100;
+        /* now and then a size the 32-bit slots cannot hold (kept whole) */
+        s->sizes[i] = rnd() % 37 == 0 ? ((uint64_t)1 << 32) - 2 + rnd() % 4 : rnd() % 100;
         s->type_of[i] = (uint32_t)(rnd() % s->ntypes);
         s->starts[i + 1] = s->starts[i] + (uint32_t)(rnd() % 5);
     }
@@ -218,7 +219,12 @@ static void assert_same_heap(const gch_heap *x, const gch_heap *y)
     assert_int_equal(x->object_count, y->object_count);
     SAME_ARRAY(x->object_id, y->object_id, x->object_count);
     SAME_ARRAY(x->object_type, y->object_type, x->object_count);
-    SAME_ARRAY(x->object_size, y->object_size, x->object_count);
+    SAME_ARRAY(x->object_size32, y->object_size32, x->object_count);
+    assert_int_equal(x->big_size_count, y->big_size_count);
+    SAME_ARRAY(x->big_size_object, y->big_size_object, x->big_size_count);
+    SAME_ARRAY(x->big_size_value, y->big_size_value, x->big_size_count);
+    for (uint32_t o = 0; o < x->object_count; o++)
+        assert_int_equal(gch_object_size(x, o), gch_object_size(y, o));
     assert_int_equal(x->total_size, y->total_size);
     assert_int_equal(x->ref_count, y->ref_count);
     assert_int_equal(x->refs_loaded, y->refs_loaded);

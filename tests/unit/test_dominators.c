@@ -116,10 +116,10 @@ static void oracle_build(const gch_heap *h, int include_weak, oracle *o)
                 o->idom[v] = d;
             }
         }
-        o->retained[v] = h->object_size[v];
+        o->retained[v] = gch_object_size(h, v);
         for (uint32_t w = 0; w < n; w++)
             if (o->dom[(size_t)v * n + w])
-                o->retained[v] += h->object_size[w];
+                o->retained[v] += gch_object_size(h, w);
     }
     free(r);
 }
@@ -146,7 +146,7 @@ static uint64_t oracle_type_retained(const gch_heap *h, const oracle *o, uint32_
                 (i == v || o->dom[(size_t)i * n + v]))
                 in = 1;
         if (in)
-            sum += h->object_size[v];
+            sum += gch_object_size(h, v);
     }
     return sum;
 }
@@ -162,7 +162,7 @@ static void check_tree(const gch_heap *h, const gch_domtree *t, const oracle *o)
         assert_int_equal(t->retained[v], o->live[v] ? o->retained[v] : 0);
         if (o->live[v]) {
             lc++;
-            lb += h->object_size[v];
+            lb += gch_object_size(h, v);
         }
     }
     assert_int_equal(t->live_count, lc);
@@ -178,7 +178,7 @@ static void check_tree(const gch_heap *h, const gch_domtree *t, const oracle *o)
             assert_int_equal(cnt, 0);
             continue;
         }
-        uint64_t sum = k < n ? h->object_size[k] : 0;
+        uint64_t sum = k < n ? gch_object_size(h, k) : 0;
         for (uint32_t j = 0; j < cnt; j++) {
             assert_true(ch[j] < n);
             assert_int_equal(t->idom[ch[j]], node);
@@ -248,6 +248,7 @@ static void test_random_oracle(void **state)
         if (g % 2 && gch_heap_build_reverse(h, NULL) != GCH_OK)
             fail();
         set_parallel(g % 4 >= 2);
+        gch__domtree_force_wide_pairs(g % 8 >= 4); /* (v, w) pairs as past 2^31 objects */
         for (int weak = 0; weak <= 1; weak++) {
             oracle o;
             oracle_build(h, weak, &o);
@@ -261,6 +262,7 @@ static void test_random_oracle(void **state)
         gch_dump_free(d);
     }
     gch_internal_set_tuning(NULL);
+    gch__domtree_force_wide_pairs(0);
     print_message("random graphs: %llu live objects (%llu at dominator depth >= 3), "
                   "%llu unreachable\n",
                   (unsigned long long)stat_live, (unsigned long long)stat_deep,
@@ -287,7 +289,7 @@ static void test_random_dense(void **state)
         free(src);
         free(dst);
         for (uint32_t i = 0; i < n; i++) {
-            h->object_size[i] = 1 + th_below(&rng, 50);
+            h->object_size32[i] = 1 + th_below(&rng, 50);
             h->object_type[i] = th_below(&rng, 3);
         }
         h->root_object[0] = 0;
@@ -310,10 +312,12 @@ static void test_random_dense(void **state)
 
 /* Tree and back edges only: a chain 0 -> 1 -> ... -> n-1 (the DFS tree) and
  * k -> j for every j < k. Every edge but the n - 1 tree edges is then a back
- * edge from a reached object, so the recorded pairs fill the room reserved for
- * them exactly, the lower half's from the front and the upper half's from the
- * back (a slot too many would overrun under AddressSanitizer). idom(k) is
- * k - 1 and every object retains the ones after it. */
+ * edge from a reached object, so the recorded edges as (v, w) pairs (what
+ * heaps of 2^31 objects record) fill the room reserved for them exactly, the
+ * lower half's from the front and the upper half's from the back (a slot too
+ * many would overrun under AddressSanitizer); the marked stream of the usual
+ * case fills it to one entry per source short of that. idom(k) is k - 1 and
+ * every object retains the ones after it. */
 static void test_back_edges_fill_pairs(void **state)
 {
     (void)state;
@@ -338,20 +342,22 @@ static void test_back_edges_fill_pairs(void **state)
         free(dst);
         uint64_t total = 0;
         for (uint32_t v = 0; v < n; v++)
-            total += h->object_size[v] = 1 + v % 7;
+            total += h->object_size32[v] = 1 + v % 7;
         h->root_object[0] = 0;
-        for (int parallel = 0; parallel <= 1; parallel++) {
-            set_parallel(parallel);
+        for (int mode = 0; mode < 4; mode++) {
+            set_parallel(mode & 1);
+            gch__domtree_force_wide_pairs(mode >> 1);
             gch_domtree t;
             assert_int_equal(gch_domtree_build(h, 0, &t, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
+            gch__domtree_force_wide_pairs(0);
             assert_int_equal(t.live_count, n);
             assert_int_equal(t.live_bytes, total);
             uint64_t after = total;
             for (uint32_t v = 0; v < n; v++) {
                 assert_int_equal(t.idom[v], v ? v - 1 : GCH_DOM_VROOT);
                 assert_int_equal(t.retained[v], after);
-                after -= h->object_size[v];
+                after -= gch_object_size(h, v);
             }
             gch_domtree_free(&t);
         }
@@ -408,7 +414,8 @@ static gch_dump *hand_dump(const hand_obj *objs, size_t nobj, const hand_root *r
 /* The two-thread steps (edges classified and predecessors placed by two
  * threads from the two halves of the objects, each half folding forward
  * edges into its own minimum; idom scatter beside the retained sizes) give
- * every result array exactly as one thread does, on graphs big enough for both
+ * every result array exactly as one thread does (one of the two recording
+ * (v, w) pairs, the other the marked stream), on graphs big enough for both
  * halves to hold many cross and back edges; without the reverse index (the
  * placement's path) and with it. */
 static void test_parallel_matches_serial(void **state)
@@ -423,10 +430,13 @@ static void test_parallel_matches_serial(void **state)
         for (int weak = 0; weak <= 1; weak++) {
             gch_domtree a, b;
             set_parallel(0);
+            gch__domtree_force_wide_pairs(g % 2);
             assert_int_equal(gch_domtree_build(h, weak, &a, NULL), GCH_OK);
             set_parallel(1);
+            gch__domtree_force_wide_pairs(!(g % 2));
             assert_int_equal(gch_domtree_build(h, weak, &b, NULL), GCH_OK);
             gch_internal_set_tuning(NULL);
+            gch__domtree_force_wide_pairs(0);
             uint32_t n = h->object_count;
             assert_int_equal(a.live_count, b.live_count);
             assert_int_equal(a.live_bytes, b.live_bytes);
@@ -702,7 +712,7 @@ static void test_hand_lengauer_tarjan(void **state)
         gch_heap *h = dd->heaps[0];
         th_set_edges(h, src, dst, sizeof src / sizeof src[0]);
         for (int i = 0; i < 13; i++)
-            h->object_size[i] = 1;
+            h->object_size32[i] = 1;
         h->root_object[0] = R;
         if (rev)
             assert_int_equal(gch_heap_build_reverse(h, NULL), GCH_OK);
@@ -788,13 +798,13 @@ static void test_child_order_ties(void **state)
         for (uint32_t i = 0; i < n; i++) {
             h->object_type[i] = i % 2;
             if (mode == 0)
-                h->object_size[i] = 8; /* all equal */
+                h->object_size32[i] = 8; /* all equal */
             else if (mode == 1)
-                h->object_size[i] = th_below(&rng, 3); /* 0, 1, 2: ties everywhere */
+                h->object_size32[i] = th_below(&rng, 3); /* 0, 1, 2: ties everywhere */
             else if (mode == 2) /* ties across several radix digits */
-                h->object_size[i] = (uint64_t)th_below(&rng, 3) << (8 * th_below(&rng, 5));
+                th_set_size(h, i, (uint64_t)th_below(&rng, 3) << (8 * th_below(&rng, 5)));
             else /* a few huge sizes: no room to pack the index */
-                h->object_size[i] = th_below(&rng, 8) == 0 ? (uint64_t)1 << 57 : th_below(&rng, 3);
+                th_set_size(h, i, th_below(&rng, 8) == 0 ? (uint64_t)1 << 57 : th_below(&rng, 3));
         }
         h->root_object[0] = 0;
         h->root_object[1] = g % 2 ? th_below(&rng, n) : GCH_NONE;
@@ -1116,7 +1126,7 @@ static void test_alloc_failure(void **state)
         gch_heap *h = d->heaps[0];
         th_set_edges(h, src, dst, m);
         for (uint32_t i = 0; i < N; i++) {
-            h->object_size[i] = i + 1;
+            h->object_size32[i] = i + 1;
             h->object_type[i] = i % 4;
         }
         h->root_object[0] = 0;

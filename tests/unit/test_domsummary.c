@@ -134,7 +134,7 @@ static void check_summary(const gch_heap *h, const gch_domtree *ft, const uint32
         uint32_t m = merged_node[k];
         assert_int_equal(m == GCH_NONE ? 0 : s->merged[m], mc);
         assert_int_equal(m == GCH_NONE ? 0 : s->retained[m], mb);
-        uint64_t own = k ? h->object_size[o] : 0;
+        uint64_t own = k ? gch_object_size(h, o) : 0;
         assert_int_equal(s->retained[k], own + child_sum[k]);
     }
     free(child_sum);
@@ -228,9 +228,9 @@ static void test_long_chain(void **state)
         h->out_start[i + 1] = i + 1 < n ? i + 1 : n - 1;
         if (i + 1 < n)
             h->out_target[i] = i + 1;
-        h->object_size[i] = 1 + i % 3;
+        h->object_size32[i] = 1 + i % 3;
         h->object_type[i] = i % 3;
-        h->total_size += h->object_size[i];
+        h->total_size += gch_object_size(h, i);
     }
     h->root_object[0] = 0;
     gch_domtree pt;
@@ -243,7 +243,7 @@ static void test_long_chain(void **state)
         assert_int_equal(s.object[k], k - 1);
         assert_int_equal(s.parent[k], k - 1);
         assert_int_equal(s.retained[k], suffix);
-        suffix -= h->object_size[k - 1];
+        suffix -= gch_object_size(h, k - 1);
     }
     assert_int_equal(s.parent[1001], 1000);
     assert_int_equal(s.merged[1001], 1);
@@ -273,7 +273,7 @@ static void test_wide_root(void **state)
     for (uint32_t i = 0; i < n; i++) {
         h->out_start[i + 1] = leaves;
         h->object_type[i] = i ? 1 : 0;
-        h->object_size[i] = i;
+        h->object_size32[i] = i;
         h->total_size += i;
     }
     for (uint32_t i = 0; i < leaves; i++)

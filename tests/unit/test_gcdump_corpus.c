@@ -108,7 +108,7 @@ static void check_histogram(const loaded *l, int size_buckets)
     for (uint32_t i = 0; i < h->object_count; i++) {
         got[ng].name = strdup(gch_type_name(h, h->object_type[i]));
         got[ng].count = 1;
-        got[ng++].bytes = h->object_size[i];
+        got[ng++].bytes = gch_object_size(h, i);
     }
     nw = group_rows(want, nw);
     ng = group_rows(got, ng);
@@ -188,7 +188,7 @@ static void check_objects_and_roots(const loaded *l)
         bytes += g->node_size[i];
         uint32_t o = lookup(h, idx, g->node_address[i]);
         assert_int_not_equal(o, GCH_NONE);
-        assert_int_equal(h->object_size[o], g->node_size[i]);
+        assert_int_equal(gch_object_size(h, o), g->node_size[i]);
         char *shown = gco_strip_bucket(g->type_names[g->node_type[i]]);
         assert_string_equal(gch_type_name(h, h->object_type[o]), shown);
         free(shown);
@@ -330,7 +330,7 @@ static void check_liveness(const char *name, const root_row *rows, size_t row_co
                 continue;
             count++;
             if (h->root_object[r] != GCH_NONE)
-                sum += h->object_size[h->root_object[r]];
+                sum += gch_object_size(h, h->root_object[r]);
         }
         assert_int_equal(count, rows[k].count);
         assert_int_equal(sum, rows[k].bytes);
@@ -429,7 +429,7 @@ static void test_perfview_test1_xml(void **state)
         uint32_t o = lookup(h, idx, n->address);
         assert_int_not_equal(o, GCH_NONE);
         assert_string_equal(gch_type_name(h, h->object_type[o]), n->type);
-        assert_int_equal(h->object_size[o], n->size);
+        assert_int_equal(gch_object_size(h, o), n->size);
         assert_int_equal(h->out_start[o + 1] - h->out_start[o], n->child_count);
         for (size_t k = 0; k < n->child_count; k++)
             assert_int_equal(h->object_id[h->out_target[h->out_start[o] + k]],

@@ -189,7 +189,7 @@ static void test_round_trip_objects(void **state)
         uint32_t i = gch_heap_find_object(h, e->id);
         assert_int_not_equal(i, GCH_NONE);
         assert_string_equal(gch_type_name(h, h->object_type[i]), e->type);
-        assert_int_equal(h->object_size[i], e->size);
+        assert_int_equal(gch_object_size(h, i), e->size);
         assert_int_equal(h->out_start[i + 1] - h->out_start[i], e->nrefs);
         for (size_t r = 0; r < e->nrefs; r++)
             assert_int_equal(h->object_id[h->out_target[h->out_start[i] + r]], e->refs[r]);

@@ -28,9 +28,9 @@ static gch_dump *chain_dump(uint32_t n)
         h->out_start[i + 1] = i + 1 < n ? i + 1 : n - 1;
         if (i + 1 < n)
             h->out_target[i] = i + 1;
-        h->object_size[i] = 1 + i % 3;
+        h->object_size32[i] = 1 + i % 3;
         h->object_type[i] = i % 3;
-        h->total_size += h->object_size[i];
+        h->total_size += gch_object_size(h, i);
     }
     h->root_object[0] = 0;
     return d;
@@ -104,6 +104,67 @@ static void test_chain_10m(void **state)
     th_alloc_uninstall();
 }
 
+/* 1M objects, each holding the next and two others spread over the whole
+ * heap: ~2M cross and back edges, the predecessor stage's case. The build in
+ * preorder (what `top` does) peaks at 24 bytes/object (pre, vert, parent,
+ * the forest, pstart) plus the room for the recorded edges, 8 bytes per edge
+ * that is not a DFS tree edge (the entries actually written, 4 bytes an edge
+ * plus 4 a source, are what is touched of it): no second count array for the
+ * two-thread half and no predecessor array beside pre[] (the predecessors
+ * take its memory). One thread and two give the same tree. */
+static void test_cross_edges_1m(void **state)
+{
+    (void)state;
+    const uint32_t n = 1000000;
+    const size_t m = 3 * (size_t)n - 1;
+    th_alloc_install(-1);
+    gch_dump *d = th_dump_new(n, 2, 1, m);
+    gch_heap *h = d->heaps[0];
+    size_t e = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        h->out_start[i] = (uint32_t)e;
+        if (i + 1 < n)
+            h->out_target[e++] = i + 1;
+        h->out_target[e++] = (uint32_t)(((uint64_t)i * 7919 + 13) % n);
+        h->out_target[e++] = (uint32_t)(((uint64_t)i * 104729 + 7) % n);
+        h->object_size32[i] = 1 + i % 5;
+        total += 1 + i % 5;
+    }
+    h->out_start[n] = (uint32_t)e;
+    assert_int_equal(e, m);
+    h->ref_count = m;
+    h->root_object[0] = 0;
+    gch_domtree t[2];
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        size_t base = th_alloc_live_bytes();
+        th_alloc_reset_peak();
+        gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
+        opts.children = 0;
+        opts.preorder_only = 1;
+        opts.threads = threads;
+        assert_int_equal(gch_domtree_build_ex(h, &opts, &t[threads - 1], NULL), GCH_OK);
+        size_t peak = th_alloc_peak_bytes() - base;
+        const gch_domtree *r = &t[threads - 1];
+        print_message("1M objects, 3M references, %u thread%s: preorder build peak %.1f "
+                      "bytes/object above the heap\n",
+                      threads, threads > 1 ? "s" : "", (double)peak / n);
+        assert_int_equal(r->live_count, n);
+        assert_int_equal(r->live_bytes, total);
+        /* One DFS start (the root): n - 1 tree edges. */
+        size_t non_tree = m - (n - 1);
+        assert_true(peak <= 24 * ((size_t)n + 2) + 8 * non_tree + 4096);
+    }
+    assert_memory_equal(t[0].preorder, t[1].preorder, (size_t)n * sizeof *t[0].preorder);
+    assert_memory_equal(t[0].preorder_retained, t[1].preorder_retained,
+                        (size_t)n * sizeof *t[0].preorder_retained);
+    gch_domtree_free(&t[0]);
+    gch_domtree_free(&t[1]);
+    gch_dump_free(d);
+    assert_int_equal(th_alloc_live_blocks(), 0);
+    th_alloc_uninstall();
+}
+
 /* Object 0 (root, 5 bytes) holds M children c = 1..M (sizes 1 + c % 97);
  * child c holds grandchild g(c) = M + c (10 bytes); children with c % 1000 == 1
  * also hold g(c+1), which then has two holders and is dominated by 0. */
@@ -130,10 +191,10 @@ static void test_wide_1m(void **state)
         for (uint32_t i = M + 1; i < n; i++)
             h->out_start[i + 1] = e;
         h->ref_count = e;
-        h->object_size[0] = 5;
+        h->object_size32[0] = 5;
         for (uint32_t c = 1; c <= M; c++) {
-            h->object_size[c] = 1 + c % 97;
-            h->object_size[M + c] = 10;
+            h->object_size32[c] = 1 + c % 97;
+            h->object_size32[M + c] = 10;
             h->object_type[M + c] = 1;
         }
         h->root_object[0] = 0;
@@ -198,7 +259,7 @@ static void test_back_edges(void **state)
             if (i + 1 < n)
                 h->out_target[e++] = i + 1;
             h->out_target[e++] = variant == 0 ? 0 : i / 2;
-            h->object_size[i] = 1;
+            h->object_size32[i] = 1;
         }
         h->out_start[n] = e;
         h->ref_count = e;
@@ -222,6 +283,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_10m),
         cmocka_unit_test(test_wide_1m),
+        cmocka_unit_test(test_cross_edges_1m),
         cmocka_unit_test(test_back_edges),
     };
     if (argc > 1)

@@ -263,11 +263,11 @@ static void duplicate_ids_first_wins(void **state)
     assert_int_equal(h->anomalies.first_duplicate_object, 1);
     /* Object 1 keeps its first record: type T, size 0x10, one reference to 2. */
     assert_int_equal(h->object_id[0], 1);
-    assert_int_equal(h->object_size[0], 0x10);
+    assert_int_equal(gch_object_size(h, 0), 0x10);
     assert_string_equal(gch_type_name(h, h->object_type[0]), "T");
     assert_int_equal(h->out_start[1] - h->out_start[0], 1);
     assert_int_equal(h->object_id[h->out_target[h->out_start[0]]], 2);
-    assert_int_equal(h->object_size[1], 0x20);
+    assert_int_equal(gch_object_size(h, 1), 0x20);
     assert_int_equal(h->total_size, 0x70);
     assert_int_equal(h->ref_count, 2);
     uint64_t bytes;

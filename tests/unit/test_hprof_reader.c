@@ -241,15 +241,15 @@ static void test_sample_compressed(void **state)
     check_refs(h);
     check_roots(h);
     /* java.lang.Class: header 12 + injected 8+8+4+4 + 3 refs * 4 = 48. */
-    assert_int_equal(h->object_size[object(h, C_OBJECT)], 48);
-    assert_int_equal(h->object_size[object(h, C_NODE)], 56);   /* 48 + head 4 + count 4 */
-    assert_int_equal(h->object_size[object(h, 0x1000)], 32);   /* 12 + 4 + 4 + 8 = 28 */
-    assert_int_equal(h->object_size[object(h, 0x1020)], 16);   /* 12 + 4 */
-    assert_int_equal(h->object_size[object(h, 0x1030)], 24);   /* 16 + 5 = 21 */
-    assert_int_equal(h->object_size[object(h, 0x1040)], 32);   /* 16 + 3 * 4 = 28 */
-    assert_int_equal(h->object_size[object(h, 0x1050)], 16);   /* 12 */
-    assert_int_equal(h->object_size[object(h, 0x1070)], 40);   /* 16 + 3 * 8 */
-    assert_int_equal(h->object_size[object(h, 0x1080)], 16);   /* 16 + 0 */
+    assert_int_equal(gch_object_size(h, object(h, C_OBJECT)), 48);
+    assert_int_equal(gch_object_size(h, object(h, C_NODE)), 56);   /* 48 + head 4 + count 4 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1000)), 32);   /* 12 + 4 + 4 + 8 = 28 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1020)), 16);   /* 12 + 4 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1030)), 24);   /* 16 + 5 = 21 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1040)), 32);   /* 16 + 3 * 4 = 28 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1050)), 16);   /* 12 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1070)), 40);   /* 16 + 3 * 8 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1080)), 16);   /* 16 + 0 */
     /* 8 * 48 + 56 + 2 * 32 + 16 + 24 + 32 + 16 + 16 + 40 + 16 */
     assert_int_equal(h->total_size, 664);
     gch_dump_free(d);
@@ -266,9 +266,9 @@ static void test_sample_wide(void **state)
     const gch_heap *h = d->heaps[0];
     /* The ids give no evidence: the first wide rule (8-byte references,
      * 12-byte header) wins the tie. */
-    assert_int_equal(h->object_size[object(h, 0x1000)], 32);   /* 12 + 8 + 4 + 8 = 32 */
-    assert_int_equal(h->object_size[object(h, 0x1040)], 40);   /* 16 + 3 * 8 */
-    assert_int_equal(h->object_size[object(h, C_OBJECT)], 64); /* 12 + 24 + 3 * 8 = 60 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1000)), 32);   /* 12 + 8 + 4 + 8 = 32 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1040)), 40);   /* 16 + 3 * 8 */
+    assert_int_equal(gch_object_size(h, object(h, C_OBJECT)), 64); /* 12 + 24 + 3 * 8 = 60 */
     gch_dump_free(d);
     hpw_free(w);
 }
@@ -285,14 +285,14 @@ static void test_sample_id4(void **state)
     check_refs(h);
     check_roots(h);
     /* 32-bit: header 8, references 4, arrays 12 (16 for 8-byte elements). */
-    assert_int_equal(h->object_size[object(h, C_OBJECT)], 8);
-    assert_int_equal(h->object_size[object(h, C_NODE)], 16);   /* 8 + 4 + 4 */
-    assert_int_equal(h->object_size[object(h, 0x1000)], 24);   /* 8 + 4 + 4 + 8 */
-    assert_int_equal(h->object_size[object(h, 0x1020)], 16);   /* 8 + 4 = 12 */
-    assert_int_equal(h->object_size[object(h, 0x1030)], 24);   /* 12 + 5 = 17 */
-    assert_int_equal(h->object_size[object(h, 0x1040)], 24);   /* 12 + 12 */
-    assert_int_equal(h->object_size[object(h, 0x1070)], 40);   /* 16 + 24 */
-    assert_int_equal(h->object_size[object(h, 0x1080)], 16);   /* 12 */
+    assert_int_equal(gch_object_size(h, object(h, C_OBJECT)), 8);
+    assert_int_equal(gch_object_size(h, object(h, C_NODE)), 16);   /* 8 + 4 + 4 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1000)), 24);   /* 8 + 4 + 4 + 8 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1020)), 16);   /* 8 + 4 = 12 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1030)), 24);   /* 12 + 5 = 17 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1040)), 24);   /* 12 + 12 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1070)), 40);   /* 16 + 24 */
+    assert_int_equal(gch_object_size(h, object(h, 0x1080)), 16);   /* 12 */
     /* 8 * 8 + 16 + 2 * 24 + 16 + 24 + 24 + 8 + 8 + 40 + 16 */
     assert_int_equal(h->total_size, 264);
     gch_dump_free(d);
@@ -377,7 +377,7 @@ static uint64_t array_size_at_stride(unsigned stride)
     gch_dump *d = load(w, 0, &err);
     assert_non_null(d);
     const gch_heap *h = d->heaps[0];
-    uint64_t size = h->object_size[object(h, 0x10000)];
+    uint64_t size = gch_object_size(h, object(h, 0x10000));
     gch_dump_free(d);
     hpw_free(w);
     return size;
@@ -424,9 +424,9 @@ static void test_art(void **state)
     gch_dump *d = load(w, 0, &err);
     assert_non_null(d);
     const gch_heap *h = d->heaps[0];
-    assert_int_equal(h->object_size[object(h, 0x200)], 24);  /* 20, aligned */
-    assert_int_equal(h->object_size[object(h, 0x210)], 32);  /* 12 + 10 * 2 */
-    assert_int_equal(h->object_size[object(h, 0x220)], 24);  /* 16 + 8 */
+    assert_int_equal(gch_object_size(h, object(h, 0x200)), 24);  /* 20, aligned */
+    assert_int_equal(gch_object_size(h, object(h, 0x210)), 32);  /* 12 + 10 * 2 */
+    assert_int_equal(gch_object_size(h, object(h, 0x220)), 24);  /* 16 + 8 */
     assert_type(h, 0x210, "char[]");
     assert_int_not_equal(find_root(h, 0x200, GCH_ROOT_INTERNAL, "interned string"), GCH_NONE);
     assert_int_not_equal(find_root(h, 0x200, GCH_ROOT_FINALIZER, "finalizing"), GCH_NONE);

@@ -59,7 +59,7 @@ static gch_dump *chain(uint32_t n)
     gch_heap *h = d->heaps[0];
     for (uint32_t i = 0; i < n; i++) {
         h->out_start[i] = i;
-        h->object_size[i] = 8;
+        h->object_size32[i] = 8;
         if (i + 1 < n)
             h->out_target[i] = i + 1;
     }

@@ -189,7 +189,7 @@ static gch_dump *chain(uint32_t n)
     gch_dump *d = th_dump_new(n, 1, 1, n - 1);
     gch_heap *h = d->heaps[0];
     for (uint32_t i = 0; i < n; i++) {
-        h->object_size[i] = 1;
+        h->object_size32[i] = 1;
         h->out_start[i] = i;
         if (i + 1 < n)
             h->out_target[i] = i + 1;

@@ -33,7 +33,7 @@ static void test_hand(void **state)
     th_set_edges(h, src, dst, 6);
     const uint32_t types[] = { 0, 1, 0, 1, 0, 1 };
     for (int i = 0; i < 6; i++) {
-        h->object_size[i] = 1u << i;
+        h->object_size32[i] = 1u << i;
         h->object_type[i] = types[i];
     }
     uint64_t c, b, pc[2], pb[2];
@@ -107,9 +107,9 @@ static void test_random_oracle(void **state)
         for (uint32_t o = 0; o < n; o++)
             if (mark[o]) {
                 wc++;
-                wb += h->object_size[o];
+                wb += gch_object_size(h, o);
                 wpc[h->object_type[o]]++;
-                wpb[h->object_type[o]] += h->object_size[o];
+                wpb[h->object_type[o]] += gch_object_size(h, o);
             }
         uint64_t c, b, pc[4], pb[4];
         assert_int_equal(gch_objsize(h, starts, sc, &c, &b, pc, pb, NULL), GCH_OK);
@@ -141,7 +141,7 @@ static void test_shapes_and_alloc_failure(void **state)
     gch_heap *h = d->heaps[0];
     th_set_edges(h, src, dst, STAR - 1);
     for (uint32_t i = 0; i < STAR; i++)
-        h->object_size[i] = 3;
+        h->object_size32[i] = 3;
     const uint32_t s0[] = { 0, 5 };
     for (long fail = 0;; fail++) {
         th_alloc_install(fail);
@@ -172,7 +172,7 @@ static void test_shapes_and_alloc_failure(void **state)
         h->out_start[i + 1] = i + 1 < CHAIN ? i + 1 : CHAIN - 1;
         if (i + 1 < CHAIN)
             h->out_target[i] = i + 1;
-        h->object_size[i] = 2;
+        h->object_size32[i] = 2;
     }
     const uint32_t mid[] = { CHAIN / 2 };
     uint64_t c, b;
@@ -211,7 +211,7 @@ static void check_live(gch_heap *h, int include_weak)
     }
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < n; i++)
-        bytes += mark[i] ? h->object_size[i] : 0;
+        bytes += mark[i] ? gch_object_size(h, i) : 0;
     for (int parallel = 0; parallel < 2; parallel++) {
         gch_tuning t = gch_tuning_get();
         t.parallel_min_refs = parallel ? 0 : (size_t)1 << 40;
@@ -256,7 +256,7 @@ static void test_live_set_oracle(void **state)
         free(src);
         free(dst);
         for (uint32_t i = 0; i < n; i++)
-            h->object_size[i] = th_below(&rng, 1000);
+            h->object_size32[i] = th_below(&rng, 1000);
         for (uint32_t k = 0; k < roots; k++) {
             h->root_object[k] = th_below(&rng, 8) ? th_below(&rng, n) : GCH_NONE;
             h->root_flags[k] = (uint8_t)(th_below(&rng, 5) == 0 ? GCH_ROOT_WEAK : 0);

@@ -332,7 +332,7 @@ static gch_dump *hand_heap(void)
     const uint32_t types[] = { 0, 1, 1, 2, 0, 0, 2, 2, 2 };
     for (int i = 0; i < 9; i++) {
         h->object_type[i] = types[i];
-        h->object_size[i] = 8;
+        h->object_size32[i] = 8;
     }
     const uint32_t ro[] = { 0, 4, 5, 0 };
     const uint8_t rk[] = { GCH_ROOT_LOCAL, GCH_ROOT_STATIC, GCH_ROOT_HANDLE, GCH_ROOT_HANDLE };

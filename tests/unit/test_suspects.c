@@ -86,12 +86,12 @@ static void oracle_build(const gch_heap *h, int weak, oracle *o)
     for (uint32_t x = 0; x < n; x++) {
         if (!o->live[x])
             continue;
-        o->live_bytes += h->object_size[x];
+        o->live_bytes += gch_object_size(h, x);
         reach(h, weak, x, without);
         for (uint32_t v = 0; v < n; v++)
             if (o->live[v] && !without[v]) {
                 o->dom[(size_t)x * n + v] = 1;
-                o->retained[x] += h->object_size[v];
+                o->retained[x] += gch_object_size(h, v);
                 o->ret_count[x]++;
             }
     }
@@ -198,7 +198,7 @@ static void check_against_oracle(const gch_heap *h, const gch_suspects_options *
             for (uint32_t v = 0; v < n; v++)
                 if (o.dom[(size_t)x * n + v]) {
                     c[h->object_type[v]]++;
-                    b[h->object_type[v]] += h->object_size[v];
+                    b[h->object_type[v]] += gch_object_size(h, v);
                     total++;
                 }
         }
@@ -332,7 +332,7 @@ static void long_chain(void **state)
     gch_dump *d = th_dump_new(n, 1, 1, n - 1);
     gch_heap *h = d->heaps[0];
     for (uint32_t i = 0; i < n; i++) {
-        h->object_size[i] = 1;
+        h->object_size32[i] = 1;
         h->out_start[i] = i;
         if (i + 1 < n)
             h->out_target[i] = i + 1;

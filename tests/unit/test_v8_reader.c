@@ -28,7 +28,7 @@ static char *model_text(const gch_heap *h)
 #define OUT(...) (len += (size_t)snprintf(s + len, cap - len, __VA_ARGS__), assert_true(len < cap))
     for (uint32_t i = 0; i < h->object_count; i++) {
         OUT("%llu %s %llu:", (unsigned long long)h->object_id[i], gch_type_name(h, h->object_type[i]),
-            (unsigned long long)h->object_size[i]);
+            (unsigned long long)gch_object_size(h, i));
         for (uint32_t e = h->out_start[i]; e < h->out_start[i + 1]; e++)
             OUT(" %s->%llu", h->out_label ? gch_heap_string(h, h->out_label[e]) : "",
                 (unsigned long long)h->object_id[h->out_target[e]]);
@@ -352,7 +352,7 @@ static void test_numbers(void **state)
                      GCH_OK);
     gch_heap *h = d->heaps[0];
     assert_int_equal(h->object_id[1], UINT64_MAX);
-    assert_int_equal(h->object_size[1], 1ULL << 40);
+    assert_int_equal(gch_object_size(h, 1), 1ULL << 40);
     assert_int_equal(h->out_target[0], 1);
     gch_dump_free(d);
     expect_error("\"node_count\":2},\"nodes\":[9,0,1,0,1,0,3,1,18446744073709551616,8,0,0],"
@@ -547,7 +547,7 @@ static void test_bulk_gives_up_on_wide_values(void **state)
     assert_int_equal(gch_read_v8_buffer(text, len, NULL, &d, &err), GCH_OK);
     const gch_heap *h = d->heaps[0];
     assert_int_equal(h->object_id[1], 5000000001ull);
-    assert_int_equal(h->object_size[1], 6000000000ull);
+    assert_int_equal(gch_object_size(h, 1), 6000000000ull);
     assert_int_equal(h->total_size, 6000000008ull);
     assert_bulk_equals_careful(text, len, NULL, "wide values");
     gch_dump_free(d);

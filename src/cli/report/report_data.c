@@ -252,7 +252,7 @@ static void write_tree(FILE *f, const gch_heap *h, const section_data *s)
     fputs("],\"size\":[", f);
     for (uint32_t k = 0; k < m->node_count; k++) {
         uint32_t o = m->object[k];
-        fprintf(f, k ? ",%" PRIu64 : "%" PRIu64, o == GCH_NONE ? 0 : h->object_size[o]);
+        fprintf(f, k ? ",%" PRIu64 : "%" PRIu64, o == GCH_NONE ? 0 : gch_object_size(h, o));
     }
     fputs("],\"retained\":", f);
     u64_array(f, m->retained, NULL, m->node_count);
