@@ -10,12 +10,9 @@
 #   sh test_gzip_jcmd.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 set -u
 bin=$1
-for tool in java jcmd gzip; do
-    if ! command -v $tool > /dev/null; then
-        echo "SKIP: no $tool (apt-get install -y openjdk-17-jdk-headless)"
-        exit 0
-    fi
-done
+. "$(dirname "$0")/need.sh"
+need test_gzip_jcmd gzip gzip || exit 0
+need test_gzip_jcmd openjdk-17-jdk-headless java jcmd || exit 0
 pass=0
 fail=0
 check() {

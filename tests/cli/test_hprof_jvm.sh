@@ -32,17 +32,8 @@ esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
 
-if ! command -v jcmd > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1; then
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null 2>&1; then
-        echo "test_hprof_jvm: installing openjdk-17-jdk-headless" >&2
-        apt-get update -qq > /dev/null 2>&1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless > /dev/null 2>&1
-    fi
-fi
-if ! command -v jcmd > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1; then
-    echo "SKIP test_hprof_jvm: no JDK (java, javac, jcmd) and openjdk-17-jdk-headless could not be installed"
-    exit 0
-fi
+. "$(dirname "$0")/need.sh"
+need test_hprof_jvm openjdk-17-jdk-headless java javac jcmd || exit 0
 
 tmp=$(mktemp -d "$work/hprof_jvm.XXXXXX") || exit 1
 pid=

@@ -9,7 +9,8 @@
 #   - the short-lived Grow$Churn objects are never reported;
 #   - --fail-on-leak exits 1.
 #   sh test_hprof_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
-# Needs a JDK (tests/setup.sh installs it); skipped with a message without.
+# Needs a JDK: installed with apt-get when missing; skipped with a message
+# only when that is impossible.
 set -u
 case $1 in
 /*) bin=$1 ;;
@@ -17,11 +18,8 @@ case $1 in
 esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
-if ! command -v jcmd > /dev/null 2>&1 || ! command -v javac > /dev/null 2>&1; then
-    echo "SKIP test_hprof_leaks: no JDK (java, javac, jcmd): sh tests/setup.sh installs it"
-    echo "0 passed, 0 failed (skipped)"
-    exit 0
-fi
+. "$(dirname "$0")/need.sh"
+need test_hprof_leaks openjdk-17-jdk-headless java javac jcmd || exit 0
 tmp=$(mktemp -d "$work/hprof_leaks.XXXXXX") || exit 1
 pid=
 cleanup() {

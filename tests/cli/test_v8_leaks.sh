@@ -10,7 +10,8 @@
 #     only churns reports no LeakyItem;
 #   - --fail-on-leak exits 1 on the leaking series.
 #   sh test_v8_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
-# Needs Node.js (tests/setup.sh installs it); skipped with a message without.
+# Needs Node.js: installed with apt-get when missing; skipped with a message
+# only when that is impossible.
 set -u
 case $1 in
 /*) bin=$1 ;;
@@ -18,11 +19,8 @@ case $1 in
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
-if ! command -v node > /dev/null 2>&1; then
-    echo "SKIP: Node.js is not installed (sh tests/setup.sh installs it)"
-    echo "0 passed, 0 failed (skipped)"
-    exit 0
-fi
+. "$here/need.sh"
+need test_v8_leaks nodejs node || exit 0
 tmp=$(mktemp -d "$work/v8_leaks.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0

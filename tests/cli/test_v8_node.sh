@@ -18,16 +18,8 @@ case $1 in
 esac
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
-if ! command -v node > /dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null 2>&1; then
-    echo "installing nodejs (apt-get)"
-    apt-get update -qq > /dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs > /dev/null 2>&1
-fi
-if ! command -v node > /dev/null 2>&1; then
-    echo "SKIP: Node.js is not installed and could not be installed (apt-get install nodejs, as root)"
-    echo "0 passed, 0 failed (skipped)"
-    exit 0
-fi
+. "$here/need.sh"
+need test_v8_node nodejs node || exit 0
 tmp=$(mktemp -d "$work/v8_node.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
