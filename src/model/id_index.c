@@ -102,8 +102,9 @@ static int build_rank(id_index *ix, uint64_t budget, const gch_parallel *par)
     unsigned shift = 0;
     while (shift < 63 && differ && !((differ >> shift) & 1))
         shift++;
-    uint64_t positions = ((ix->max - ix->min) >> shift) + 1;
-    uint64_t lines = positions / ID_RANK_BITS + 1;
+    /* Positions 0..last (no + 1 that could wrap when the ids span 2^64). */
+    uint64_t last = (ix->max - ix->min) >> shift;
+    uint64_t lines = last / ID_RANK_BITS + 1;
     if (budget < 64 || lines > (budget - 64) / sizeof(id_rank_line) ||
         lines > (SIZE_MAX - 64) / sizeof(id_rank_line))
         return 0;

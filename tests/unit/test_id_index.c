@@ -54,7 +54,7 @@ static unsigned forms_seen; /* 1: directory, 2: rank form */
  * set for each id and no other, base and before[] counted one by one. */
 static void check_rank(const id_index *ix, const uint64_t *ids, uint32_t n)
 {
-    uint64_t lines = (((ix->max - ix->min) >> ix->shift) + 1) / ID_RANK_BITS + 1;
+    uint64_t lines = ((ix->max - ix->min) >> ix->shift) / ID_RANK_BITS + 1;
     assert_int_equal((uintptr_t)ix->rank % 64, 0);
     uint32_t i = 0; /* the first id at or after the current bit */
     for (uint64_t l = 0; l < lines; l++) {
@@ -125,6 +125,12 @@ static void run_shapes(void)
             check_index(ids, n, n);
             free(ids);
         }
+    /* Ids spanning the whole 64-bit range: the directory, never a bitmap
+     * sized by a wrapped count. */
+    static const uint64_t wide[][3] = { { 0, 1, UINT64_MAX }, { 0, 8, UINT64_MAX - 7 } };
+    for (size_t w = 0; w < 2; w++)
+        for (uint32_t n = 2; n <= 3; n++)
+            check_index(n == 2 ? (const uint64_t[]){ wide[w][0], wide[w][2] } : wide[w], n, n);
     /* Ids 8 apart: a full rank bitmap, every word of every line set. */
     uint64_t *ids = make_ids(4000, 0, 0);
     for (uint32_t i = 0; i < 4000; i++)
