@@ -137,14 +137,20 @@ static void resolve_sorted(range_job *j)
 }
 
 /* The rank form's pipeline: stage 1 for reference k loads the id and
- * prefetches its line, stage 2 for k - DIST reads the line. One miss per
- * reference instead of the directory's two. */
+ * prefetches its line, stage 2 for k - RANK_DIST reads the line. One miss
+ * per reference instead of the directory's two, so one stage of lead time:
+ * twice DIST keeps as many lines in flight as the directory's two stages. */
+#ifndef RANK_DIST
+#define RANK_DIST (2 * DIST)
+#endif
+_Static_assert(RANK_DIST < RING, "the ring holds the positions in flight");
+
 static void resolve_rank(range_job *j)
 {
     const id_index *ix = &j->l->index;
     uint64_t ring[RING];
     const uint64_t n = j->n;
-    for (uint64_t k = 0; k < n + DIST; k++) {
+    for (uint64_t k = 0; k < n + RANK_DIST; k++) {
         if (k < n) {
             uint64_t id;
             memcpy(&id, j->src + k * 8, sizeof id);
@@ -153,8 +159,8 @@ static void resolve_rank(range_job *j)
                 PREFETCH(&ix->rank[p / ID_RANK_BITS]);
             ring[k & (RING - 1)] = p;
         }
-        if (k >= DIST) {
-            uint64_t q = k - DIST, p = ring[q & (RING - 1)], id;
+        if (k >= RANK_DIST) {
+            uint64_t q = k - RANK_DIST, p = ring[q & (RING - 1)], id;
             memcpy(&id, j->src + q * 8, sizeof id);
             emit(j, q, p == UINT64_MAX ? NONE : id_rank_index(ix, p), id);
         }
