@@ -48,14 +48,44 @@ static uint64_t *make_ids(uint32_t n, uint64_t start, uint64_t spread)
     return ids;
 }
 
+static unsigned forms_seen; /* 1: directory, 2: rank form */
+
+/* The rank form's bits and counts against the ids: bit (id - min) >> shift
+ * set for each id and no other, base and before[] counted one by one. */
+static void check_rank(const id_index *ix, const uint64_t *ids, uint32_t n)
+{
+    uint64_t lines = ((ix->max - ix->min) >> ix->shift) / ID_RANK_BITS + 1;
+    assert_int_equal((uintptr_t)ix->rank % 64, 0);
+    uint32_t i = 0; /* the first id at or after the current bit */
+    for (uint64_t l = 0; l < lines; l++) {
+        assert_int_equal(ix->rank[l].base, i);
+        for (unsigned k = 0; k < ID_RANK_WORDS; k++) {
+            assert_int_equal(ix->rank[l].base + ix->rank[l].before[k], i);
+            for (unsigned bit = 0; bit < 64; bit++) {
+                uint64_t p = l * ID_RANK_BITS + k * 64 + bit;
+                int want = i < n && ((ids[i] - ix->min) >> ix->shift) == p;
+                assert_int_equal((ix->rank[l].word[k] >> bit) & 1, want);
+                if (want) {
+                    assert_int_equal((ids[i] - ix->min) & ((1ull << ix->shift) - 1), 0);
+                    i++;
+                }
+            }
+        }
+    }
+    assert_int_equal(i, n);
+}
+
 static void check_index(const uint64_t *ids, uint32_t n, uint64_t lookups)
 {
     id_index ix;
     gch_error err;
     gch_parallel par = gch_parallel_for(0); /* the knobs the test set */
     assert_int_equal(id_index_build(&ix, ids, n, lookups, &par, &err), GCH_OK);
+    forms_seen |= ix.rank ? 2 : 1;
+    if (ix.rank)
+        check_rank(&ix, ids, n);
     /* first[b] is the first id whose bucket is b or later. */
-    for (uint32_t b = 0; b <= ix.bucket_count; b++) {
+    for (uint32_t b = 0; !ix.rank && b <= ix.bucket_count; b++) {
         uint32_t want = 0;
         while (want < n && ((ids[want] - ix.min) >> ix.shift) < b)
             want++;
@@ -89,8 +119,24 @@ static void run_shapes(void)
             check_index(ids, n, n);
             check_index(ids, n, n / 40 + 1);
             check_index(ids, n, 0);
+            /* Aligned ids (addresses): dense enough for the rank form. */
+            for (uint32_t i = 0; i < n; i++)
+                ids[i] = (ids[i] - ids[0]) * 16 + 0x10000008;
+            check_index(ids, n, n);
             free(ids);
         }
+    /* Ids spanning the whole 64-bit range: the directory, never a bitmap
+     * sized by a wrapped count. */
+    static const uint64_t wide[][3] = { { 0, 1, UINT64_MAX }, { 0, 8, UINT64_MAX - 7 } };
+    for (size_t w = 0; w < 2; w++)
+        for (uint32_t n = 2; n <= 3; n++)
+            check_index(n == 2 ? (const uint64_t[]){ wide[w][0], wide[w][2] } : wide[w], n, n);
+    /* Ids 8 apart: a full rank bitmap, every word of every line set. */
+    uint64_t *ids = make_ids(4000, 0, 0);
+    for (uint32_t i = 0; i < 4000; i++)
+        ids[i] = 0x7f00000000ull + 8 * (uint64_t)i;
+    check_index(ids, 4000, 4000);
+    free(ids);
 }
 
 static void test_one_thread(void **state)
@@ -99,7 +145,9 @@ static void test_one_thread(void **state)
     gch_tuning t = gch_tuning_get();
     t.parallel_min_refs = SIZE_MAX;
     gch_internal_set_tuning(&t);
+    forms_seen = 0;
     run_shapes();
+    assert_int_equal(forms_seen, 3); /* both forms were built */
     gch_internal_set_tuning(NULL);
 }
 
@@ -110,7 +158,9 @@ static void test_two_threads(void **state)
     t.parallel_min_refs = 1;
     t.default_workers = 2; /* even on a one-processor machine */
     gch_internal_set_tuning(&t);
+    forms_seen = 0;
     run_shapes();
+    assert_int_equal(forms_seen, 3);
     gch_internal_set_tuning(NULL);
 }
 
@@ -125,6 +175,16 @@ static void test_out_of_memory(void **state)
     assert_int_equal(id_index_build(&ix, ids, 100, 100, &par, &err), GCH_ENOMEM);
     assert_int_equal(th_alloc_live_blocks(), 0);
     th_alloc_uninstall();
+    /* The rank form's allocation too (ids 8 apart). */
+    for (uint32_t i = 0; i < 100; i++)
+        ids[i] = 64 + 8 * (uint64_t)i;
+    th_alloc_install(0);
+    assert_int_equal(id_index_build(&ix, ids, 100, 100, &par, &err), GCH_ENOMEM);
+    assert_int_equal(th_alloc_live_blocks(), 0);
+    th_alloc_uninstall();
+    assert_int_equal(id_index_build(&ix, ids, 100, 100, &par, &err), GCH_OK);
+    assert_non_null(ix.rank);
+    id_index_free(&ix);
     free(ids);
 }
 
