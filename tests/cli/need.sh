@@ -24,3 +24,21 @@ need() {
         fi
     done
 }
+
+# scratch NAME GCHEAP_BIN [BUILD_TESTS_DIR]: the start every such test shares.
+# Sets bin (the program, absolute: the tests cd), root (the repository) and
+# tmp (a new folder under BUILD_TESTS_DIR, else $TMPDIR or /tmp), and traps
+# the exit to stop $pid (a producer the test started in the background, when
+# set), close descriptor 3 (its control pipe) and remove tmp. 1 on failure.
+scratch() {
+    case $2 in
+    /*) bin=$2 ;;
+    *) bin=$(pwd)/$2 ;;
+    esac
+    root=$(cd "$(dirname "$0")/../.." && pwd)
+    _work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || return 1
+    tmp=$(mktemp -d "$_work/$1.XXXXXX") || return 1
+    pid=
+    trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; exec 3>&- 2> /dev/null; rm -rf "$tmp"' EXIT
+    trap 'exit 130' INT TERM
+}

@@ -12,22 +12,9 @@
 # Needs a JDK: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
 set -u
-case $1 in
-/*) bin=$1 ;;
-*) bin=$(pwd)/$1 ;;
-esac
-root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
 . "$(dirname "$0")/need.sh"
+scratch hprof_leaks "$1" "${3:-}" || exit 1
 need test_hprof_leaks openjdk-17-jdk-headless java javac jcmd || exit 0
-tmp=$(mktemp -d "$work/hprof_leaks.XXXXXX") || exit 1
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2> /dev/null
-    exec 3>&- 2> /dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

@@ -13,16 +13,10 @@
 # Needs Node.js: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
 set -u
-case $1 in
-/*) bin=$1 ;;
-*) bin=$(pwd)/$1 ;;
-esac
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(cd "${3:-${TMPDIR:-/tmp}}" && pwd) || exit 1
-. "$here/need.sh"
+. "$(dirname "$0")/need.sh"
+scratch v8_leaks "$1" "${3:-}" || exit 1
 need test_v8_leaks nodejs node || exit 0
-tmp=$(mktemp -d "$work/v8_leaks.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+here=$root/tests/cli
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
