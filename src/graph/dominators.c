@@ -412,7 +412,7 @@ static int classify_edges(void *arg)
     } while (0)
 
 /* Step 4, two threads: the upper job's edges counted in f[w].anc, after its
- * folds there have been merged into f[w].best. */
+ * folds there have been merged into f[w].best. Returns how many there are. */
 typedef struct count_job {
     const uint32_t *pairs;
     int64_t from, count;
@@ -420,16 +420,19 @@ typedef struct count_job {
     fnode *f;
 } count_job;
 
-static void count_upper(const count_job *j)
+static uint32_t count_upper(const count_job *j)
 {
     fnode *f = j->f;
+    uint32_t edges = 0;
 #define COUNT_EDGE(w, v)                                                                 \
     do {                                                                                 \
         __builtin_prefetch(&f[next], 1);                                                 \
         f[w].anc++;                                                                      \
+        edges++;                                                                         \
     } while (0)
     FOR_EACH_RECORDED_EDGE(j->pairs, j->from, -1, j->count, j->wide, COUNT_EDGE);
 #undef COUNT_EDGE
+    return edges;
 }
 
 /* Step 4: the edges recorded by one classify job, from slot `from` on in its
@@ -763,6 +766,16 @@ static int merge_folds(void *arg)
     return 0;
 }
 
+/* The number of edges counted in pstart[0..N+1] (one thread, or the lower
+ * half). Reads only: pstart's pages not yet written stay unfaulted. */
+static uint32_t counted_edges(const uint32_t *pstart, uint32_t N)
+{
+    uint32_t total = 0;
+    for (uint32_t w = 0; w <= N + 1; w++)
+        total += pstart[w];
+    return total;
+}
+
 /* Step 4, without the heap's reverse index: the edges v -> w with v > w in a
  * CSR by w, placed from the recorded edges. Reads pairs, pstart; writes
  * preds and the CSR starts (in pstart). preds takes pre's memory (step 5
@@ -790,30 +803,37 @@ static gch_status place_predecessors(dom_build *b)
     place_job plo = { b->pairs, 0, 1, b->lo.at, wide, pstart, 1, NULL };
     place_job phi = { b->pairs, 2 * room - 1, -1, hi_count, wide, &f[0].anc,
                       sizeof *f / sizeof f[0].anc, NULL };
-    uint32_t total = 0;
-    if (!b->two) {
-        /* pstart[w] = end of w's range; placing decrements it to the start. */
-        for (uint32_t w = 1; w <= N + 1; w++)
-            pstart[w] += pstart[w - 1];
-        total = pstart[N + 1];
-    } else {
+    uint32_t total = counted_edges(pstart, N);
+    if (b->two) {
         merge_job mlo = { f, 1, N / 2 + 1 }, mhi = { f, N / 2 + 1, N + 1 };
         gch_run_two(b->par.workers, 1, merge_folds, &mlo, &mhi);
         count_job cnt = { b->pairs, 2 * room - 1, hi_count, wide, f };
-        count_upper(&cnt);
-        for (uint32_t w = 0; w <= N + 1; w++) {
-            uint32_t lo = pstart[w], hi = w && w <= N ? f[w].anc : 0;
-            pstart[w] = total + lo;
-            total += lo + hi;
-            if (w && w <= N)
-                f[w].anc = total;
-        }
+        total += count_upper(&cnt);
     }
+    /* pre's memory is cut to the predecessors' size before the starts are
+     * summed: summing writes every page of pstart, and this step is the
+     * build's peak (docs/graph-algorithms.md, "memory"). */
     uint32_t *preds = gch_realloc(b->pre, (total ? total : 1) * sizeof *preds);
     if (!preds)
         return GCH_ENOMEM; /* b->pre is still owned and freed */
     b->pre = NULL;
     b->preds = plo.preds = phi.preds = preds;
+    if (!b->two) {
+        /* pstart[w] = end of w's range; placing decrements it to the start. */
+        for (uint32_t w = 1; w <= N + 1; w++)
+            pstart[w] += pstart[w - 1];
+        GCH_ASSERT(pstart[N + 1] == total);
+    } else {
+        uint32_t sum = 0;
+        for (uint32_t w = 0; w <= N + 1; w++) {
+            uint32_t lo = pstart[w], hi = w && w <= N ? f[w].anc : 0;
+            pstart[w] = sum + lo;
+            sum += lo + hi;
+            if (w && w <= N)
+                f[w].anc = sum;
+        }
+        GCH_ASSERT(sum == total);
+    }
     gch_run_two(b->par.workers, 1, place_preds, &plo, b->two ? &phi : NULL);
     gch_free(b->pairs);
     b->pairs = NULL;
