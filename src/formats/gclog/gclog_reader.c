@@ -789,6 +789,7 @@ static const unsigned char *skip_refs_swar(const unsigned char *q)
 /* GCC's and clang's generic vectors (no instruction-set header): sixteen
  * bytes classified at once, as plain SSE2 on x86-64 (NEON on arm64). */
 typedef unsigned char vec_u8 __attribute__((vector_size(16)));
+typedef signed char vec_s8 __attribute__((vector_size(16)));
 typedef uint64_t vec_u64 __attribute__((vector_size(16)));
 
 #if defined(__clang__)
@@ -810,8 +811,12 @@ static inline void window_masks(const unsigned char *q, uint64_t *hex, uint64_t 
     for (unsigned k = 0; k < 4; k++) {
         vec_u8 x;
         memcpy(&x, q + 16 * k, sizeof x);
-        vec_u8 digit = (vec_u8)(x - '0' <= 9);
-        vec_u8 alpha = (vec_u8)((x | 0x20) - 'a' <= 5);
+        /* x - '0' < 10 and (x | 0x20) - 'a' < 6 unsigned, as signed compares
+         * after moving 0 to -128 (SSE2 compares bytes only signed) */
+        vec_s8 dpos = (vec_s8)(x + (unsigned char)(0x80 - '0'));
+        vec_s8 apos = (vec_s8)((x | 0x20) + (unsigned char)(0x80 - 'a'));
+        vec_u8 digit = (vec_u8)(dpos < -128 + 10);
+        vec_u8 alpha = (vec_u8)(apos < -128 + 6);
         vec_u8 hexm = digit | alpha;
         vec_u8 okm = hexm | (vec_u8)(x == ' ') | (vec_u8)(x == '\t');
         /* words 2k and 2k + 1 */
