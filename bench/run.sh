@@ -13,7 +13,9 @@
 # (--runs rounds, default 5: interleaved, so drift hits all alike), medians of
 # wall time, CPU time (user+sys; both processes of a pipe) and peak RSS, the
 # ratios and the issue-19 targets (stat <= 4x wc -l, its peak RSS <= 64 MB;
-# info <= 10x wc -l; cat | stat - <= 1.15x cat | wc -l).
+# info <= 10x wc -l; cat | stat - <= 1.15x cat | wc -l), the pipe's floor
+# (with pipe_read) and the parse alone in ns per object line (with
+# gclog_parse_bench; both are built beside gcheap).
 #
 # --huge: only the 100M-object size (about 4 GB of .gclog, generated once into
 # the dumps folder and reused): wc -l, stat and top, each run once (--runs),
@@ -378,6 +380,13 @@ if [ "$TEXT" = 1 ]; then
         awk -v t="$TC5" -v p="$TC6" -v c="$ncpu" -v w="$TW3" 'BEGIN {
             f = (t + p) / c
             printf "  Pipe floor: (transport %.2f + parse %.2f CPU-s) / %d CPUs = %.3f s = %.2fx cat | wc -l\n", t, p, c, f, (w > 0) ? f / w : 0 }'
+    fi
+    # The parse alone (the reader's chunk_parse over the mapped dump, one
+    # thread, no merge): the figure the pipe's floor moves with.
+    PARSE_BENCH=$(dirname "$GCHEAP")/gclog_parse_bench
+    if [ -x "$PARSE_BENCH" ]; then
+        ns=$("$PARSE_BENCH" "$f" 5 2>/dev/null | sed -n 's|^\([0-9.]*\) ns/object.*|\1|p')
+        echo "  Parse alone: ${ns:-n/a} ns per object line (gclog_parse_bench: histogram-only chunk_parse, one thread, best of 5)"
     fi
     exit 0
 fi
