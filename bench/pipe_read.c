@@ -1,5 +1,5 @@
 /* pipe_read - the transport floor of `cat FILE | gcheap stat -`: reads
- * standard input the way gcheap's .gclog reader does (a 1 MiB pipe, 8 MiB
+ * standard input the way gcheap's .gclog reader does (a 1 MiB pipe, 2 MiB
  * blocks in a ring of six buffers) and does nothing else with the bytes but
  * count them. `cat FILE | pipe_read` is then what moving the file through a
  * pipe into gcheap's buffers costs, before any parsing (bench/run.sh --text).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define BLOCK ((size_t)8 << 20)
+#define BLOCK ((size_t)2 << 20)
 #define BUFFERS 6
 
 int main(void)

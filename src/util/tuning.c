@@ -3,7 +3,7 @@
 
 #define DEFAULT_PARALLEL_MIN_REFS ((size_t)1 << 16)
 #define DEFAULT_PARSE_BLOCK ((size_t)256 << 10)
-#define DEFAULT_READ_BLOCK ((size_t)8 << 20)
+#define DEFAULT_READ_BLOCK ((size_t)2 << 20)
 #define DEFAULT_DFS_TOUCH_AHEAD ((size_t)1 << 16)
 
 static const gch_tuning defaults = { DEFAULT_PARALLEL_MIN_REFS, DEFAULT_PARSE_BLOCK,

@@ -50,7 +50,9 @@ typedef struct block {
  * four read ahead. A pipe's writer (cat) and the parse share two cores, so
  * the reading runs in bursts; with fewer buffers the parse waited for it
  * (`cat | gcheap stat -` at 10M: 3 buffers 0.51 s, 6 0.46 s, 10 and 16 no
- * better; 4 MB and 2 MB blocks were slower). */
+ * better). The blocks are 2 MiB (tuning.c): as fast as 8 MiB from a pipe and
+ * from a mapped file, in less memory (docs/performance.md, issue 19, session
+ * 3). */
 #define BLOCKS 6
 
 struct chunk;
