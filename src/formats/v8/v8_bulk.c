@@ -66,6 +66,16 @@ static size_t parse_piece(const unsigned char *s, const unsigned char *t, uint32
     }
 }
 
+/* The end of the next piece of [s, t): the first comma at least size bytes
+ * in, or t. */
+static const unsigned char *piece_end(const unsigned char *s, const unsigned char *t, size_t size)
+{
+    if ((size_t)(t - s) <= size)
+        return t;
+    const unsigned char *c = memchr(s + size, ',', (size_t)(t - s) - size);
+    return c ? c : t;
+}
+
 /* Parses the values in [s, t) piece by piece, releasing the bytes parsed.
  * after_comma: a comma comes before s (so at least one value must follow). */
 static size_t parse_range(const unsigned char *s, const unsigned char *t, uint32_t *out, size_t max,
@@ -73,11 +83,7 @@ static size_t parse_range(const unsigned char *s, const unsigned char *t, uint32
 {
     size_t got = 0;
     for (;;) {
-        const unsigned char *cut = t;
-        if ((size_t)(t - s) > PIECE) {
-            const unsigned char *c = memchr(s + PIECE, ',', (size_t)(t - s) - PIECE);
-            cut = c ? c : t;
-        }
+        const unsigned char *cut = piece_end(s, t, PIECE);
         size_t n = parse_piece(s, cut, out + got, max - got);
         /* Only a whole empty list has no value: not "[,1]", "1,,2", "1,]". */
         if (n == FAIL || (n == 0 && (after_comma || cut != t)))
@@ -128,11 +134,7 @@ static size_t parse_rows(const v8_list *l, const unsigned char *s, const unsigne
     const unsigned char *released = s;
     int after_comma = 0;
     for (;;) {
-        const unsigned char *cut = t;
-        if ((size_t)(t - s) > ROW_PIECE) {
-            const unsigned char *c = memchr(s + ROW_PIECE, ',', (size_t)(t - s) - ROW_PIECE);
-            cut = c ? c : t;
-        }
+        const unsigned char *cut = piece_end(s, t, ROW_PIECE);
         size_t n = parse_piece(s, cut, buf + carry, cap - carry);
         if (n == FAIL || (n == 0 && (after_comma || cut != t))) {
             got = FAIL;
