@@ -173,6 +173,11 @@ typedef struct gch_heap {
     gch_payload *payloads;
     size_t payload_count;
     int payloads_kept;
+
+    /* V8 read as DevTools shows it (not --v8-raw): per object, the distance
+     * the DevTools Summary shows (from the user roots, then from the root at
+     * 100000000 and up; -5 when none). NULL otherwise. */
+    int32_t *v8_distance;
 } gch_heap;
 
 typedef struct gch_dump {

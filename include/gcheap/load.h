@@ -26,6 +26,8 @@ typedef struct gch_load_options {
      * objects. Memory: the types, plus 1-2 bytes an object while ids
      * increase (a hash set of the ids from the first id that does not). */
     int histogram_only;
+    int v8_raw;         /* V8: the graph as V8 wrote it (older DevTools' rules) instead of the
+                           current DevTools' (folded sizes, shape names, distances) */
     int skip_labels;    /* HPROF, V8: do not store reference labels (field names, "[12]": 4 bytes
                            a reference); HPROF: nor look up thread names for root labels (three
                            walks over the dump); root labels then name threads by number */

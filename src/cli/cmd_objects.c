@@ -180,6 +180,14 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         gch_free(dist);
         return EXIT_INPUT;
     }
+    /* A V8 snapshot as DevTools shows it has DevTools' distances (from the
+     * user roots, with its edge filter): those are shown and sorted on. */
+    uint32_t *shown_dist = dist;
+    if (h->v8_distance) {
+        shown_dist = xmalloc_array(h->object_count ? h->object_count : 1, sizeof *shown_dist);
+        for (uint32_t o = 0; o < h->object_count; o++)
+            shown_dist[o] = h->v8_distance[o] < 0 ? GCH_NONE : (uint32_t)h->v8_distance[o];
+    }
     size_t n = 0;
     uint64_t bytes = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
@@ -192,7 +200,7 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
     sort_heap = h;
-    sort_dist = dist;
+    sort_dist = shown_dist;
     sort_retained = t.retained;
     sort_key = key_index(c);
     qsort(rows, n, sizeof *rows, compare_rows);
@@ -211,10 +219,10 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         report_cell_id(rep, h->object_id[o], h->id_radix);
         report_cell_u64(rep, gch_object_size(h, o));
         report_cell_bool(rep, dist[o] != GCH_NONE);
-        if (dist[o] == GCH_NONE)
+        if (shown_dist[o] == GCH_NONE)
             report_cell_none(rep);
         else
-            report_cell_u64(rep, dist[o]);
+            report_cell_u64(rep, shown_dist[o]);
         if (s->retained) {
             if (t.idom[o] == GCH_NONE)
                 report_cell_none(rep);
@@ -236,6 +244,8 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     payload_close(&pf);
     sb_free(&text);
     free(rows);
+    if (shown_dist != dist)
+        free(shown_dist);
     gch_free(dist);
     gch_domtree_free(&t);
     return 0;

@@ -4,7 +4,7 @@
 //   node devtools_oracle.js WORKER.mjs SNAPSHOT OUTDIR
 // OUTDIR/nodes.tsv    per node: id, class name (Summary group), self size
 //                     (after calculateShallowSizes), retained size, distance
-//                     (-5 = none), dominator's id
+//                     (-5 = none), dominator's id, node type, raw name
 // OUTDIR/summary.tsv  per Summary row (getAggregatesByClassKey, no filter):
 //                     name, count, self, retained, distance
 // OUTDIR/stats.json   getStatistics() (the Statistics view)
@@ -54,7 +54,7 @@ async function main() {
   for (let i = 0; i < snap.nodeCount; i++) {
     node.nodeIndex = i * snap.nodeFieldCount;
     out.push([node.id(), JSON.stringify(node.className()), node.selfSize(), node.retainedSize(),
-              node.distance(), idOf[snap.dominatorsTree[i]]].join('\t'));
+              node.distance(), idOf[snap.dominatorsTree[i]], node.type(), JSON.stringify(node.rawName())].join('\t'));
   }
   fs.writeFileSync(path.join(outDir, 'nodes.tsv'), out.join('\n') + '\n');
   const agg = snap.getAggregatesByClassKey(false, 'allObjects');
