@@ -73,8 +73,8 @@ for (let i = 1; i < lines.length; i++) {
   const n = nodes.get(f[cId]);
   if (!n) { differs('node', f[cId], 'no such node', 'a node'); continue; }
   seen++;
-  const dist = f[cDist] === '-' ? -5 : +f[cDist];
-  const ret = f[cRet] === '-' ? -1 : +f[cRet];
+  const dist = f[cDist] === '-' || f[cDist] === '' ? -5 : +f[cDist];
+  const ret = f[cRet] === '-' || f[cRet] === '' ? -1 : +f[cRet];
   if (n.self === +f[cSize]) agree.self++; else differs('self', f[cId], n.self, f[cSize]);
   if (n.ret === ret) agree.retained++; else differs('retained', f[cId], n.ret, f[cRet]);
   if (n.dist === dist) agree.distance++; else differs('distance', f[cId], n.dist, f[cDist]);

@@ -24,6 +24,7 @@ if (!Promise.withResolvers) {
 }
 
 async function main() {
+  console.warn = () => {}; // the worker's problem reports (nodes only weak retainers hold)
   const [worker, snapFile, outDir] = process.argv.slice(2);
   const W = await import(path.resolve(worker));
   const json = JSON.parse(fs.readFileSync(snapFile, 'utf8'));

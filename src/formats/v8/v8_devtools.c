@@ -136,7 +136,8 @@ static size_t js_length(const char *s, size_t n)
 /* ------------------------------------------------------------------------ */
 /* WeakMap ephemeron edge names (tryParseWeakMapEdgeName, :2026-2040):
  * /^\d+(?<duplicatedPart> \/ part of key \(.*? @\d+\) -> value \(.*? @\d+\)
- * pair in WeakMap \(table @(?<tableId>\d+)\))$/ */
+ * pair in WeakMap \(table @(?<tableId>\d+)\))$/ (the last ")" closes the group:
+ * the name ends "(table @ID)"). */
 
 static size_t digits_back(const char *s, size_t end)
 {
@@ -158,13 +159,13 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
     if (d == 0 || strncmp(s + d, key_open, sizeof key_open - 1) != 0)
         return 0;
     size_t kstart = d + sizeof key_open - 1;
-    /* the end: "table @" digits "))" */
-    if (n < 2 || s[n - 1] != ')' || s[n - 2] != ')')
+    /* the end: "table @" digits ")" */
+    if (n < 1 || s[n - 1] != ')')
         return 0;
-    size_t td = digits_back(s, n - 2);
-    if (td == 0 || n - 2 - td < sizeof tail - 1)
+    size_t td = digits_back(s, n - 1);
+    if (td == 0 || n - 1 - td < sizeof tail - 1)
         return 0;
-    size_t tpos = n - 2 - td - (sizeof tail - 1);
+    size_t tpos = n - 1 - td - (sizeof tail - 1);
     if (strncmp(s + tpos, tail, sizeof tail - 1) != 0)
         return 0;
     /* before it: " @" digits (the value's id) */
@@ -179,7 +180,7 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
         size_t kd = digits_back(s, a);
         if (kd && a - kd >= kstart + 2 && s[a - kd - 1] == '@' && s[a - kd - 2] == ' ') {
             uint64_t t = 0;
-            for (size_t k = n - 2 - td; k < n - 2; k++)
+            for (size_t k = n - 1 - td; k < n - 1; k++)
                 t = t * 10 + (uint64_t)(s[k] - '0');
             *dup = d;
             *table = td > 19 ? UINT64_MAX : t;
