@@ -92,6 +92,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     opts.hprof_compressed_refs = common->hprof_refs;
+    opts.v8_raw = common->v8_raw;
     progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */

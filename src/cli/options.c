@@ -42,6 +42,7 @@ static const cli_option common_options[] = {
     OPT_BOOL(0, "size-buckets", cli_common, size_buckets, ".gcdump: keep \"(Bytes > 10K)\" types apart"),
     OPT_BOOL(0, "module", cli_common, module, ".gcdump: show each type's module"),
     OPT_BOOL(0, "short-names", cli_common, short_names, "Dart: class names without library URI"),
+    OPT_BOOL(0, "v8-raw", cli_common, v8_raw, "V8: the graph as written, not as DevTools shows it"),
     OPT_ENUM(0, "hprof-refs", cli_common, hprof_refs, hprof_refs_words, "HPROF reference size", "SIZE",
              "HPROF: auto (from the dump, default), compressed or wide references"),
     OPT_END

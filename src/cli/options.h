@@ -38,6 +38,7 @@ typedef struct cli_common {
     int size_buckets;
     int module;
     int short_names;
+    int v8_raw;
     int hprof_refs;         /* --hprof-refs: GCH_HPROF_REFS_AUTO, _COMPRESSED or _WIDE */
     int include_weak;
     uint64_t threads;       /* --threads: 0 = auto, 1 = no threads; see cli_threads */

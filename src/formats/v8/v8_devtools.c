@@ -586,6 +586,8 @@ static int class_name(const v8_graph *g, size_t i, const char *name, text *t)
             sp = strchr(name + 10, ' ');
         if (sp)
             return text_add(t, name, (size_t)(sp - name)) && text_add(t, ">", 1);
+        if (len == 0) /* DevTools: "" */
+            return text_add(t, "(no name)", 9);
         return text_add(t, name, len);
     }
     case NT_SYNTHETIC: /* gcheap: the pseudo-node's own name ("(GC roots)"); DevTools: (synthetic) */
@@ -1150,13 +1152,12 @@ static gch_status retype(const v8_devtools *d, gch_heap *h, gch_error *err)
         raw[k] = k;
         declared[k] = 1;
     }
-    /* DevTools' Summary leaves out the nodes of size 0: so do the counts */
     for (uint32_t o = 0; o < h->object_count; o++) {
         uint32_t c = d->cls[o];
         h->object_type[o] = c;
         holding[c] = 1;
-        objects[c] += h->object_size32[o] != 0;
-        bytes[c] += h->object_size32[o];
+        objects[c]++;
+        bytes[c] += gch_object_size(h, o);
     }
     uint32_t reported = 0;
     for (uint32_t k = 0; k < nt; k++)
@@ -1247,7 +1248,7 @@ static gch_status rewire(const v8_devtools *d, const v8_graph *g, gch_heap *h, u
 gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch_error *err)
 {
     if (h->object_count != g->n)
-        return gch_error_set(err, GCH_EINVAL, "V8 reader: %u objects for %zu nodes", h->object_count, g->n);
+        return GCH_OK; /* duplicate ids (not V8's output): the graph stays as written */
     if (d->folded)
         for (size_t i = 0; i < g->n; i++)
             h->object_size32[i] = (uint32_t)d->size[i]; /* below 2^32 - 1: shallow_sizes checked */
