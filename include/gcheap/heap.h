@@ -178,6 +178,11 @@ typedef struct gch_heap {
      * the DevTools Summary shows (from the user roots, then from the root at
      * 100000000 and up; -5 when none). NULL otherwise. */
     int32_t *v8_distance;
+    /* V8 as DevTools shows it: per object, 1 for a pseudo-node (a synthetic
+     * node of size 0: the root, "(GC roots)", "(Stack roots)", ...). Such
+     * nodes are kept in paths but are never rows of top or dom (their
+     * children take their place) nor leak suspects. NULL otherwise. */
+    uint8_t *v8_pseudo;
 } gch_heap;
 
 typedef struct gch_dump {

@@ -54,13 +54,15 @@ static void sift_down(const gch_domtree *t, uint32_t *heap, size_t n, uint32_t v
 /* The k best live objects, best first, as positions in t->preorder, selected
  * with a bounded min-heap whose top is the worst kept (O(n log k), k entries
  * of memory). *count <= k. */
-static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
+static uint32_t *select_top(const gch_heap *h, const gch_domtree *t, uint64_t k, size_t *count)
 {
     if (k > t->live_count)
         k = t->live_count;
     uint32_t *heap = xmalloc_array((size_t)k, sizeof *heap);
     size_t n = 0;
     for (uint32_t o = 0; o < t->live_count && k; o++) {
+        if (h->v8_pseudo && h->v8_pseudo[t->preorder[o]])
+            continue; /* V8 pseudo-nodes are no rows */
         if (n < k) {
             size_t i = n++;
             /* Sift up: the parent must be worse than (rank after) the child. */
@@ -89,7 +91,7 @@ static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
     if (cli_domtree_preorder(h, c, &t) != 0) /* live objects and retained sizes, in preorder */
         return EXIT_INPUT;
     size_t n;
-    uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);
+    uint32_t *best = select_top(h, &t, c->top == UINT64_MAX ? 20 : c->top, &n);
     report_begin_section(rep, h->name);
     char buf[8192];
     for (size_t i = 0; i < n; i++) {

@@ -49,6 +49,7 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_label);
     gch_free(h->payloads);
     gch_free(h->v8_distance);
+    gch_free(h->v8_pseudo);
     gch_free(h);
 }
 

@@ -1268,6 +1268,10 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
         st = rewire(d, g, h, off, err);
     }
     if (st == GCH_OK) {
+        if (!(h->v8_pseudo = gch_calloc(g->n ? g->n : 1, 1)))
+            return oom(err);
+        for (size_t i = 0; i < g->n; i++)
+            h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && d->size[i] == 0;
         h->v8_distance = d->distance;
         d->distance = NULL;
     }
