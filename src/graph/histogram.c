@@ -13,7 +13,7 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
     if (!all)
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     /* A V8 snapshot as DevTools shows it: its Summary leaves out the
-     * objects of size 0 (HeapSnapshot.ts buildAggregates, :1922-1967). */
+     * objects of size 0 (HeapSnapshot.ts buildAggregates, :1919-1967). */
     const int skip_empty = heap->v8_distance != NULL;
     if (!mask && heap->type_objects && !skip_empty) {
         /* Every object: the builder's per-type totals. */

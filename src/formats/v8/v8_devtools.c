@@ -237,7 +237,7 @@ static void weakmaps_free(weakmaps *w)
 }
 
 /* ------------------------------------------------------------------------ */
-/* propagateDOMState (:3082-3174): attached and detached states flow from
+/* propagateDOMState (:3052-3150): attached and detached states flow from
  * natives that know theirs to native children (not through hidden, invisible
  * or weak edges); a native that ends detached is named "Detached NAME". */
 static gch_status propagate_dom_state(const v8_graph *g, uint8_t *det, gch_error *err)
@@ -293,7 +293,7 @@ static gch_status propagate_dom_state(const v8_graph *g, uint8_t *det, gch_error
 }
 
 /* ------------------------------------------------------------------------ */
-/* markPageOwnedNodes (:4451-4516): everything reachable (not through weak
+/* markPageOwnedNodes (:4458-4516): everything reachable (not through weak
  * edges) from the root's shortcut edges (user globals) and from its element
  * edges to "(Document DOM trees)". */
 static int is_dom_trees_root(const v8_graph *g, size_t i)
@@ -419,7 +419,7 @@ static gch_status shallow_sizes(const v8_graph *g, const char *const *names, v8_
 }
 
 /* ------------------------------------------------------------------------ */
-/* calculateDistances (:1829-1918, JSHeapSnapshot :4327-4370): a BFS from the
+/* calculateDistances (:1829-1917, JSHeapSnapshot :4327-4370): a BFS from the
  * user roots, then one from the root for the rest (from baseSystemDistance
  * when there were user roots), not through weak edges nor the edges the
  * filter drops. */
@@ -528,7 +528,7 @@ static gch_status distances(const v8_graph *g, const weakmaps *w, int32_t *dist,
  * inferInterfaceDefinitions and applyInterfaceDefinitions (:2773-2977) for
  * plain objects. */
 
-/* formatPropertyName (:4746-4755): a name with , ' " { or } is written as a
+/* formatPropertyName (:4743-4752): a name with , ' " { or } is written as a
  * JSON string. */
 static int format_property(text *t, const char *s)
 {
@@ -922,7 +922,7 @@ done:
 /* ------------------------------------------------------------------------ */
 /* The nodes no essential path from the root reaches: DevTools' dominator
  * build starts again from those whose retainers are all non-essential, then
- * hangs every node still unvisited under the root (:2236-2268); either way
+ * hangs every node still unvisited under the root (:2240-2268); either way
  * the root becomes their immediate dominator, as if it had an edge to each.
  * Those are the ones an edge from the root must hold here: the nodes with
  * no essential retainer, and one node of each set still unreached. */
@@ -1055,7 +1055,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         st = oom(err);
         goto done;
     }
-    /* initDetachednessAndClassIndex (:3052-3073): without the field, natives
+    /* initDetachednessAndClassIndex (:3029-3050): without the field, natives
      * named "Detached ..." are detached; with it, propagateDOMState. */
     for (size_t i = 0; i < n; i++) {
         det[i] = g->has_det ? g->det[i] : 0;
