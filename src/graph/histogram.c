@@ -14,7 +14,7 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     /* A V8 snapshot as DevTools shows it: its Summary leaves out the
      * objects of size 0 (HeapSnapshot.ts buildAggregates, :1919-1967). */
-    const int skip_empty = heap->v8_distance != NULL;
+    const int skip_empty = heap->v8_pseudo != NULL;
     if (!mask && heap->type_objects && !skip_empty) {
         /* Every object: the builder's per-type totals. */
         for (uint32_t t = 0; t < nt; t++) {

@@ -45,7 +45,7 @@ typedef struct place {
  * and reserves its subtree's slots after it. */
 static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *pl, dom_slot *slot)
 {
-    const int skip_empty = heap->v8_distance != NULL;
+    const int skip_empty = heap->v8_pseudo != NULL;
     const uint32_t N = (uint32_t)t->live_count, *pidom = t->preorder_idom, *pre = t->preorder;
     const uint32_t *object_type = heap->object_type;
     /* pl[] comes zeroed: next counts the objects below, the object itself
@@ -134,7 +134,7 @@ static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree
  * (HeapSnapshot.ts calculateClassesRetainedSize, :1969-2017). */
 static uint32_t type_or_none(const gch_heap *heap, uint32_t o)
 {
-    return heap->v8_distance && heap->object_size32[o] == 0 ? heap->type_count : heap->object_type[o];
+    return heap->v8_pseudo && heap->object_size32[o] == 0 ? heap->type_count : heap->object_type[o];
 }
 
 gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,

@@ -448,17 +448,16 @@ typedef struct dist_filter {
     const v8_graph *g;
     const weakmaps *w;
     uint8_t *pending; /* bit per duplicatedPart */
-    uint32_t sloppy;  /* string index of "sloppy_function_map" + 1, 0 none */
+    uint8_t *special; /* per node: 1 a hidden "system / NativeContext", 2 an array "(map descriptors)" */
 } dist_filter;
 
 static int dist_keep(dist_filter *f, size_t i, uint64_t e)
 {
     const v8_graph *g = f->g;
-    uint8_t nr = nrole(g, i), role = erole(g, e);
-    if (nr == NT_HIDDEN && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0 &&
-        strcmp(raw_name(g, i), "system / NativeContext") == 0)
+    uint8_t special = f->special[i], role = erole(g, e);
+    if (special == 1 && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0)
         return 0;
-    if (nr == NT_ARRAY && strcmp(raw_name(g, i), "(map descriptors)") == 0) {
+    if (special == 2) {
         int nan = 0;
         int64_t index = string_named(role) ? parse_int(g->str(g->str_ctx, g->ename[e]), &nan) : g->ename[e];
         if (nan)
@@ -497,11 +496,19 @@ static gch_status distances(const v8_graph *g, const weakmaps *w, int32_t *dist,
 {
     size_t n = g->n, r = g->root;
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
-    dist_filter f = { g, w, gch_calloc(w->parts.n / 8 + 1, 1), 0 };
-    if (!queue || !f.pending) {
+    dist_filter f = { g, w, gch_calloc(w->parts.n / 8 + 1, 1), gch_calloc(n ? n : 1, 1) };
+    if (!queue || !f.pending || !f.special) {
         gch_free(queue);
         gch_free(f.pending);
+        gch_free(f.special);
         return oom(err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t nr = nrole(g, i);
+        if (nr == NT_HIDDEN && strcmp(raw_name(g, i), "system / NativeContext") == 0)
+            f.special[i] = 1;
+        else if (nr == NT_ARRAY && strcmp(raw_name(g, i), "(map descriptors)") == 0)
+            f.special[i] = 2;
     }
     for (size_t i = 0; i < n; i++)
         dist[i] = V8_NO_DISTANCE;
@@ -520,6 +527,7 @@ static gch_status distances(const v8_graph *g, const weakmaps *w, int32_t *dist,
     bfs(g, &f, dist, queue, 1);
     gch_free(queue);
     gch_free(f.pending);
+    gch_free(f.special);
     return GCH_OK;
 }
 
@@ -1049,9 +1057,11 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     text t = { 0 };
     d->size = gch_reallocarray(NULL, n ? n : 1, sizeof *d->size);
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
-    d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
-    d->essential = gch_calloc(g->m / 8 + 1, 1);
-    if (!det || !page || !names || !d->size || !d->cls || !d->distance || !d->essential) {
+    if (!g->no_refs) {
+        d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
+        d->essential = gch_calloc(g->m / 8 + 1, 1);
+    }
+    if (!det || !page || !names || !d->size || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
         st = oom(err);
         goto done;
     }
@@ -1081,18 +1091,47 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         names[i] = dnames.s[k];
         d->detached++;
     }
-    if ((st = mark_page_owned(g, page, err)) != GCH_OK || (st = weakmaps_init(g, &w, err)) != GCH_OK)
+    if (!g->no_refs) {
+        if ((st = mark_page_owned(g, page, err)) != GCH_OK || (st = weakmaps_init(g, &w, err)) != GCH_OK)
+            goto done;
+        essential_edges(g, page, &w, d->essential);
+    }
+    if ((st = shallow_sizes(g, names, d, err)) != GCH_OK ||
+        (!g->no_refs && (st = distances(g, &w, d->distance, err)) != GCH_OK))
         goto done;
-    essential_edges(g, page, &w, d->essential);
-    if ((st = shallow_sizes(g, names, d, err)) != GCH_OK || (st = distances(g, &w, d->distance, err)) != GCH_OK)
+    /* a class depends on the type, and for objects, natives and synthetic
+     * nodes on the name: one lookup per distinct name (not per node) */
+    uint32_t by_type[256], max_name = 0;
+    for (size_t k = 0; k < 256; k++)
+        by_type[k] = GCH_NONE;
+    for (size_t i = 0; i < n; i++)
+        if (g->name[i] >= max_name)
+            max_name = g->name[i] + 1;
+    uint32_t *by_name = gch_reallocarray(NULL, max_name ? max_name : 1, sizeof *by_name);
+    if (!by_name) {
+        st = oom(err);
         goto done;
+    }
+    memset(by_name, 0xff, (size_t)(max_name ? max_name : 1) * sizeof *by_name);
     for (size_t i = 0; i < n; i++) {
+        uint8_t role = nrole(g, i);
+        int named = role == NT_OBJECT || role == NT_NATIVE;
+        int renamed = names[i] != raw_name(g, i); /* Detached ... */
+        uint32_t *memo = renamed || role == NT_SYNTHETIC ? NULL : named ? &by_name[g->name[i]] : &by_type[g->type[i]];
+        if (memo && *memo != GCH_NONE) {
+            d->cls[i] = *memo;
+            continue;
+        }
         if (!class_name(g, i, names[i], &t) || (d->cls[i] = str_set_id(&classes, t.s, t.len)) == GCH_NONE) {
+            gch_free(by_name);
             st = oom(err);
             goto done;
         }
+        if (memo)
+            *memo = d->cls[i];
     }
-    if ((st = interfaces(g, d, &classes, err)) != GCH_OK || (st = hang(g, d, err)) != GCH_OK ||
+    gch_free(by_name);
+    if ((st = interfaces(g, d, &classes, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
         (st = statistics(g, names, d, err)) != GCH_OK)
         goto done;
 done:

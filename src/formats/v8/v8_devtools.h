@@ -38,6 +38,8 @@ typedef struct v8_graph {
     const uint32_t *eto;     /* per edge: target position */
     const uint8_t *node_role, *edge_role; /* by type number */
     const char *const *node_type_name;   /* by type number: "object", ... */
+    int no_refs;             /* the heap gets no references: no essential edges, holding
+                                of unreached nodes nor distances are needed */
     const char *(*str)(const void *ctx, uint32_t index);
     const void *str_ctx;
     uint64_t extra_native_bytes;
@@ -48,7 +50,8 @@ typedef struct v8_devtools {
     uint32_t *cls;           /* per node: class number (names[cls]) */
     char **names;            /* class names */
     uint32_t names_n, names_cap;
-    int32_t *distance;       /* per node: DevTools' distance, V8_NO_DISTANCE when none */
+    int32_t *distance;       /* per node: DevTools' distance, V8_NO_DISTANCE when none
+                                (NULL with no_refs) */
     uint8_t *essential;      /* bit per edge: holds its target for the dominator tree */
     uint32_t *hung;          /* nodes no essential path reaches: DevTools hangs them under the root */
     size_t hung_n;

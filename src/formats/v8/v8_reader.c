@@ -1794,7 +1794,17 @@ static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const ch
     return gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, flags, 0, 0, label, r->err);
 }
 
-static const char *graph_str(const void *ctx, uint32_t index) { return str_at(ctx, index); }
+/* The graph's strings by index in O(1) (str_at searches the kept ones). */
+typedef struct str_table {
+    const char **p;
+    size_t n;
+} str_table;
+
+static const char *graph_str(const void *ctx, uint32_t index)
+{
+    const str_table *t = ctx;
+    return index < t->n && t->p[index] ? t->p[index] : "";
+}
 
 /* DevTools' view being made: the graph, the result, the arrays the graph
  * adds to the reader's. */
@@ -1803,6 +1813,7 @@ typedef struct devtools_run {
     v8_devtools d;
     uint32_t *estart;
     uint64_t *id, *size;
+    str_table strs;
     const char *type_names[MAX_TYPES];
     int done;
 } devtools_run;
@@ -1810,6 +1821,7 @@ typedef struct devtools_run {
 static void devtools_run_free(devtools_run *dr)
 {
     gch_free(dr->estart);
+    gch_free(dr->strs.p);
     gch_free(dr->id);
     gch_free(dr->size);
     v8_devtools_free(&dr->d);
@@ -1835,11 +1847,24 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
     }
     for (unsigned k = 0; k < r->ntypes; k++)
         dr->type_names[k] = list_name(r->node_types, k);
+    /* every string index the graph uses is below str_n (parse checked) */
+    dr->strs.n = r->str_n;
+    if (!(dr->strs.p = gch_calloc(r->str_n ? r->str_n : 1, sizeof *dr->strs.p)))
+        return oom(r);
+    if (r->wanted) {
+        for (size_t k = 0; k < r->wanted_n; k++)
+            if (r->wanted[k] < r->str_n && r->str_off[k] != UINT64_MAX)
+                dr->strs.p[r->wanted[k]] = r->pool.s + r->str_off[k];
+    } else {
+        for (size_t k = 0; k < r->str_n; k++)
+            dr->strs.p[k] = r->str_off[k] != UINT64_MAX ? r->pool.s + r->str_off[k] : NULL;
+    }
     dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->edge_n, .type = r->g_type, .name = r->g_name,
                         .det = r->g_det, .has_det = r->has_detachedness, .id = dr->id, .size = dr->size,
                         .estart = dr->estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
-                        .str = graph_str, .str_ctx = r, .extra_native_bytes = r->extra_native_bytes };
+                        .no_refs = r->opts->skip_refs, .str = graph_str, .str_ctx = &dr->strs,
+                        .extra_native_bytes = r->extra_native_bytes };
     gch_status st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
@@ -1901,8 +1926,10 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
     /* DevTools' second pass starts from the nodes no essential edge holds:
      * they become weak roots (not live unless --include-weak); in DevTools'
      * view the root holds them (v8_devtools_apply). */
-    if (dr->done)
+    if (dr->done && !r->opts->skip_refs)
         r->weak_only_nodes = dr->d.hung_n;
+    for (size_t i = 0; dr->done && r->opts->skip_refs && r->held && i < r->node_n; i++)
+        r->weak_only_nodes += !r->held[i] && i != r->root; /* without references: no essential edges */
     for (size_t i = 0; r->held && !dr->done && st == GCH_OK && i < r->node_n; i++) {
         if (r->held[i] || i == r->root)
             continue;
