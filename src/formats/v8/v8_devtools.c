@@ -810,7 +810,8 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
         cand_n++;
     }
     /* the most popular (:2829-2845) */
-    qsort(cand, cand_n, sizeof *cand, cmp_candidate);
+    if (cand_n)
+        qsort(cand, cand_n, sizeof *cand, cmp_candidate);
     double min_count = (double)total / MIN_OBJECT_PROPORTION_PER_INTERFACE;
     if (min_count < MIN_OBJECT_COUNT_PER_INTERFACE)
         min_count = MIN_OBJECT_COUNT_PER_INTERFACE;
@@ -866,7 +867,8 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
             }
             props[np++] = g->ename[e];
         }
-        qsort(props, np, sizeof *props, cmp_prop);
+        if (np > 1)
+            qsort(props, np, sizeof *props, cmp_prop);
         /* the set of states in insertion order (a JavaScript Set): ids, with
          * in_set telling which are still in it */
         size_t sl = 0;
