@@ -99,7 +99,8 @@ typedef enum gch_format {
     GCH_FORMAT_GCDUMP,
     GCH_FORMAT_DART,
     GCH_FORMAT_V8,
-    GCH_FORMAT_HPROF
+    GCH_FORMAT_HPROF,
+    GCH_FORMAT_RUBY
 } gch_format;
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
@@ -109,7 +110,8 @@ int gch_format_parse(const char *name, gch_format *out);
 /* Guesses the format from the first n bytes of a dump (n >= 32 is enough):
  * "!FastSerialization" framing is gcdump, "dartheap" is Dart, "JAVA PROFILE 1.0."
  * is HPROF, a JSON object whose first key is "snapshot" (blanks allowed) a V8
- * heap snapshot, gzip (1f 8b) is looked through, anything else gclog. */
+ * heap snapshot, a JSON object whose first member is "address":"0x or
+ * "type":"ROOT" a Ruby heap dump (ObjectSpace.dump_all), gzip (1f 8b) is looked through, anything else gclog. */
 gch_format gch_detect_format(const void *head, size_t n);
 
 /* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
@@ -153,6 +155,13 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
 gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts,
                               gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                gch_dump **out, gch_error *err);
+/* Ruby heap dumps (ObjectSpace.dump_all: one JSON object a line), streamed
+ * from a source or parsed in place from a buffer; errors carry line
+ * numbers. docs/ruby-format.md. */
+gch_status gch_read_ruby(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                         gch_error *err);
+gch_status gch_read_ruby_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
 /* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
 gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,

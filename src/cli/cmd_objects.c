@@ -198,7 +198,7 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     qsort(rows, n, sizeof *rows, compare_rows);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
-    payload_file pf = { NULL, 0 };
+    payload_file pf = { NULL, 0, 0 };
     const char *why = NULL;
     if (s->values && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
         stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",

@@ -13,7 +13,7 @@
 #include "gzip.h"
 #include "sniff.h"
 
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof" };
+static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof", "ruby" };
 
 const char *gch_format_name(gch_format format)
 {
@@ -51,6 +51,40 @@ static int starts_v8_snapshot(const unsigned char *p, size_t n)
     return i < n && p[i] == ':';
 }
 
+/* Whether the bytes start a JSON object whose first member is "address"
+ * with a "0x..." string or "type":"ROOT": the first line of
+ * ObjectSpace.dump_all (roots first; a dump with since: has none). */
+static int starts_ruby_dump(const unsigned char *p, size_t n)
+{
+    static const char *const heads[] = { "\"address\"", "\"0x", "\"type\"", "\"ROOT\"" };
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t'))
+        i++;
+    if (i >= n || p[i] != '{')
+        return 0;
+    for (int h = 0; h < 4; h += 2) {
+        size_t j = i + 1;
+        const char *parts[2] = { heads[h], heads[h + 1] };
+        int ok = 1;
+        for (int k = 0; k < 2 && ok; k++) {
+            while (j < n && (p[j] == ' ' || p[j] == '\t'))
+                j++;
+            size_t len = strlen(parts[k]);
+            ok = n - j >= len && memcmp(p + j, parts[k], len) == 0;
+            j += len;
+            if (ok && k == 0) {
+                while (j < n && (p[j] == ' ' || p[j] == '\t'))
+                    j++;
+                ok = j < n && p[j] == ':';
+                j++;
+            }
+        }
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
 gch_format gch_detect_format(const void *head, size_t n)
 {
     static const char fast[] = "!FastSerialization";
@@ -64,6 +98,8 @@ gch_format gch_detect_format(const void *head, size_t n)
         return GCH_FORMAT_GCDUMP;
     if (starts_v8_snapshot(p, n))
         return GCH_FORMAT_V8;
+    if (starts_ruby_dump(p, n))
+        return GCH_FORMAT_RUBY;
     /* A whole input shorter than its signature that starts like one is a
      * binary dump cut short: its reader says so at an offset (a .gclog
      * message about an unknown record would mislead). */
@@ -91,6 +127,8 @@ static gch_status read_buffer(const void *data, size_t size, gch_format format,
         return gch_read_v8_buffer(data, size, opts, out, err);
     case GCH_FORMAT_HPROF:
         return gch_read_hprof_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_RUBY:
+        return gch_read_ruby_buffer(data, size, opts, out, err);
     default:
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
     }
@@ -202,6 +240,8 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
         return gch_read_gclog(&chained, opts, out, err);
     if (format == GCH_FORMAT_V8)
         return gch_read_v8(&chained, opts, out, err);
+    if (format == GCH_FORMAT_RUBY)
+        return gch_read_ruby(&chained, opts, out, err);
 
     unsigned char *data = NULL;
     size_t size = 0;
@@ -324,7 +364,7 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     inner_opts.progress_ctx = g;
     gch_format inside = format == GCH_FORMAT_AUTO ? gch_detect_format(head, n) : format;
     /* Formats read whole into memory are read on this thread: progress from here. */
-    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8;
+    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8 && inside != GCH_FORMAT_RUBY;
     int early = 0;
     if (got >= 0)
         st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err, &early);
