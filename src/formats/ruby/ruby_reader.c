@@ -499,8 +499,10 @@ static gch_status parse_source(rb_reader *r, const gch_source *src)
             start = (size_t)(nl - buf) + 1;
         }
         if (eof) { /* the last line, without its newline */
-            r->line++;
-            st = do_line(r, buf + start, buf + len);
+            if (start < len) {
+                r->line++;
+                st = do_line(r, buf + start, buf + len);
+            }
             goto out;
         }
         memmove(buf, buf + start, len - start);
