@@ -415,7 +415,8 @@ static gch_status add_object(rb_reader *r, const rb_record *rec)
             r->outlab[k] = r->class_label;
         k++;
     }
-    memcpy(r->out + k, r->refs.v, rec->nrefs * sizeof *r->out);
+    if (rec->nrefs)
+        memcpy(r->out + k, r->refs.v, rec->nrefs * sizeof *r->out);
     if (r->labels)
         for (size_t i = 0; i < rec->nrefs; i++)
             r->outlab[k + i] = GCH_NONE;
