@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
 
@@ -473,6 +474,168 @@ static void test_random_against_brute_force(void **state)
     }
 }
 
+
+/* Every kind's name, every root category's kind, IMEMO and DATA without
+ * their words, long words cut, blank lines of blanks. */
+static void test_kinds_and_roots(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"type\":\"ROOT\", \"root\":\"machine_context\", \"references\":[\"0x10\"]}\n"
+        "{\"type\":\"ROOT\", \"root\":\"global_list\", \"references\":[\"0x18\", \"0x0\"]}\n"
+        "{\"type\":\"ROOT\", \"root\":\"finalizers\", \"references\":[\"0x20\"]}\n"
+        "{\"type\":\"ROOT\", \"root\":\"end_proc\", \"references\":[\"0x28\"]}\n"
+        " \t \r\n"
+        "{\"address\":\"0x10\", \"type\":\"REGEXP\", \"class\":\"0x900\"}\n"
+        "{\"address\":\"0x18\", \"type\":\"STRUCT\", \"class\":\"0x948\"}\n"
+        "{\"address\":\"0x20\", \"type\":\"BIGNUM\", \"class\":\"0x908\"}\n"
+        "{\"address\":\"0x28\", \"type\":\"FILE\", \"class\":\"0x910\", \"fd\":3}\n"
+        "{\"address\":\"0x30\", \"type\":\"MATCH\", \"class\":\"0x918\"}\n"
+        "{\"address\":\"0x38\", \"type\":\"SYMBOL\", \"class\":\"0x920\"}\n"
+        "{\"address\":\"0x40\", \"type\":\"RATIONAL\", \"class\":\"0x928\"}\n"
+        "{\"address\":\"0x48\", \"type\":\"COMPLEX\", \"class\":\"0x930\"}\n"
+        "{\"address\":\"0x50\", \"type\":\"IMEMO\"}\n"
+        "{\"address\":\"0x58\", \"type\":\"DATA\"}\n"
+        "{\"address\":\"0x60\", \"type\":\"DATA\", \"class\":\"0x938\"}\n"
+        "{\"address\":\"0x68\", \"type\":\"NODE\"}\n"
+        "{\"address\":\"0x70\", \"type\":\"IMEMO\", \"imemo_type\":\""
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n"
+        "{\"address\":\"0x78\", \"type\":\""
+        "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\"}\n"
+        "{\"address\":\"0x80\", \"type\":\"O\\u0042JECT\", \"class\":\"0x900\"}\n"
+        "{\"address\":\"0x88\", \"type\":\"STRING\", \"class\":\"0x940\", \"value\":\"zz\"}\n"
+        "{\"address\":\"0x8\", \"type\":\"STRING\", \"class\":\"0x940\", \"value\":\"aa\"}\n"
+        "{\"address\":\"0x900\", \"type\":\"CLASS\", \"superclass\":\"0x900\"}\n"; /* a loop */
+    gch_dump *d = NULL;
+    gch_error err;
+    gch_load_options o = { 0 };
+    o.keep_payloads = 1;
+    assert_int_equal(gch_load_buffer(text, sizeof text - 1, GCH_FORMAT_AUTO, &o, &d, &err), GCH_OK);
+    assert_null(heap_check_dump(d));
+    const gch_heap *h = d->heaps[0];
+    static const char *const names[] = { "Regexp", "Struct", "Integer", "File", "MatchData", "Symbol",
+                                         "Rational", "Complex", "T_IMEMO", "T_DATA", "T_DATA", "T_NODE" };
+    for (uint32_t o2 = 0; o2 < 12; o2++)
+        assert_string_equal(gch_type_name(h, h->object_type[o2]), names[o2]);
+    const char *imemo = gch_type_name(h, h->object_type[12]);
+    assert_int_equal(strncmp(imemo, "imemo_aaaa", 10), 0);
+    assert_true(strlen(imemo) < 96);
+    assert_int_equal(strncmp(gch_type_name(h, h->object_type[13]), "T_BBBB", 6), 0);
+    assert_string_equal(gch_type_name(h, h->object_type[14]), "T_OBJECT"); /* an escaped word is no kind */
+    static const char *const kinds[] = { "local", "handle", "finalizer", "internal" };
+    assert_int_equal(h->root_count, 4);
+    for (uint32_t r = 0; r < 4; r++)
+        assert_string_equal(gch_root_kind_name(h->root_kind[r]), kinds[r]);
+    assert_int_equal(h->payload_count, 2);
+    assert_true(h->payloads[0].id == 0x8 && h->payloads[1].id == 0x88);
+    gch_dump_free(d);
+}
+
+/* A line longer than the source's block (1 MiB): the block grows; a source
+ * that fails is GCH_EIO; progress is told. */
+static long long failing_read(void *ctx, void *buf, size_t cap)
+{
+    (void)ctx;
+    (void)buf;
+    (void)cap;
+    return -1;
+}
+
+static void count_progress(void *ctx, uint64_t bytes)
+{
+    *(uint64_t *)ctx = bytes;
+}
+
+static void test_long_line_and_source_errors(void **state)
+{
+    (void)state;
+    size_t n = 200000, cap = 64 + 20 * n, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len, "{\"address\":\"0x10\", \"type\":\"ARRAY\", \"references\":[");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%s\"0x10\"", i ? ", " : "");
+    len += (size_t)snprintf(t + len, cap - len, "]}\n");
+    assert_true(len > (1u << 20));
+    uint64_t seen = 0;
+    gch_load_options o = { 0 };
+    o.progress = count_progress;
+    o.progress_ctx = &seen;
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(load_stream(t, len, 1 << 16, &o, &d, &err), GCH_OK);
+    assert_int_equal(d->heaps[0]->ref_count, n);
+    assert_int_equal(seen, len);
+    gch_dump_free(d);
+    seen = 0;
+    assert_int_equal(gch_load_buffer(t, len, GCH_FORMAT_RUBY, &o, &d, &err), GCH_OK);
+    assert_int_equal(seen, len);
+    gch_dump_free(d);
+    free(t);
+    gch_source src = { failing_read, NULL };
+    assert_int_equal(gch_read_ruby(&src, NULL, &d, &err), GCH_EIO);
+    assert_null(d);
+}
+
+/* Fails the k-th allocation, k = 1, 2, ... until a load needs no more:
+ * each fails with GCH_ENOMEM (or succeeds) and leaks nothing. */
+static long fail_at, calls, live;
+static void *t_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++calls == fail_at)
+        return NULL;
+    void *p = malloc(n);
+    live += p != NULL;
+    return p;
+}
+static void *t_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++calls == fail_at)
+        return NULL;
+    void *q = realloc(p, n);
+    live += q && !p;
+    return q;
+}
+static void t_free(void *ctx, void *p)
+{
+    (void)ctx;
+    live -= p != NULL;
+    free(p);
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    static const gch_allocator a = { t_malloc, t_realloc, t_free, NULL };
+    gch_load_options o = { 0 };
+    o.keep_payloads = 1;
+    o.threads = 1;
+    for (int streamed = 0; streamed < 2; streamed++) {
+        for (fail_at = 1;; fail_at++) {
+            calls = live = 0;
+            gch_set_allocator(&a);
+            gch_dump *d = NULL;
+            gch_error err;
+            gch_status st = streamed ? load_stream(small_dump, sizeof small_dump - 1, 4096, &o, &d, &err)
+                                     : gch_load_buffer(small_dump, sizeof small_dump - 1, GCH_FORMAT_AUTO, &o,
+                                                       &d, &err);
+            if (st == GCH_OK)
+                gch_dump_free(d);
+            gch_set_allocator(NULL);
+            if (live != 0)
+                fail_msg("allocation %ld failed: %ld blocks leaked", fail_at, live);
+            if (calls < fail_at) {
+                assert_int_equal(st, GCH_OK);
+                break;
+            }
+            if (st != GCH_ENOMEM && st != GCH_OK)
+                fail_msg("allocation %ld failed: status %d (%s)", fail_at, (int)st, err.message);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +645,9 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_truncation_every_byte),
         cmocka_unit_test(test_random_against_brute_force),
+        cmocka_unit_test(test_kinds_and_roots),
+        cmocka_unit_test(test_long_line_and_source_errors),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
