@@ -26,10 +26,10 @@ const char *rb_kind_word(rb_kind k)
 
 static rb_kind kind_of(rb_str s)
 {
-    if (s.escaped)
+    if (s.escaped || s.n == 0)
         return RB_UNKNOWN;
-    for (int k = 1; k < RB_KIND_COUNT; k++)
-        if (strlen(kind_words[k]) == s.n && memcmp(kind_words[k], s.p, s.n) == 0)
+    for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
+        if (kind_words[k][0] == s.p[0] && strncmp(kind_words[k], s.p, s.n) == 0 && kind_words[k][s.n] == 0)
             return (rb_kind)k;
     return RB_UNKNOWN;
 }
@@ -41,12 +41,16 @@ static const char *skip_blank(const char *p, const char *end)
     return p;
 }
 
-static int hexval(unsigned char c)
+/* Hex digit values, -1 for other bytes (a table: addresses are most of a dump). */
+static const signed char hex_table[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9,
+    ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11,
+    ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+}; /* value + 1: 0 for a non-digit */
+
+static inline int hexval(unsigned char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    return hex_table[c] - 1;
 }
 
 /* A string whose opening quote is at *pp: *pp moves past its closing
@@ -57,7 +61,19 @@ static const char *scan_string(const char **pp, const char *end, rb_str *out)
     out->p = p;
     out->escaped = 0;
     for (;;) {
-        /* the common run: plain bytes */
+        /* the common run: plain bytes, 8 at a time while none of them is a
+         * quote, a backslash or a control byte (a false alarm only costs the
+         * byte loop below) */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5C5C5C5C5C5C5C5CULL;
+            uint64_t hit = ((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) |
+                           ((w - 0x2020202020202020ULL) & ~w);
+            if (hit & 0x8080808080808080ULL)
+                break;
+            p += 8;
+        }
         while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
             p++;
         if (p >= end)
@@ -432,8 +448,18 @@ const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_re
             msg = "expected a member name";
             goto fail;
         }
-        if ((msg = scan_string(&p, end, &k)) != NULL)
+        /* member names are short and plain: a byte loop, else the careful scan */
+        const char *q = p + 1;
+        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+            q++;
+        if (q < end && *q == '"') {
+            k.p = p + 1;
+            k.n = (size_t)(q - k.p);
+            k.escaped = 0;
+            p = q + 1;
+        } else if ((msg = scan_string(&p, end, &k)) != NULL) {
             goto fail;
+        }
         p = skip_blank(p, end);
         if (p >= end || *p != ':') {
             msg = "expected ':'";

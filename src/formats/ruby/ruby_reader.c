@@ -336,10 +336,19 @@ static gch_status note_site(rb_reader *r, const rb_record *rec)
     const char *t = text_of(r, rec->file, &len);
     if (!t)
         return oom(r);
-    /* "file:line" built in place after the file name */
+    /* "file:line" built in place after the file name (no printf: once an object) */
     if (!gch_grow((void **)&r->text, &r->text_cap, len + 24, 1, 256))
         return oom(r);
-    len += (size_t)snprintf(r->text + len, 24, ":%llu", (unsigned long long)rec->line);
+    char digits[20];
+    int nd = 0;
+    uint64_t v = rec->line;
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    r->text[len++] = ':';
+    while (nd)
+        r->text[len++] = digits[--nd];
     uint32_t i;
     int added;
     if (!rb_str_map_put(&r->sites, r->text, len, &i, &added))
