@@ -8,9 +8,11 @@
 #
 #   bench/ruby_bench.sh [--gcheap PATH] [--gendump PATH] [--objects N] [--dir DIR]
 #
-# Each command runs 3 times in turn (ruby tools once: they take seconds);
-# the median wall time is shown, and ns per object (of the dump's object
-# lines). One machine, one run: the ratios are what to read.
+# Each command runs 3 times in turn (ruby tools once: they take a minute);
+# the median wall time and the median processor time (user + system, all
+# threads: what a shared machine does not inflate) are shown, and ns of
+# processor time per object (of the dump's object lines). One machine, one
+# run: the ratios are what to read.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 GCHEAP=$here/../build/gcheap
@@ -38,17 +40,17 @@ objects=$(grep -vc '"type":"ROOT"' "$dump")
 gclog=$DIR/ruby-twin-$objects.gclog
 [ -s "$gclog" ] || "$GENDUMP" --objects "$objects" -o "$gclog" || { echo "ruby_bench.sh: gendump failed"; exit 0; }
 
-wall() { # command... -> seconds (wall) on stdout; output thrown away
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" > /dev/null 2>&1
-    t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+wall() { # command... -> "WALL CPU" seconds on stdout; output thrown away
+    /usr/bin/time -f '%e %U %S' -o "$DIR/time" "$@" > /dev/null 2>&1
+    awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$DIR/time"
 }
-median3() { sort -n | sed -n 2p; }
-row() { # label seconds
-    awk -v l="$1" -v s="$2" -v n="$objects" 'BEGIN { printf "%-44s %8.3f s %8.1f ns/object\n", l, s, s * 1e9 / n }'
+median3() { sort -n -k2 | sed -n 2p; }
+row() { # label "WALL CPU"
+    set -- "$1" $2
+    awk -v l="$1" -v w="$2" -v c="$3" -v n="$objects" \
+        'BEGIN { printf "%-44s wall %8.3f s  cpu %8.3f s  %8.1f ns/object\n", l, w, c, c * 1e9 / n }'
 }
+cpu() { echo "$2"; }
 
 echo "Ruby heap dump: $dump ($(du -m "$dump" | cut -f1) MB, $objects objects; $(ruby -v | cut -d' ' -f1-2))"
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) processors"
@@ -74,6 +76,6 @@ else
     heapy_s=
     echo "heapy: not installed (apt-get install ruby-heapy)"
 fi
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b }'; }
-echo "Ratios: ruby/.gclog per object: stat $(ratio "${res["stat $dump"]}" "${res["stat $gclog"]}"), stat --live $(ratio "${res["stat --live $dump"]}" "${res["stat --live $gclog"]}");" \
+ratio() { awk -v a="$(cpu $1)" -v b="$(cpu $2)" 'BEGIN { if (b > 0) printf "%.1f", a / b }'; }
+echo "Ratios of processor time: ruby/.gclog per object: stat $(ratio "${res["stat $dump"]}" "${res["stat $gclog"]}"), stat --live $(ratio "${res["stat --live $dump"]}" "${res["stat --live $gclog"]}");" \
      "JSON.parse floor / gcheap stat: $(ratio "$floor" "${res["stat $dump"]}")x${heapy_s:+; heapy read / gcheap stat: $(ratio "$heapy_s" "${res["stat $dump"]}")x (target >= 20x)}"
