@@ -430,7 +430,15 @@ static const char *member(rb_str k, const char **pp, const char *end, rb_record 
 
 const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
 {
-    memset(r, 0, sizeof *r);
+    /* field by field: a memset of the whole record cost a tenth of the parse */
+    r->kind = RB_UNKNOWN;
+    r->address = r->klass = r->superclass = r->memsize = r->line = 0;
+    r->has_address = r->has_type = r->has_line = r->has_value = r->has_file = r->has_name = 0;
+    r->type.n = r->name.n = r->root.n = r->imemo_type.n = r->strct.n = r->value.n = r->file.n = 0;
+    r->type.escaped = r->name.escaped = r->root.escaped = r->imemo_type.escaped = 0;
+    r->strct.escaped = r->value.escaped = r->file.escaped = 0;
+    r->type.p = r->name.p = r->root.p = r->imemo_type.p = r->strct.p = r->value.p = r->file.p = line;
+    r->nrefs = 0;
     const char *p = skip_blank(line, end);
     const char *msg = NULL;
     if (p >= end || *p != '{') {

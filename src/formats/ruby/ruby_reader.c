@@ -76,6 +76,12 @@ typedef struct rb_reader {
     size_t site_cap;
     rb_site *site_of;
     size_t nsite_of, site_of_cap;
+    /* The last site seen, as the dump wrote it: objects of one site often
+     * come together, and then need no hashing. */
+    char *last_file;
+    size_t last_file_len, last_file_cap;
+    uint64_t last_line;
+    uint32_t last_site; /* UINT32_MAX: none yet */
     gch_payload *pay;
     size_t npay, pay_cap;
     uint64_t bytes_done;   /* for progress */
@@ -330,8 +336,19 @@ static gch_status add_roots(rb_reader *r, const rb_record *rec)
 
 /* ---- objects ---- */
 
+static gch_status push_site(rb_reader *r, const rb_record *rec, uint32_t off)
+{
+    if (!gch_grow((void **)&r->site_of, &r->site_of_cap, r->nsite_of + 1, sizeof *r->site_of, 1024))
+        return oom(r);
+    r->site_of[r->nsite_of++] = (rb_site){ r->records, rec->address, off };
+    return GCH_OK;
+}
+
 static gch_status note_site(rb_reader *r, const rb_record *rec)
 {
+    if (r->last_site != UINT32_MAX && rec->line == r->last_line && !rec->file.escaped &&
+        rec->file.n == r->last_file_len && memcmp(rec->file.p, r->last_file, rec->file.n) == 0)
+        return push_site(r, rec, r->last_site);
     size_t len;
     const char *t = text_of(r, rec->file, &len);
     if (!t)
@@ -360,10 +377,15 @@ static gch_status note_site(rb_reader *r, const rb_record *rec)
         if (st != GCH_OK)
             return st;
     }
-    if (!gch_grow((void **)&r->site_of, &r->site_of_cap, r->nsite_of + 1, sizeof *r->site_of, 1024))
-        return oom(r);
-    r->site_of[r->nsite_of++] = (rb_site){ r->records, rec->address, r->site_off[i] };
-    return GCH_OK;
+    if (!rec->file.escaped) {
+        if (!gch_grow((void **)&r->last_file, &r->last_file_cap, rec->file.n + 1, 1, 256))
+            return oom(r);
+        memcpy(r->last_file, rec->file.p, rec->file.n);
+        r->last_file_len = rec->file.n;
+        r->last_line = rec->line;
+        r->last_site = r->site_off[i];
+    }
+    return push_site(r, rec, r->site_off[i]);
 }
 
 static gch_status note_value(rb_reader *r, const rb_record *rec)
@@ -652,6 +674,7 @@ static void reader_free(rb_reader *r)
     rb_str_map_free(&r->sites);
     gch_free(r->site_off);
     gch_free(r->site_of);
+    gch_free(r->last_file);
     gch_free(r->pay);
 }
 
@@ -668,6 +691,7 @@ static gch_status read_ruby(const char *data, size_t size, const gch_source *src
     r.skip_refs = r.opts->skip_refs;
     r.labels = !r.skip_refs && !r.opts->skip_labels;
     r.keep_text = r.opts->keep_payloads;
+    r.last_site = UINT32_MAX;
     rb_addr_map_init(&r.class_at);
     rb_addr_map_init(&r.used_at);
     rb_addr_map_init(&r.root_seen);
