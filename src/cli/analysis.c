@@ -4,13 +4,14 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "platform.h"
 
 static int phase_shown;
 
 void cli_phase(const cli_common *c, const char *what)
 {
-    if (c->no_progress || c->quiet || !plat_stderr_is_tty())
+    if (c->no_progress || c->quiet || !cli_ctx_err_is_tty())
         return;
     plat_clear_line_on_interrupt();
     fprintf(stderr, "\r\033[Kgcheap: %s...", what);

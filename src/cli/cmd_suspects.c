@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
 
@@ -178,7 +179,7 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
         if (!above(g->retained, s.live_bytes, st->fail_above))
             continue;
         if (!c->quiet)
-            fprintf(stderr, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
+            fprintf(cli_ctx_get()->err, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
                             "--fail-above\n",
                     k + 1, g->group ? "instances of " : "",
                     cli_type_name(h, g->type, c, tb, sizeof tb),
