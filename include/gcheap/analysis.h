@@ -60,7 +60,14 @@ typedef struct gch_analysis_options {
 gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
                             gch_error *err);
 
-/* Frees the analysis, its dump and everything computed. NULL is allowed. */
+/* An analysis of one heap that stays the caller's (not freed by
+ * gch_analysis_free; it must outlive the analysis). For the library's own
+ * one-question entry points (gch_suspects_find, gch_leaks_add) and tests. */
+gch_status gch_analysis_of_heap(gch_heap *heap, const gch_analysis_options *opts,
+                                gch_analysis **out, gch_error *err);
+
+/* Frees the analysis, its dump (unless made by gch_analysis_of_heap) and
+ * everything computed. NULL is allowed. */
 void gch_analysis_free(gch_analysis *a);
 
 /* The dump (owned by the analysis). Its heaps may be handed to the calls

@@ -191,17 +191,21 @@ void cli_phase_end(void);
  * what is the phase's text as given to cli_phase). */
 void cli_phase_percent(void *what, unsigned percent);
 
-/* gch_domtree_build_ex (weak roots per --include-weak; the children lists only
- * when children is nonzero: gch_domtree_children and gch_type_retained need
- * them, idom, retained, live totals and gch_dom_chain do not),
- * gch_type_retained into a malloc'd per-type array, gch_paths_build: the
- * error printed, 0 or EXIT_INPUT. */
-int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t);
-/* The same in preorder only (gch_domtree_options.preorder_only): live totals,
- * t->preorder and t->preorder_retained; what `top` needs. */
-int cli_domtree_preorder(const gch_heap *h, const cli_common *c, gch_domtree *t);
-int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
-                      uint64_t *live_bytes);
-int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p);
+/* The loaded heap's structures (gcheap/analysis.h: computed on first use and
+ * kept by the session; never freed by a command) for the view --include-weak
+ * chooses; a failure becomes the run's error: 0 or EXIT_INPUT.
+ * cli_domtree: the dominator tree with at least `parts` (GCH_TREE_*);
+ * cli_type_retained: retained bytes per type (and the live bytes);
+ * cli_paths: the shortest-path tree (include_weak given: retainers asks both);
+ * cli_live: the live set (mask may be NULL: totals only);
+ * cli_reverse: the heap's reverse references. */
+int cli_domtree(gch_analysis *an, const gch_heap *h, const cli_common *c, unsigned parts,
+                const gch_domtree **t);
+int cli_type_retained(gch_analysis *an, const gch_heap *h, const cli_common *c,
+                      const uint64_t **per_type, uint64_t *live_bytes);
+int cli_paths(gch_analysis *an, const gch_heap *h, int include_weak, const gch_paths **p);
+int cli_live(gch_analysis *an, const gch_heap *h, const cli_common *c, const uint8_t **mask,
+             uint64_t *count, uint64_t *bytes);
+int cli_reverse(gch_analysis *an, const gch_heap *h);
 
 #endif

@@ -150,12 +150,12 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
 
 /* Adds the sections of one dump to their series. */
 static int add_dump(gch_leak_series **series, size_t sections, gch_heap **heaps,
-                    const gch_dump *dump, const cli_common *c)
+                    gch_analysis *an, const cli_common *c)
 {
     for (size_t i = 0; i < sections; i++) {
         gch_error err;
         cli_phase(c, "comparing dumps");
-        gch_status st = gch_leaks_add(series[i], heaps[i], dump->ids_stable, &err);
+        gch_status st = gch_leaks_add_in(series[i], an, heaps[i], gch_analysis_dump(an)->ids_stable, &err);
         cli_phase_end();
         if (st != GCH_OK) {
             cli_error("%s", err.message);
@@ -187,7 +187,7 @@ static int leaks_prepare(cli_run *run)
         }
     }
     if (rc == 0)
-        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].dump, c);
+        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].an, c);
     const gch_heap *const *last = (const gch_heap *const *)run->in[0].heaps;
     st->format = run->in[0].dump->format;
     cli_held *held = NULL;
@@ -212,7 +212,7 @@ static int leaks_prepare(cli_run *run)
         }
         for (size_t i = 0; i < count; i++)
             cli_warn_anomalies(path, later, heaps[i], c, CLI_LOAD_REFS | CLI_LOAD_LABELS);
-        rc = add_dump(series, sections, heaps, later, c);
+        rc = add_dump(series, sections, heaps, cli_held_analysis(held), c);
         last = (const gch_heap *const *)heaps;
         st->format = later->format; /* static storage */
     }

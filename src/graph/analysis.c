@@ -30,6 +30,9 @@ typedef struct heap_state {
 
 struct gch_analysis {
     gch_dump *dump;
+    int owns_dump;
+    gch_dump wrapper;      /* gch_analysis_of_heap: a dump of the caller's heap */
+    gch_heap *wrapped;
     gch_analysis_options o;
     heap_state *hs;
     unsigned long counts[GCH_STEP_COUNT];
@@ -49,10 +52,32 @@ gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gc
     for (size_t i = 0; i < dump->heap_count; i++)
         hs[i].h = dump->heaps[i];
     a->dump = dump;
+    a->owns_dump = 1;
     a->hs = hs;
     if (opts)
         a->o = *opts;
     *out = a;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_of_heap(gch_heap *heap, const gch_analysis_options *opts,
+                                gch_analysis **out, gch_error *err)
+{
+    gch_dump one;
+    memset(&one, 0, sizeof one);
+    one.heap_count = 1;
+    one.heaps = &heap;
+    gch_status st = gch_analysis_new(&one, opts, out, err);
+    if (st != GCH_OK)
+        return st;
+    gch_analysis *a = *out;
+    a->wrapped = heap;
+    a->wrapper.heaps = &a->wrapped;
+    a->wrapper.heap_count = 1;
+    a->wrapper.format = "";
+    a->dump = &a->wrapper;
+    a->owns_dump = 0;
+    a->hs[0].h = heap;
     return GCH_OK;
 }
 
@@ -75,7 +100,8 @@ void gch_analysis_free(gch_analysis *a)
         gch_free(a->hs[i].sorted);
     }
     gch_free(a->hs);
-    gch_dump_free(a->dump);
+    if (a->owns_dump)
+        gch_dump_free(a->dump);
     gch_free(a);
 }
 
@@ -196,7 +222,10 @@ gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int
     view *v = &s->v[include_weak != 0];
     if (!v->type_ret) {
         const gch_domtree *t;
-        gch_status st = gch_analysis_domtree(a, heap, include_weak, GCH_TREE_CHILDREN, &t, err);
+        /* Children lists or the preorder with its idoms both answer: use the
+         * tree the view has when it has either. */
+        unsigned parts = (v->parts & GCH_TREE_PREORDER_IDOM) ? GCH_TREE_PREORDER_IDOM : GCH_TREE_CHILDREN;
+        gch_status st = gch_analysis_domtree(a, heap, include_weak, parts, &t, err);
         if (st != GCH_OK)
             return st;
         uint64_t *r = gch_calloc(heap->type_count ? heap->type_count : 1, sizeof *r);

@@ -121,6 +121,7 @@ static int report_run(cli_run *run)
     for (int i = 0; i < run->ninputs; i++) {
         d[i].path = cli_display_path(run->in[i].path);
         d[i].dump = run->in[i].dump;
+        d[i].an = run->in[i].an;
         d[i].heaps = run->in[i].heaps;
         d[i].count = run->in[i].count;
     }
