@@ -80,6 +80,7 @@ typedef struct cli_input {
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
                                   thread names): readers may drop them otherwise */
+#define CLI_NO_LOAD 0x40u /* the report hook loads (or not) by itself: the shell */
 #define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
                                     totals and anomalies: objects need not be stored */
 
@@ -99,6 +100,8 @@ typedef struct cli_run {
     void *state;              /* the command's state struct (options filled) */
     const char *const *args;  /* positional arguments; args[0] the dump */
     int nargs;
+    int argc;                 /* the whole command line (argv[0] the command) */
+    char **argv;
     cli_session *session;     /* where the dumps are kept */
     cli_input in[2];          /* the dump (and with CLI_TWO_DUMPS, the second) */
     int ninputs;
