@@ -37,9 +37,12 @@
  *       .min_args = 1, .max_args = 1, .report = hello_report,
  *   };
  *
- * Errors: a hook prints its message (cli_error, cli_usage_error, or the
- * library's error through cli_error) and returns EXIT_INPUT; out of memory
- * dies in xmalloc (xalloc.h). Exit statuses: 0 fine, 1 a limit exceeded
+ * Errors: a hook records its message (cli_error, cli_usage_error, or the
+ * library's error through cli_error: the run's error, run_ctx.h, written by
+ * cli_session_run when the run ends) and returns EXIT_INPUT; out of memory in
+ * xmalloc ends the run (xalloc.h). Nothing in a run prints an error or exits.
+ * Trees, paths and live sets come from the loaded heap (in->an, cli_domtree
+ * and its siblings below), never built by a command. Exit statuses: 0 fine, 1 a limit exceeded
  * (check/diff report returns EXIT_LIMIT), 2 usage or input error.
  */
 #ifndef GCHEAP_CLI_CLI_H
@@ -157,11 +160,12 @@ const char *cli_display_path(const char *path);
 /* Loads the dump at path ("-" = stdin). need_refs: CLI_LOAD_REFS keeps
  * references (without it the reader may skip them), CLI_LOAD_LABELS keeps
  * labels (reference field names, HPROF thread names; without it a reader may
- * drop them). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
- * returns EXIT_INPUT; 0 on success. */
+ * drop them). Records "gcheap: FILE:LINE: ..." (or offset form) as the run's
+ * error and returns EXIT_INPUT on failure; 0 on success. Commands load
+ * through the session (cli_session_open), which calls this. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 
-/* The sections to report: all, or the one --domain names. Prints an error and
+/* The sections to report: all, or the one --domain names. Records an error and
  * returns EXIT_INPUT when --domain names none (unless lenient). *out is
  * malloc'd. */
 int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,
