@@ -232,6 +232,44 @@ static void reload_and_limit(void **state)
     remove(path);
 }
 
+/* The shell's word splitting, case by case (POSIX sh splits these alike). */
+static void shell_words(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int count;
+        const char *words[6];
+    } cases[] = {
+        { "top --top 5\n", 3, { "top", "--top", "5" } },
+        { "  a\t'b c'  \"d \\\"e\\\" \\$\\x\" f\\ g # rest\n", 4, { "a", "b c", "d \"e\" $\\x", "f g" } },
+        { "'' \"\" x''y", 3, { "", "", "xy" } },
+        { "a#b #c", 1, { "a#b" } },
+        { "# only a comment", 0, { NULL } },
+        { "", 0, { NULL } },
+        { "'it''s' \"a'b\" 'a\"b'", 3, { "its", "a'b", "a\"b" } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char **w;
+        int n;
+        const char *why;
+        assert_int_equal(shell_split(cases[k].line, &w, &n, &why), 0);
+        assert_int_equal(n, cases[k].count);
+        for (int i = 0; i < n; i++)
+            assert_string_equal(w[i], cases[k].words[i]);
+        assert_null(w[n]);
+        free(w);
+    }
+    static const char *const bad[] = { "top 'open", "top \"open", "top \\", "a \"b\\\"" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char **w;
+        int n;
+        const char *why = NULL;
+        assert_int_equal(shell_split(bad[k], &w, &n, &why), -1);
+        assert_non_null(why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +277,7 @@ int main(void)
         cmocka_unit_test(hprof_heap),
         cmocka_unit_test(v8_heap),
         cmocka_unit_test(reload_and_limit),
+        cmocka_unit_test(shell_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
