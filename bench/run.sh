@@ -6,6 +6,7 @@
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#                [--ruby-objects N] [--no-ruby]
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -31,6 +32,10 @@
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
 # beside gcheap on the 1M one (skipped with --no-v8 or without node).
+# Then bench/ruby_bench.sh: a real Ruby heap dump of --ruby-objects objects
+# (default 1000000; written once by ruby and cached), gcheap per object
+# against the .gclog reader on as many objects, heapy and Ruby's JSON.parse
+# (skipped with --no-ruby or without ruby).
 # --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
 # bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
@@ -86,6 +91,8 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --no-ruby) RUBY=0; shift ;;
+    --ruby-objects) RUBY_N=$2; shift 2 ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
@@ -769,5 +776,9 @@ fi
 if [ "$V8" = 1 ]; then
     echo
     bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
+fi
+if [ "${RUBY:-1}" = 1 ]; then
+    echo
+    bash "$here/ruby_bench.sh" --gcheap "$GCHEAP" --gendump "$GENDUMP" --objects "${RUBY_N:-1000000}" --dir "$DIR"
 fi
 exit 0
