@@ -36,7 +36,7 @@ static const cli_spec *const commands[] = {
 struct cli_held {
     char *path;
     gch_format input_format;
-    int size_buckets, module, hprof_refs;
+    int size_buckets, module, hprof_refs, v8_raw;
     int loaded;              /* CLI_LOAD_* bits */
     plat_stamp stamp;
     gch_analysis *an;
@@ -132,7 +132,7 @@ static int same_key(const cli_held *h, const char *path, const cli_common *c)
 {
     return strcmp(h->path, path) == 0 && h->input_format == c->input_format &&
            h->size_buckets == c->size_buckets && h->module == c->module &&
-           h->hprof_refs == c->hprof_refs;
+           h->hprof_refs == c->hprof_refs && h->v8_raw == c->v8_raw;
 }
 
 static int same_stamp(const plat_stamp *a, const plat_stamp *b)
@@ -247,6 +247,7 @@ int cli_session_open(cli_session *s, const char *path, const cli_common *c, int 
     h->size_buckets = c->size_buckets;
     h->module = c->module;
     h->hprof_refs = c->hprof_refs;
+    h->v8_raw = c->v8_raw;
     h->loaded = loaded;
     h->kept = keep;
     if (keep)
