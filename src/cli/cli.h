@@ -74,6 +74,7 @@ typedef struct cli_input {
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
                                   thread names): readers may drop them otherwise */
+#define CLI_NO_INPUT 0x40u /* takes no dump: the driver loads nothing (mcp) */
 #define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
                                     totals and anomalies: objects need not be stored */
 
@@ -121,6 +122,10 @@ struct cli_spec {
     int (*report)(cli_run *run);    /* required: prints through run->out */
     void (*release)(void *state);
 };
+
+/* The command table (commands.h), in its order; the command named name, or NULL. */
+const cli_spec *const *cli_command_list(size_t *count);
+const cli_spec *cli_find_command(const char *name);
 
 /* Runs the command spec on argv (argv[0] is the command name): the whole
  * lifecycle above. Returns the exit status. */

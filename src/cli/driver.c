@@ -140,7 +140,7 @@ int cli_run_command(const cli_spec *spec, int argc, char **argv)
             rc = check_args(spec, &c, &a);
         if (rc == 0 && spec->check)
             rc = spec->check(&run);
-        if (rc == 0)
+        if (rc == 0 && !(spec->flags & CLI_NO_INPUT))
             rc = open_inputs(&run);
         if (rc == 0 && spec->prepare)
             rc = spec->prepare(&run);

@@ -35,7 +35,13 @@ static void usage(FILE *f)
                "Run 'gcheap COMMAND --help' for a command's options.\n");
 }
 
-static const cli_spec *find_command(const char *name)
+const cli_spec *const *cli_command_list(size_t *count)
+{
+    *count = NCOMMANDS;
+    return commands;
+}
+
+const cli_spec *cli_find_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(name, commands[i]->name) == 0)
@@ -66,7 +72,7 @@ static int help(int argc, char **argv)
     }
     if (argc > 3)
         return cli_usage_error(NULL, "help: too many arguments (expected one COMMAND)");
-    const cli_spec *spec = find_command(argv[2]);
+    const cli_spec *spec = cli_find_command(argv[2]);
     if (!spec)
         return unknown_command(argv[2]);
     cli_print_help(spec);
@@ -88,7 +94,7 @@ int main(int argc, char **argv)
         printf("gcheap %s\n", GCHEAP_VERSION);
         return EXIT_FINE;
     }
-    const cli_spec *spec = find_command(name);
+    const cli_spec *spec = cli_find_command(name);
     if (spec)
         return cli_run_command(spec, argc - 1, argv + 1);
     return unknown_command(name);

@@ -32,10 +32,22 @@ void die(const char *fmt, ...)
     exit(2);
 }
 
+static void (*oom_hook)(void);
+
+void xalloc_set_oom_hook(void (*hook)(void)) { oom_hook = hook; }
+
+/* The one out-of-memory exit (or the hook a server set). */
+static void out_of_memory(void)
+{
+    if (oom_hook)
+        oom_hook();
+    die("out of memory");
+}
+
 static void *checked(void *p)
 {
     if (!p)
-        die("out of memory");
+        out_of_memory();
     return p;
 }
 
@@ -48,7 +60,7 @@ void *xrealloc(void *p, size_t size) { return checked(realloc(p, size ? size : 1
 static size_t array_bytes(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
-        die("out of memory");
+        out_of_memory();
     return n * size;
 }
 
@@ -69,7 +81,7 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
     size_t nc = *cap ? *cap : 64;
     while (nc < need) {
         if (nc > SIZE_MAX / 2)
-            die("out of memory");
+            out_of_memory();
         nc *= 2;
     }
     p = xrealloc_array(p, nc, elem);

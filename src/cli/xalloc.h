@@ -31,6 +31,10 @@ void *xmalloc_array(size_t n, size_t size);
 void *xrealloc_array(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
+/* A server that must outlive an allocation failure (gcheap mcp) sets a hook
+ * that does not return (it jumps back to its message loop); NULL: exit. */
+void xalloc_set_oom_hook(void (*hook)(void));
+
 /* Grows *p (an array of elem-byte items with *cap allocated) to hold at least
  * need items, doubling; returns the (possibly moved) array. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem);
