@@ -105,6 +105,7 @@ static void add_option(mcp_tool *t, const cli_option *o, const cli_spec *spec)
         words = spec->sort_keys;
     }
     mcp_param tmp;
+    memset(&tmp, 0, sizeof tmp);
     set_name(&tmp, o->long_name, strlen(o->long_name));
     if (mcp_param_find(t, tmp.name, strlen(tmp.name)) || strcmp(tmp.name, "limit") == 0 ||
         strcmp(tmp.name, "cursor") == 0)
