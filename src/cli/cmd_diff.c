@@ -232,10 +232,10 @@ static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
     const diff_state *s = run->state;
     const cli_common *c = run->c;
     int rc = 0;
-    if ((p->base && (rc = heap_types_for(p->base, s->live, s->retained, c, &p->bt, &p->nbt,
-                                         &sec->base_retained)) != 0) ||
-        (p->new && (rc = heap_types_for(p->new, s->live, s->retained, c, &p->nt, &p->nnt,
-                                        &sec->new_retained)) != 0))
+    if ((p->base && (rc = heap_types_for(run->in[0].an, p->base, s->live, s->retained, c, &p->bt,
+                                         &p->nbt, &sec->base_retained)) != 0) ||
+        (p->new && (rc = heap_types_for(run->in[1].an, p->new, s->live, s->retained, c, &p->nt,
+                                        &p->nnt, &sec->new_retained)) != 0))
         return rc;
     sec->name = p->name;
     sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);

@@ -332,12 +332,13 @@ static void walk_folded(walker *w, strbuf *p, uint64_t max_depth, cli_out *out)
 
 /* ---- command ---- */
 
-static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap *h, uint32_t start,
-                    const cli_common *c, const dom_state *s, int multi)
+static int dom_heap(cli_out *out, report *rep, const char *path, gch_analysis *an, const gch_heap *h,
+                    uint32_t start, const cli_common *c, const dom_state *s, int multi)
 {
-    gch_domtree t;
-    if (cli_domtree(h, c, 1, &t) != 0)
+    const gch_domtree *tree;
+    if (cli_domtree(an, h, c, GCH_TREE_CHILDREN, &tree) != 0)
         return EXIT_INPUT;
+    const gch_domtree t = *tree;
     walker w;
     memset(&w, 0, sizeof w);
     w.h = h;
@@ -389,7 +390,6 @@ static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap 
         report_end_section(rep);
     }
     walker_free(&w);
-    gch_domtree_free(&t);
     return 0;
 }
 
@@ -407,7 +407,7 @@ static int dom_prepare(cli_run *run)
     const cli_input *in = &run->in[0];
     if (run->nargs < 2)
         return 0;
-    return why_resolve_ids("dom", in->path, in->heaps, in->count, run->args + 1, 1, &s->found);
+    return why_resolve_ids("dom", in, run->args + 1, 1, &s->found);
 }
 
 static int dom_report(cli_run *run)
@@ -444,7 +444,7 @@ static int dom_report(cli_run *run)
     for (size_t i = 0; i < in->count && rc == 0; i++) {
         if (found && found[i] == GCH_NONE)
             continue;
-        rc = dom_heap(run->out, rep, in->path, in->heaps[i], found ? found[i] : GCH_DOM_VROOT, c, s,
+        rc = dom_heap(run->out, rep, in->path, in->an, in->heaps[i], found ? found[i] : GCH_DOM_VROOT, c, s,
                       shown > 1);
     }
     return rc;

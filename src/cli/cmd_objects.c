@@ -162,13 +162,16 @@ static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_
     report_cell_text(rep, sb_str(text));
 }
 
-static int report_heap(report *rep, const char *path, const gch_dump *dump, const gch_heap *h,
-                       const uint8_t *mask, const cli_common *c, const objects_state *s)
+static int report_heap(report *rep, const cli_input *in, const gch_heap *h, const uint8_t *mask,
+                       const cli_common *c, const objects_state *s)
 {
+    const char *path = in->path;
+    const gch_dump *dump = in->dump;
     gch_error err;
     uint32_t *dist = NULL;
     gch_domtree t;
     memset(&t, 0, sizeof t);
+    const gch_domtree *tree = NULL;
     cli_phase(c, "measuring distances from the roots");
     gch_status st = gch_root_distance(h, c->include_weak, &dist, &err);
     cli_phase_end();
@@ -176,10 +179,12 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    if (s->retained && cli_domtree(h, c, 0, &t) != 0) {
+    if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0) {
         gch_free(dist);
         return EXIT_INPUT;
     }
+    if (tree)
+        t = *tree;
     size_t n = 0;
     uint64_t bytes = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
@@ -237,7 +242,6 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     sb_free(&text);
     free(rows);
     gch_free(dist);
-    gch_domtree_free(&t);
     return 0;
 }
 
@@ -264,7 +268,7 @@ static int objects_report(cli_run *run)
                                           : report_new(run->out, REPORT_COLUMNS(cols), multi);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
-        rc = report_heap(rep, in->path, in->dump, in->heaps[k], s->masks ? s->masks[k] : NULL,
+        rc = report_heap(rep, in, in->heaps[k], s->masks ? s->masks[k] : NULL,
                          run->c, s);
     return rc;
 }

@@ -121,7 +121,7 @@ static int refs_prepare(cli_run *run)
 {
     refs_state *s = run->state;
     const cli_input *in = &run->in[0];
-    return why_resolve_ids("refs", in->path, in->heaps, in->count, s->ids, s->nids, &s->found);
+    return why_resolve_ids("refs", in, s->ids, s->nids, &s->found);
 }
 
 typedef struct refs_ctx {
@@ -201,13 +201,9 @@ static int refs_report(cli_run *run)
             used += f[i] != GCH_NONE;
         if (!used)
             continue;
-        gch_error err;
-        uint8_t *live = NULL;
-        if (gch_heap_build_reverse(h, &err) != GCH_OK ||
-            gch_live_set(h, run->c->include_weak, &live, NULL, NULL, &err) != GCH_OK) {
-            cli_error("%s", err.message);
+        const uint8_t *live = NULL;
+        if (cli_reverse(in->an, h) != 0 || cli_live(in->an, h, run->c, &live, NULL, NULL) != 0)
             return EXIT_INPUT;
-        }
         refs_ctx x = { rep, h, run->c, live, why_top(run->c, 20) };
         report_begin_section(rep, h->name);
         json_writer *w = report_section_json(rep);
@@ -241,7 +237,6 @@ static int refs_report(cli_run *run)
         if (w)
             json_end_array(w);
         report_end_section(rep);
-        gch_free(live);
     }
     return 0;
 }

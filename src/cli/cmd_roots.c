@@ -135,8 +135,8 @@ static summary_row *tabulate(const gch_heap *h, summary_row *total)
     }
     if (total->saturated) {
         char name[512];
-        cli_error("warning: roots [%s]: the bytes held by roots exceed 2^64-1; sums shown as "
-                  "18446744073709551615 are at least that (saturated, not wrapped)",
+        stderr_printf("gcheap: warning: roots [%s]: the bytes held by roots exceed 2^64-1; sums shown as "
+                      "18446744073709551615 are at least that (saturated, not wrapped)\n",
                   message_text(h->name, name, sizeof name));
     }
     return t;

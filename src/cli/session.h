@@ -1,5 +1,11 @@
-/* A session: command lines run one after another with their dumps kept
- * loaded between them (SEAMS.md section 1; implemented by helper core). */
+/* A session: any number of command runs in one process over dumps that stay
+ * loaded between them (the shell, the MCP server; the one-shot program is a
+ * session with one run).
+ *
+ * Ownership: the session owns the dumps it keeps and everything derived from
+ * them; cli_session_free releases all of it. Nothing a run returns points into
+ * the session. Errors: a run never exits and never writes to stdout/stderr
+ * itself; its error message goes to `err` and its status is returned. */
 #ifndef GCHEAP_CLI_SESSION_H
 #define GCHEAP_CLI_SESSION_H
 
@@ -7,6 +13,7 @@
 #include <stdio.h>
 
 typedef struct cli_session cli_session;
+
 cli_session *cli_session_new(void); /* NULL on out of memory */
 void cli_session_free(cli_session *s);
 /* Runs one command line (argv[0] = the command name, as typed after 'gcheap') in the session: the

@@ -1,5 +1,6 @@
 /* See xalloc.h. */
 #include "xalloc.h"
+#include "run_ctx.h"
 #include "text.h"
 
 #include <stdarg.h>
@@ -8,11 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "gcheap: MESSAGE\n" into the run's error (file names and values from the
+ * command line made safe, as on stderr). */
 static void vmessage(const char *fmt, va_list ap)
 {
-    fputs("gcheap: ", stderr);
-    stderr_vprintf(fmt, ap); /* file names and values from the command line, made safe */
-    fputc('\n', stderr);
+    cli_ctx *ctx = cli_ctx_get();
+    strbuf b = STRBUF_INIT;
+    sb_add(&b, "gcheap: ");
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n > 0) {
+        char *raw = xmalloc((size_t)n + 1);
+        vsnprintf(raw, (size_t)n + 1, fmt, ap);
+        sb_escape(&b, ESC_STDERR, raw);
+        free(raw);
+    }
+    sb_addc(&b, '\n');
+    cli_ctx_add_error(ctx, b.s, b.len);
+    sb_free(&b);
 }
 
 void cli_error(const char *fmt, ...)
@@ -23,25 +39,32 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Inside a run: back to the run's start with the error recorded. Outside:
+ * the message on stderr and exit 2. */
+_Noreturn static void leave_run(void)
+{
+    cli_ctx *ctx = cli_ctx_get();
+    if (ctx->oom)
+        longjmp(*ctx->oom, 1);
+    cli_ctx_flush_error(ctx, stderr);
+    exit(2);
+}
+
 void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);
     va_end(ap);
-    exit(2);
+    leave_run();
 }
 
-static void (*oom_hook)(void);
-
-void xalloc_set_oom_hook(void (*hook)(void)) { oom_hook = hook; }
-
-/* The one out-of-memory exit (or the hook a server set). */
-static void out_of_memory(void)
+/* Out of memory: the message needs no allocation. */
+_Noreturn static void out_of_memory(void)
 {
-    if (oom_hook)
-        oom_hook();
-    die("out of memory");
+    static const char msg[] = "gcheap: out of memory\n";
+    cli_ctx_add_error(cli_ctx_get(), msg, sizeof msg - 1);
+    leave_run();
 }
 
 static void *checked(void *p)

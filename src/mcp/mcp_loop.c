@@ -1,22 +1,15 @@
 /* mcp_server_serve: lines from the client, each at most max_message bytes
  * (a longer one is read to its end without being kept, and answered -32700);
  * an allocation failure while a message is handled is answered -32603 and
- * the server goes on (the xalloc hook jumps back here). */
+ * the server goes on: each message is handled in a run context of its own
+ * (run_ctx.h) whose out-of-memory landing point is here. */
 #include "mcp_internal.h"
 
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
-
-static jmp_buf *oom_target;
-
-static void on_oom(void)
-{
-    if (oom_target)
-        longjmp(*oom_target, 1);
-}
+#include "run_ctx.h"
 
 /* Reads one line into buf (cap bytes): its length, or SIZE_MAX at end of
  * input with nothing read; *oversized when it was longer than cap. */
@@ -40,9 +33,12 @@ static size_t read_line(FILE *in, char *buf, size_t cap, int *oversized)
 static void guarded(mcp_server *s, const char *buf, size_t n, int oversized, FILE *out)
 {
     jmp_buf here;
+    cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.out = ctx.err = s->cfg.log ? s->cfg.log : stderr; /* never the protocol's stream */
+    cli_ctx *previous = cli_ctx_enter(&ctx);
+    ctx.oom = &here;
     if (setjmp(here) == 0) {
-        oom_target = &here;
-        xalloc_set_oom_hook(on_oom);
         if (oversized)
             mcp_server_oversized(s, out);
         else
@@ -53,8 +49,9 @@ static void guarded(mcp_server *s, const char *buf, size_t n, int oversized, FIL
             fprintf(s->cfg.log, "gcheap: mcp: out of memory while answering a message\n");
         mcp_reply_error(s, NULL, -1, RPC_INTERNAL_ERROR, "out of memory");
     }
-    xalloc_set_oom_hook(NULL);
-    oom_target = NULL;
+    ctx.oom = NULL;
+    cli_ctx_leave(previous);
+    cli_ctx_flush_error(&ctx, s->cfg.log ? s->cfg.log : stderr);
 }
 
 int mcp_server_serve(mcp_server *s, FILE *in, FILE *out)

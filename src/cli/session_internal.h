@@ -1,0 +1,17 @@
+/* What the program's own entry points need of a session beyond session.h. */
+#ifndef GCHEAP_CLI_SESSION_INTERNAL_H
+#define GCHEAP_CLI_SESSION_INTERNAL_H
+
+#include "session.h"
+
+/* The one-shot program (main): each run loads only what its command needs
+ * (references only when it uses them, type totals alone for `stat`: the
+ * fastest load) and keeps nothing after the run. A session that answers many
+ * questions instead loads a dump with references and labels once and keeps
+ * it, with everything derived from it. */
+void cli_session_set_one_shot(cli_session *s);
+
+/* The command names, in the order `gcheap --help` lists them (NULL-ended). */
+const char *const *cli_command_names(void);
+
+#endif
