@@ -7,6 +7,7 @@
  * with /fz. Must hold: no crash, no sanitizer report, no leak, and every
  * answer is one line.
  * Seeds: tests/fuzz/seeds/mcp/ (requests of every kind, one per line). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
