@@ -282,6 +282,8 @@ static void message(mcp_server *s, const mj_doc *d)
     request(s, d, id, method, params);
 }
 
+static void drain(mcp_server *s);
+
 /* A response to us (roots) passes the queue; anything else waits in it. */
 static int is_response(const mj_doc *d)
 {
@@ -318,6 +320,7 @@ static void handle(mcp_server *s, const char *line, size_t len, int from_queue)
         }
         log_line(s, "the client has not answered roots/list: going on without its roots");
         s->roots_pending = 0;
+        drain(s); /* the waiting requests first: answers stay in order */
     }
     message(s, &d);
     mj_free(&d);

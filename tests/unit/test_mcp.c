@@ -816,6 +816,34 @@ static size_t offset_of(const char *s, const char *what)
     return p ? (size_t)(p - s) : SIZE_MAX;
 }
 
+/* A client that never answers roots/list: past 64 waiting requests the
+ * server goes on without roots, answering the waiting ones first, in order. */
+static void test_roots_never_answered(void **state)
+{
+    (void)state;
+    mcp_server *s = new_server();
+    free(feed(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                 "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"roots\":{}}}}"));
+    free(feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+    char line[128], *out = NULL;
+    for (int i = 0; i < 65; i++) {
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}", i);
+        free(out);
+        out = feed(s, line);
+        if (i < 64)
+            assert_true(out == NULL || !*out);
+    }
+    size_t at = 0;
+    for (int i = 0; i < 65; i++) {
+        snprintf(line, sizeof line, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n", i);
+        assert_memory_equal(out + at, line, strlen(line));
+        at += strlen(line);
+    }
+    assert_int_equal(out[at], '\0');
+    free(out);
+    mcp_server_free(s);
+}
+
 static void test_progress_and_oversized(void **state)
 {
     (void)state;
@@ -871,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_page_bytes),
         cmocka_unit_test(test_summary_escapes),
         cmocka_unit_test(test_roots),
+        cmocka_unit_test(test_roots_never_answered),
         cmocka_unit_test(test_progress_and_oversized),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
