@@ -37,9 +37,12 @@
  *       .min_args = 1, .max_args = 1, .report = hello_report,
  *   };
  *
- * Errors: a hook prints its message (cli_error, cli_usage_error, or the
- * library's error through cli_error) and returns EXIT_INPUT; out of memory
- * dies in xmalloc (xalloc.h). Exit statuses: 0 fine, 1 a limit exceeded
+ * Errors: a hook records its message (cli_error, cli_usage_error, or the
+ * library's error through cli_error: the run's error, run_ctx.h, written by
+ * cli_session_run when the run ends) and returns EXIT_INPUT; out of memory in
+ * xmalloc ends the run (xalloc.h). Nothing in a run prints an error or exits.
+ * Trees, paths and live sets come from the loaded heap (in->an, cli_domtree
+ * and its siblings below), never built by a command. Exit statuses: 0 fine, 1 a limit exceeded
  * (check/diff report returns EXIT_LIMIT), 2 usage or input error.
  */
 #ifndef GCHEAP_CLI_CLI_H
@@ -80,7 +83,7 @@ typedef struct cli_input {
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
                                   thread names): readers may drop them otherwise */
-#define CLI_NO_INPUT 0x40u /* takes no dump: the driver loads nothing (mcp) */
+#define CLI_NO_LOAD 0x40u /* the report hook loads (or not) by itself: the shell */
 #define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
                                     totals and anomalies: objects need not be stored */
 
@@ -100,6 +103,8 @@ typedef struct cli_run {
     void *state;              /* the command's state struct (options filled) */
     const char *const *args;  /* positional arguments; args[0] the dump */
     int nargs;
+    int argc;                 /* the whole command line (argv[0] the command) */
+    char **argv;
     cli_session *session;     /* where the dumps are kept */
     cli_input in[2];          /* the dump (and with CLI_TWO_DUMPS, the second) */
     int ninputs;
@@ -158,11 +163,12 @@ const char *cli_display_path(const char *path);
 /* Loads the dump at path ("-" = stdin). need_refs: CLI_LOAD_REFS keeps
  * references (without it the reader may skip them), CLI_LOAD_LABELS keeps
  * labels (reference field names, HPROF thread names; without it a reader may
- * drop them). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
- * returns EXIT_INPUT; 0 on success. */
+ * drop them). Records "gcheap: FILE:LINE: ..." (or offset form) as the run's
+ * error and returns EXIT_INPUT on failure; 0 on success. Commands load
+ * through the session (cli_session_open), which calls this. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 
-/* The sections to report: all, or the one --domain names. Prints an error and
+/* The sections to report: all, or the one --domain names. Records an error and
  * returns EXIT_INPUT when --domain names none (unless lenient). *out is
  * malloc'd. */
 int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,

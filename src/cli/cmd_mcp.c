@@ -96,6 +96,6 @@ const cli_spec mcp_command = {
     .name = "mcp", .summary = "serve the commands to AI agents (Model Context Protocol, stdio)",
     .usage = "usage: gcheap mcp [--allow DIR]... [--max-memory SIZE]", .description = description,
     .options = mcp_options, .state_size = sizeof(mcp_state), .min_args = 0, .max_args = 0,
-    .too_many = "no arguments: the client sends the dump paths", .flags = CLI_NO_INPUT,
+    .too_many = "no arguments: the client sends the dump paths", .flags = CLI_NO_LOAD,
     .report = mcp_report,
 };

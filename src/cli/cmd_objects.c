@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "payload.h"
@@ -60,16 +61,22 @@ static const char description[] =
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 
-/* qsort has no context argument in C11. */
-static const gch_heap *sort_heap;
-static const uint32_t *sort_dist;
-static const uint64_t *sort_retained;
-static int sort_key;
+/* What the order of the rows depends on. */
+typedef struct row_order {
+    const gch_heap *heap;
+    const uint32_t *dist;
+    const uint64_t *retained;
+    int key;  /* an index into sort_keys */
+} row_order;
 
-static int compare_rows(const void *pa, const void *pb)
+static int compare_rows(const void *pa, const void *pb, const void *ctx)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const gch_heap *h = sort_heap;
+    const row_order *ro = ctx;
+    const gch_heap *h = ro->heap;
+    const uint32_t *sort_dist = ro->dist;
+    const uint64_t *sort_retained = ro->retained;
+    const int sort_key = ro->key;
     switch (sort_key) {
     case 1: { /* retained */
         uint64_t ra = sort_retained[a], rb = sort_retained[b];
@@ -196,11 +203,8 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
             rows[n++] = o;
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
-    sort_heap = h;
-    sort_dist = dist;
-    sort_retained = t.retained;
-    sort_key = key_index(c);
-    qsort(rows, n, sizeof *rows, compare_rows);
+    row_order ro = { h, dist, t.retained, key_index(c) };
+    cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
     payload_file pf = { NULL, 0 };

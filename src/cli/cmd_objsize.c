@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "stat_sort.h"
 #include "why.h"
@@ -149,11 +150,11 @@ typedef struct type_row {
     uint64_t count, reach_count, reach_bytes, retained;
 } type_row;
 
-static const gch_heap *sort_heap;
-
-static int cmp_type_row(const void *pa, const void *pb)
+/* ctx: the heap (type names). */
+static int cmp_type_row(const void *pa, const void *pb, const void *ctx)
 {
     const type_row *a = pa, *b = pb;
+    const gch_heap *sort_heap = ctx;
     if (a->retained != b->retained)
         return a->retained > b->retained ? -1 : 1;
     if (a->reach_bytes != b->reach_bytes)
@@ -209,8 +210,7 @@ static int type_rows(report *rep, gch_analysis *an, const gch_heap *h, const cli
         free(rows);
         return rc;
     }
-    sort_heap = h;
-    qsort(rows, ntypes, sizeof *rows, cmp_type_row);
+    cli_sort(rows, ntypes, sizeof *rows, cmp_type_row, h);
     uint64_t shown = ntypes < c->top ? ntypes : c->top;
     char buf[8192];
     for (uint64_t i = 0; i < shown; i++) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
@@ -46,14 +47,18 @@ static const char description[] =
 
 static int sort_retained(const cli_common *c) { return c->sort && strcmp(c->sort, "retained") == 0; }
 
-/* --sort retained: retained descending, then bytes, count, name (qsort has no
- * context argument in C11). */
-static const gch_heap *ret_heap;
-static const uint64_t *ret_of;
+/* --sort retained: retained descending, then bytes, count, name. */
+typedef struct retained_order {
+    const gch_heap *heap;
+    const uint64_t *retained;  /* per type */
+} retained_order;
 
-static int compare_retained(const void *pa, const void *pb)
+static int compare_retained(const void *pa, const void *pb, const void *ctx)
 {
     const gch_type_row *a = pa, *b = pb;
+    const retained_order *o = ctx;
+    const gch_heap *ret_heap = o->heap;
+    const uint64_t *ret_of = o->retained;
     uint64_t ra = ret_of[a->type], rb = ret_of[b->type];
     if (ra != rb)
         return ra > rb ? -1 : 1;
@@ -90,9 +95,8 @@ static int report_heap(report *rep, gch_analysis *an, const gch_heap *h, const c
         n = k;
     }
     if (sort_retained(c)) {
-        ret_heap = h;
-        ret_of = retained;
-        qsort(rows, n, sizeof *rows, compare_retained);
+        retained_order o = { h, retained };
+        cli_sort(rows, n, sizeof *rows, compare_retained, &o);
     } else {
         stat_sort_rows(h, rows, n, c->sort);
     }

@@ -147,6 +147,8 @@ int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char *
     memset(&run, 0, sizeof run);
     run.spec = spec;
     run.session = session;
+    run.argc = argc;
+    run.argv = argv;
     run.c = &c;
     run.state = state;
     int rc = cli_parse(argc, argv, spec->name, spec->options, state, spec->sort_keys, &c, &a);
@@ -159,7 +161,7 @@ int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char *
             rc = check_args(spec, &c, &a);
         if (rc == 0 && spec->check)
             rc = spec->check(&run);
-        if (rc == 0 && !(spec->flags & CLI_NO_INPUT))
+        if (rc == 0 && !(spec->flags & CLI_NO_LOAD))
             rc = open_inputs(&run);
         if (rc == 0 && spec->prepare)
             rc = spec->prepare(&run);

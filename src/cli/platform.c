@@ -193,6 +193,8 @@ void plat_close(plat_file *f)
 
 int plat_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
+int plat_stdin_is_tty(void) { return isatty(STDIN_FILENO); }
+
 int plat_file_stamp(const char *path, plat_stamp *out)
 {
     struct stat st;

@@ -40,6 +40,8 @@ typedef struct plat_stamp {
 /* The stamp of the file at path: 0, or -1 when it cannot be had (absent, not
  * a regular file). */
 int plat_file_stamp(const char *path, plat_stamp *st);
+/* 1 when standard input is a terminal (the shell prompts). */
+int plat_stdin_is_tty(void);
 /* 1 when stderr is a terminal. */
 int plat_stderr_is_tty(void);
 /* From now on, a fatal SIGINT/SIGTERM/SIGHUP/SIGQUIT first clears the

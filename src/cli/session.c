@@ -116,6 +116,14 @@ void cli_session_set_limit(cli_session *s, size_t max_bytes)
     enforce_limit(s);
 }
 
+gch_analysis *cli_session_analysis(cli_session *s, const char *path)
+{
+    for (cli_held *h = s->held; h; h = h->next)
+        if (h->kept && strcmp(h->path, path) == 0)
+            return h->an;
+    return NULL;
+}
+
 gch_dump *cli_held_dump(const cli_held *h) { return gch_analysis_dump(h->an); }
 
 gch_analysis *cli_held_analysis(const cli_held *h) { return h->an; }

@@ -8,7 +8,7 @@
 static int is_interactive(const cli_spec *spec)
 {
     return strcmp(spec->name, "mcp") == 0 || strcmp(spec->name, "shell") == 0 ||
-           (spec->flags & CLI_NO_INPUT);
+           (spec->flags & CLI_NO_LOAD);
 }
 
 /* Common options that make no sense through MCP: the output form and help

@@ -387,7 +387,7 @@ static const cli_spec two_spec = {
     .description = "", .min_args = 2, .max_args = 2,
 };
 static const cli_spec mcp_spec = { .name = "mcp", .summary = "", .usage = "usage: gcheap mcp",
-                                   .description = "", .flags = CLI_NO_INPUT };
+                                   .description = "", .flags = CLI_NO_LOAD };
 static const cli_spec *const specs[] = { &fake_spec, &two_spec, &mcp_spec };
 
 static int calls;

@@ -122,6 +122,7 @@ static int report_run(cli_run *run)
         d[i].path = cli_display_path(run->in[i].path);
         d[i].dump = run->in[i].dump;
         d[i].an = run->in[i].an;
+        d[i].labels = (run->load & CLI_LOAD_LABELS) != 0;
         d[i].heaps = run->in[i].heaps;
         d[i].count = run->in[i].count;
     }

@@ -12,6 +12,7 @@
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
 #include "html_escape.h"
+#include "sort.h"
 
 #ifndef GCHEAP_VERSION
 #define GCHEAP_VERSION "dev"
@@ -58,9 +59,10 @@ typedef struct section_data {
     uint64_t omitted_types, omitted_bytes;
 } section_data;
 
-static const uint64_t *g_bytes;
-static int by_bytes_desc(const void *a, const void *b)
+/* ctx: bytes per type. */
+static int by_bytes_desc(const void *a, const void *b, const void *ctx)
 {
+    const uint64_t *g_bytes = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     if (g_bytes[x] != g_bytes[y])
         return g_bytes[x] > g_bytes[y] ? -1 : 1;
@@ -152,8 +154,7 @@ static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim
     for (uint32_t t = 0; t < types; t++)
         if (s->type_count[t])
             order[present++] = t;
-    g_bytes = s->type_bytes;
-    qsort(order, present, sizeof *order, by_bytes_desc);
+    cli_sort(order, present, sizeof *order, by_bytes_desc, s->type_bytes);
     s->row_of = xcalloc(types, sizeof *s->row_of);
     for (uint32_t t = 0; t < types; t++)
         s->row_of[t] = GCH_NONE;
@@ -275,7 +276,8 @@ static void kv_id(FILE *f, int *first, const char *k, const gch_heap *h, uint32_
  * {id, type, retained, depth}, root_kind, path: [{id, type, field}], holds:
  * [{type, count, bytes}]}. The library builds its own dominator tree: this
  * doubles the report's time, so it runs only with --suspects. */
-static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cli_common *c)
+static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cli_common *c,
+                          int labels)
 {
     gch_suspects_options opts = GCH_SUSPECTS_OPTIONS_INIT;
     opts.include_weak = c->include_weak;
@@ -318,7 +320,7 @@ static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cl
             fputs(k ? ",{" : "{", f);
             kv_id(f, &pf, "id", h, o);
             kv_str(f, &pf, "type", cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
-            uint32_t label = k ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
+            uint32_t label = k && labels ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
             kv_str(f, &pf, "field", gch_heap_string(h, label));
             putc('}', f);
         }
@@ -342,7 +344,7 @@ static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cl
 }
 
 static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch_heap *h,
-                         const report_limits *lim, const cli_common *c)
+                         const report_limits *lim, const cli_common *c, int labels)
 {
     section_data s;
     if (collect(an, h, lim, c, &s) != 0) {
@@ -392,7 +394,7 @@ static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch
     key(f, &first, "suspects");
     if (!lim->suspects)
         fputs("null", f);
-    else if (write_suspects(f, an, h, c) != 0)
+    else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
     putc('}', f);
     return 0;
@@ -410,7 +412,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
     for (size_t i = 0; i < d->count; i++) {
         if (i)
             putc(',', f);
-        if (write_section(f, d->an, d->dump, d->heaps[i], lim, c) != 0)
+        if (write_section(f, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
             return EXIT_INPUT;
     }
     fputs("]}", f);
