@@ -218,56 +218,59 @@ static int paging_arg(call *c, size_t key, size_t value)
     return ok ? 0 : fail(c, "argument '%s' is not a cursor this server gave", "cursor");
 }
 
-/* The arguments object into options and positionals. */
-static int read_arguments(call *c, long args)
+/* The member of args named like a property, or NULL (and the paging
+ * arguments into c); -1 after an unknown one. */
+static int match_arguments(call *c, long args, long *found)
 {
     const mj_doc *d = c->d;
     const mcp_tool *t = c->tool;
-    long found[64];
-    for (size_t i = 0; i < t->nparams && i < 64; i++)
-        found[i] = -1;
-    if (args >= 0) {
-        size_t key = (size_t)args + 1;
-        for (uint32_t m = 0; m < d->nodes[args].count; m++, key = d->nodes[key + 1].next) {
-            const mj_node *k = &d->nodes[key];
-            const mcp_param *p = NULL;
-            for (size_t i = 0; i < t->nparams && !p; i++)
-                if (mj_string_is(d, key, t->params[i].name)) {
-                    p = &t->params[i];
-                    if (i < 64)
-                        found[i] = (long)key + 1;
-                }
-            if (p)
-                continue;
-            if (!t->writes_file && (mj_string_is(d, key, "limit") || mj_string_is(d, key, "cursor"))) {
-                if (paging_arg(c, key, key + 1))
-                    return -1;
-                continue;
-            }
-            (void)k;
-            strbuf name = STRBUF_INIT;
-            prop_name(&name, d, key);
-            fail(c, "unknown argument '%s' (tools/list gives each tool's inputSchema)", sb_str(&name));
-            sb_free(&name);
-            return -1;
+    size_t key = (size_t)args + 1;
+    for (uint32_t m = 0; m < d->nodes[args].count; m++, key = d->nodes[key + 1].next) {
+        size_t i = 0;
+        while (i < t->nparams && !mj_string_is(d, key, t->params[i].name))
+            i++;
+        if (i < t->nparams) {
+            found[i] = (long)key + 1;
+            continue;
         }
+        if (!t->writes_file && (mj_string_is(d, key, "limit") || mj_string_is(d, key, "cursor"))) {
+            if (paging_arg(c, key, key + 1))
+                return -1;
+            continue;
+        }
+        strbuf name = STRBUF_INIT;
+        prop_name(&name, d, key);
+        fail(c, "unknown argument '%s' (tools/list gives each tool's inputSchema)", sb_str(&name));
+        sb_free(&name);
+        return -1;
     }
-    for (size_t i = 0; i < t->nparams && i < 64; i++) {
+    return 0;
+}
+
+/* The arguments object into options and positionals. */
+static int read_arguments(call *c, long args)
+{
+    const mcp_tool *t = c->tool;
+    long *found = xmalloc_array(t->nparams ? t->nparams : 1, sizeof *found);
+    for (size_t i = 0; i < t->nparams; i++)
+        found[i] = -1;
+    int rc = args >= 0 ? match_arguments(c, args, found) : 0;
+    for (size_t i = 0; rc == 0 && i < t->nparams; i++) {
         const mcp_param *p = &t->params[i];
         if (found[i] < 0) {
             if (p->required && p->role != MCP_OPTION)
                 break; /* the command says what is missing; later positionals would shift */
             if (p->required)
-                return fail(c, "missing argument '%s'", p->name);
+                rc = fail(c, "missing argument '%s'", p->name);
             continue;
         }
-        if (p->role == MCP_OPTION ? add_option(c, p, (size_t)found[i])
-                                  : add_positional(c, p, (size_t)found[i]))
-            return -1;
-        if (p->role == MCP_DUMP && i < 3 && c->pos.n)
+        rc = p->role == MCP_OPTION ? add_option(c, p, (size_t)found[i])
+                                   : add_positional(c, p, (size_t)found[i]);
+        if (rc == 0 && p->role == MCP_DUMP && i < 3 && c->pos.n)
             c->dump_paths[i] = c->pos.v[c->pos.n - 1];
     }
-    return 0;
+    free(found);
+    return rc;
 }
 
 /* FNV-1a over the command line: a cursor belongs to one call's arguments. */

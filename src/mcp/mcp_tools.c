@@ -172,14 +172,6 @@ void mcp_tools_free(mcp_tool *tools, size_t count)
     free(tools);
 }
 
-const mcp_tool *mcp_tool_find(const mcp_tool *tools, size_t count, const char *name, size_t len)
-{
-    for (size_t i = 0; i < count; i++)
-        if (strlen(tools[i].spec->name) == len && memcmp(tools[i].spec->name, name, len) == 0)
-            return &tools[i];
-    return NULL;
-}
-
 const mcp_param *mcp_param_find(const mcp_tool *t, const char *name, size_t len)
 {
     for (size_t i = 0; i < t->nparams; i++)

@@ -40,7 +40,6 @@ typedef struct mcp_tool {
 mcp_tool *mcp_tools_new(const cli_spec *const *specs, size_t n, const cli_option *common,
                         size_t *count);
 void mcp_tools_free(mcp_tool *tools, size_t count);
-const mcp_tool *mcp_tool_find(const mcp_tool *tools, size_t count, const char *name, size_t len);
 const mcp_param *mcp_param_find(const mcp_tool *t, const char *name, size_t len);
 
 /* The tool's entry of tools/list: name, title, description, inputSchema,
