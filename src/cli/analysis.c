@@ -8,7 +8,7 @@
 #include "run_ctx.h"
 #include "platform.h"
 
-static int phase_shown;
+static _Thread_local int phase_shown; /* the progress line is on the screen (per thread: per session run) */
 
 void cli_phase(const cli_common *c, const char *what)
 {

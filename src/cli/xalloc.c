@@ -67,6 +67,18 @@ _Noreturn static void out_of_memory(void)
     leave_run();
 }
 
+/* Tests only (cli_xalloc_fail_at): the allocation that fails, counted per
+ * thread; -1: none. */
+static _Thread_local long fail_at = -1, calls;
+
+void cli_xalloc_fail_at(long n)
+{
+    fail_at = n;
+    calls = 0;
+}
+
+static int injected(void) { return fail_at >= 0 && calls++ == fail_at; }
+
 static void *checked(void *p)
 {
     if (!p)
@@ -74,11 +86,14 @@ static void *checked(void *p)
     return p;
 }
 
-void *xmalloc(size_t size) { return checked(malloc(size ? size : 1)); }
+void *xmalloc(size_t size) { return checked(injected() ? NULL : malloc(size ? size : 1)); }
 
-void *xcalloc(size_t n, size_t size) { return checked(calloc(n ? n : 1, size ? size : 1)); }
+void *xcalloc(size_t n, size_t size)
+{
+    return checked(injected() ? NULL : calloc(n ? n : 1, size ? size : 1));
+}
 
-void *xrealloc(void *p, size_t size) { return checked(realloc(p, size ? size : 1)); }
+void *xrealloc(void *p, size_t size) { return checked(injected() ? NULL : realloc(p, size ? size : 1)); }
 
 static size_t array_bytes(size_t n, size_t size)
 {

@@ -34,6 +34,10 @@ void *xmalloc_array(size_t n, size_t size);
 void *xrealloc_array(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
+/* For tests: from now on, on this thread, the allocation number n (0-based)
+ * of xmalloc & co. fails as if memory ran out; -1 turns it off. */
+void cli_xalloc_fail_at(long n);
+
 /* Grows *p (an array of elem-byte items with *cap allocated) to hold at least
  * need items, doubling; returns the (possibly moved) array. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem);

@@ -19,6 +19,7 @@
 #include "session.h"
 #include "session_internal.h"
 #include "shell_words.h"
+#include "xalloc.h"
 
 typedef struct answer {
     char *out, *err;
@@ -232,6 +233,101 @@ static void reload_and_limit(void **state)
     remove(path);
 }
 
+/* Out of memory inside a run (every allocation of xmalloc & co. failing in
+ * turn) ends the run, not the process: status 2, "gcheap: out of memory" on
+ * its error sink, and the next run of the session answers as before. What
+ * the failed run had allocated is not reclaimed (xalloc.h), so not under
+ * LeakSanitizer. */
+static void out_of_memory_ends_the_run(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    const char *dump = GCHEAP_TESTDATA "/leaks/leak-2.gclog";
+    static const char *const cmds[] = { "stat --retained --sort retained DUMP", "top --top 3 --format json DUMP",
+                                        "retainers DUMP ID", "dom --depth 2 --by-type DUMP",
+                                        "check --max-bytes 1KB DUMP", "diff DUMP DUMP" };
+    char *tsv[] = { "top", "--format", "tsv", (char *)dump, NULL };
+    answer t = one_shot(4, tsv);
+    char *id = tsv_field(t.out, 0);
+    answer_free(&t);
+    subst v = { dump, dump, id, "x" };
+    cli_session *s = cli_session_new();
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+        int argc;
+        char **argv = line_argv(cmds[c], &v, &argc);
+        answer want = run(s, argc, argv);
+        long fails = 0;
+        for (long k = 0;; k++) {
+            cli_xalloc_fail_at(k);
+            answer got = run(s, argc, argv);
+            cli_xalloc_fail_at(-1);
+            int done = got.rc == want.rc && got.out_len == want.out_len &&
+                       memcmp(got.out, want.out, want.out_len) == 0;
+            if (!done) {
+                static const char oom[] = "gcheap: out of memory\n";
+                assert_int_equal(got.rc, 2);
+                /* after whatever the run had said (check's limit lines) */
+                assert_true(got.err_len >= sizeof oom - 1);
+                assert_string_equal(got.err + got.err_len - (sizeof oom - 1), oom);
+                fails++;
+            }
+            answer_free(&got);
+            answer again = run(s, argc, argv); /* the session goes on */
+            assert_int_equal(again.rc, want.rc);
+            assert_int_equal(again.out_len, want.out_len);
+            assert_memory_equal(again.out, want.out, want.out_len);
+            answer_free(&again);
+            if (done)
+                break;
+        }
+        assert_true(fails > 0); /* the command does allocate */
+        answer_free(&want);
+        free(argv);
+    }
+    cli_session_free(s);
+    free(id);
+}
+
+/* The shell's word splitting, case by case (POSIX sh splits these alike). */
+static void shell_words(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int count;
+        const char *words[6];
+    } cases[] = {
+        { "top --top 5\n", 3, { "top", "--top", "5" } },
+        { "  a\t'b c'  \"d \\\"e\\\" \\$\\x\" f\\ g # rest\n", 4, { "a", "b c", "d \"e\" $\\x", "f g" } },
+        { "'' \"\" x''y", 3, { "", "", "xy" } },
+        { "a#b #c", 1, { "a#b" } },
+        { "# only a comment", 0, { NULL } },
+        { "", 0, { NULL } },
+        { "'it''s' \"a'b\" 'a\"b'", 3, { "its", "a'b", "a\"b" } },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char **w;
+        int n;
+        const char *why;
+        assert_int_equal(shell_split(cases[k].line, &w, &n, &why), 0);
+        assert_int_equal(n, cases[k].count);
+        for (int i = 0; i < n; i++)
+            assert_string_equal(w[i], cases[k].words[i]);
+        assert_null(w[n]);
+        free(w);
+    }
+    static const char *const bad[] = { "top 'open", "top \"open", "top \\", "a \"b\\\"" };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char **w;
+        int n;
+        const char *why = NULL;
+        assert_int_equal(shell_split(bad[k], &w, &n, &why), -1);
+        assert_non_null(why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +335,8 @@ int main(void)
         cmocka_unit_test(hprof_heap),
         cmocka_unit_test(v8_heap),
         cmocka_unit_test(reload_and_limit),
+        cmocka_unit_test(shell_words),
+        cmocka_unit_test(out_of_memory_ends_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

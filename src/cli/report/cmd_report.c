@@ -31,7 +31,7 @@ static const cli_option report_options[] = {
     OPT_UINT(0, "types", report_state, types, "N", 1, 10000000,
              "rows of each type table and of the comparison (default 20000)"),
     OPT_BOOL(0, "suspects", report_state, suspects,
-             "add the leak suspects (as gcheap suspects; about doubles the time)"),
+             "add the leak suspects (as gcheap suspects; from the same dominator tree)"),
     OPT_END
 };
 

@@ -274,8 +274,8 @@ static void kv_id(FILE *f, int *first, const char *k, const gch_heap *h, uint32_
 /* Leak suspects (gch_suspects_find: Eclipse MAT's rule) as an array of
  * {group, id, type, instances, retained, retained_objects, accumulation:
  * {id, type, retained, depth}, root_kind, path: [{id, type, field}], holds:
- * [{type, count, bytes}]}. The library builds its own dominator tree: this
- * doubles the report's time, so it runs only with --suspects. */
+ * [{type, count, bytes}]}. From the loaded heap's tree, the one collect()
+ * used: no second build. Only with --suspects. */
 static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cli_common *c,
                           int labels)
 {
