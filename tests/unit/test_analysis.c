@@ -15,6 +15,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "gcheap/graph.h"
+#include "gcheap/leaks.h"
 #include "graph_heap.h"
 
 static void same_u32(const uint32_t *a, const uint32_t *b, size_t n)
@@ -137,6 +138,44 @@ static void random_heaps(void **state)
     }
 }
 
+/* `report --suspects` in the one-shot program (lean trees): the report's
+ * tree in preorder, the retained sizes by type, then the suspects, all from
+ * one build (it built two before the loaded heap); and the suspects equal
+ * those of gch_suspects_find, which builds its own. */
+static void report_suspects_one_tree(void **state)
+{
+    (void)state;
+    th_rng r = { 77 };
+    for (int k = 0; k < 50; k++) {
+        gch_dump *d = th_random_dump(&r, 60);
+        gch_heap *h = d->heaps[0];
+        gch_analysis *an;
+        assert_int_equal(gch_analysis_of_heap(h, NULL, &an, NULL), GCH_OK);
+        const gch_domtree *t;
+        const uint64_t *tr;
+        assert_int_equal(gch_analysis_domtree(an, h, 0, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_type_retained(an, h, 0, &tr, NULL), GCH_OK);
+        gch_suspects_options o = GCH_SUSPECTS_OPTIONS_INIT;
+        o.threshold = 1;
+        gch_suspects a, b;
+        assert_int_equal(gch_suspects_find_in(an, h, &o, &a, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 1);
+        assert_int_equal(gch_suspects_find(h, &o, &b, NULL), GCH_OK);
+        assert_int_equal(a.count, b.count);
+        assert_int_equal(a.live_bytes, b.live_bytes);
+        for (size_t i = 0; i < a.count; i++) {
+            assert_int_equal(a.items[i].object, b.items[i].object);
+            assert_int_equal(a.items[i].retained, b.items[i].retained);
+            assert_int_equal(a.items[i].accumulation, b.items[i].accumulation);
+            assert_int_equal(a.items[i].path_len, b.items[i].path_len);
+        }
+        gch_suspects_free(&a);
+        gch_suspects_free(&b);
+        gch_analysis_free(an);
+        gch_dump_free(d);
+    }
+}
+
 /* The questions a session asks, in turn; returns the first failure. */
 static gch_status ask_all(gch_analysis *an, gch_heap *h)
 {
@@ -211,6 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_heaps),
         cmocka_unit_test(alloc_failure),
+        cmocka_unit_test(report_suspects_one_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
