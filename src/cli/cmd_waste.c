@@ -125,13 +125,12 @@ static void detail_cell(report *rep, payload_file *pf, const gch_heap *h, const 
             report_cell_none(rep);
             return;
         }
-        sb_add(text, "held by ");
+        sb_add(text, r->holder_label == GCH_WASTE_ELEMENT ? "held by an element of " : "held by ");
         sb_add(text, cli_type_name(h, r->holder_type, c, tb, sizeof tb));
-        sb_add(text, r->holder_label == GCH_WASTE_ELEMENT ? "[]"
-                   : r->holder_label == GCH_NONE          ? ".?"
-                                                          : ".");
-        if (r->holder_label != GCH_WASTE_ELEMENT && r->holder_label != GCH_NONE)
-            sb_add(text, gch_heap_string(h, r->holder_label));
+        if (r->holder_label != GCH_WASTE_ELEMENT) {
+            sb_addc(text, '.');
+            sb_add(text, r->holder_label == GCH_NONE ? "?" : gch_heap_string(h, r->holder_label));
+        }
         snprintf(tb, sizeof tb, " (%" PRIu64 ")", r->holder_count);
         sb_add(text, tb);
         break;
@@ -280,6 +279,18 @@ static int waste_report(cli_run *run)
         { "detail", COL_TEXT }, { "type", COL_TEXT }
     };
     const cli_input *in = &run->in[0];
+    const char *why = NULL;
+    int contents = 0;
+    for (size_t k = 0; k < in->count; k++) {
+        payload_file pf;
+        contents |= payload_open(&pf, in->path, in->dump, in->heaps[k], &why);
+        payload_close(&pf);
+    }
+    if (!contents && run->c->format == FMT_TABLE) { /* one line, no table */
+        out_text(run->out, ESC_TABLE, cli_display_path(in->path));
+        out_printf(run->out, ": no contents to look at: %s\n", why ? why : "it has no heap");
+        return 0;
+    }
     report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
