@@ -7,6 +7,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/waste.h"
 #include "grow.h"
+#include "tuning.h"
 #include "waste_internal.h"
 
 static const char *const kind_names[GCH_WASTE_KINDS] = {
@@ -180,6 +181,8 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
     w.err = err;
     w.min_count = opts->min_count ? opts->min_count : 10;
     w.fill_below = opts->fill_below > 0 ? opts->fill_below : 0.21;
+    gch_tuning knobs = gch_tuning_get();
+    w.hash_mask = knobs.waste_hash_mask ? knobs.waste_hash_mask : UINT64_MAX;
     gch_status st = map_payloads(&w);
     if (st == GCH_OK)
         st = waste_duplicates(&w);

@@ -45,7 +45,7 @@ static gch_status hash_bytes(wctx *w, uint64_t off, uint64_t n, uint64_t *out)
         off += piece;
         n -= piece;
     }
-    *out = h;
+    *out = h & w->hash_mask;
     return GCH_OK;
 }
 

@@ -117,22 +117,27 @@ static void array_of(const wctx *w, uint64_t id, uint64_t *slots, uint64_t *byte
     const gch_payload *a = id ? gch_heap_payload(w->h, id) : NULL;
     uint32_t o = a && a->kind == GCH_PAYLOAD_ARRAY ? waste_object_of(w, a) : GCH_NONE;
     *slots = o != GCH_NONE ? a->length : 0;
-    *bytes = o != GCH_NONE ? gch_object_size(w->h, o) : 0;
+    /* A zero-length array is not the collection's own: the JDK shares one
+     * (ArrayList.EMPTY_ELEMENTDATA and the like). */
+    *bytes = o != GCH_NONE && a->length ? gch_object_size(w->h, o) : 0;
 }
 
-/* Reads the size, capacity and the bytes a collection owns beyond its own
- * (fields: its field bytes). *ok = 0 when they cannot be told. */
+/* Reads the size, capacity, the bytes a collection owns beyond its own and
+ * those of its backing array alone (fields: its field bytes). *ok = 0 when
+ * they cannot be told. */
 static gch_status measure(wctx *w, type_info *types, const type_info *ti, const unsigned char *fields,
-                          uint64_t *size, uint64_t *cap, uint64_t *owned, int *ok, uint8_t *inner)
+                          uint64_t *size, uint64_t *cap, uint64_t *owned, uint64_t *backing, int *ok,
+                          uint8_t *inner)
 {
     const coll_rule *r = &rules[ti->rule];
     *ok = 1;
-    *size = *cap = *owned = 0;
+    *size = *cap = *owned = *backing = 0;
     uint64_t slots = 0;
     switch (r->kind) {
     case C_SIZE_ARRAY:
     case C_HEAD_TAIL:
         array_of(w, field_at(fields, ti->array), &slots, owned);
+        *backing = *owned;
         *cap = slots / r->slots;
         if (r->kind == C_SIZE_ARRAY) {
             int32_t s = (int32_t)(uint32_t)field_at(fields, ti->size);
@@ -156,6 +161,7 @@ static gch_status measure(wctx *w, type_info *types, const type_info *ti, const 
     }
     case C_ARRAY_ONLY:
         array_of(w, field_at(fields, ti->array), &slots, owned);
+        *backing = *owned;
         *size = *cap = slots;
         return GCH_OK;
     case C_INNER: {
@@ -174,7 +180,7 @@ static gch_status measure(wctx *w, type_info *types, const type_info *ti, const 
         if (st != GCH_OK)
             return st;
         uint64_t inner_owned;
-        if ((st = measure(w, types, mi, buf, size, cap, &inner_owned, ok, NULL)) != GCH_OK)
+        if ((st = measure(w, types, mi, buf, size, cap, &inner_owned, backing, ok, NULL)) != GCH_OK)
             return st;
         if (inner) /* the set's: not counted again as a map of its own */
             inner[m - w->h->payloads] = 1;
@@ -239,9 +245,9 @@ static gch_status visit_one(wctx *w, type_info *types, uint32_t o, const gch_pay
         ti->box_bytes += own;
         return GCH_OK;
     }
-    uint64_t size, cap, owned;
+    uint64_t size, cap, owned, backing;
     int ok;
-    if ((st = measure(w, types, ti, fields, &size, &cap, &owned, &ok, inner)) != GCH_OK || !ok)
+    if ((st = measure(w, types, ti, fields, &size, &cap, &owned, &backing, &ok, inner)) != GCH_OK || !ok)
         return st;
     if (size == 0) {
         if (ti->empty++ == 0)
@@ -260,12 +266,7 @@ static gch_status visit_one(wctx *w, type_info *types, uint32_t o, const gch_pay
         ti->capacity += cap;
         /* MAT's AbstractFillRatioQuery: the backing array's bytes times the
          * share of its slots not used. */
-        uint64_t array_bytes = 0, slots = 0;
-        if (r->kind != C_INNER)
-            array_of(w, field_at(fields, ti->array), &slots, &array_bytes);
-        else
-            array_bytes = owned;
-        ti->wasted += (uint64_t)((long double)array_bytes * (long double)(cap - size) / (long double)cap);
+        ti->wasted += (uint64_t)((long double)backing * (long double)(cap - size) / (long double)cap);
     }
     return GCH_OK;
 }

@@ -17,6 +17,7 @@ typedef struct wctx {
     gch_error *err;
     uint64_t min_count;
     double fill_below;
+    uint64_t hash_mask;      /* tuning.h waste_hash_mask, or all ones */
     uint32_t *pidx;          /* payload index -> object index (GCH_NONE: not an object) */
     gch_waste_row *rows;
     size_t count, cap;
