@@ -3,7 +3,9 @@
  * fields; the collections are subclasses of their java.util class (so that
  * their type rows hold the planted ones only, and the subclass rule of
  * `gcheap waste` is exercised). Prints its pid, then waits for a line on
- * stdin. What is planted (the test checks each against the dump's sizes):
+ * stdin. With the argument "clean" it plants nothing (the dump then must show
+ * no section above the default thresholds). What is planted (the test checks
+ * each against the dump's sizes):
  *   DUP_STRINGS copies of "gcheap waste dup <k>" for k = 1 (1000 copies),
  *   2 (37 copies, UTF-16: a U+2603 in it), 3 (9 copies: under --min-count);
  *   50 byte[1000] filled with 7, 20 int[64] holding 3*i;
@@ -45,6 +47,15 @@ public class Waste {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 0 || !args[0].equals("clean"))
+            plant();
+        System.out.println(ProcessHandle.current().pid());
+        System.out.flush();
+        System.in.read();
+        System.out.println(kept.size());
+    }
+
+    static void plant() {
         int[][] groups = { { 1, 1000 }, { 2, 37 }, { 3, 9 } };
         for (int[] g : groups)
             for (int i = 0; i < g[1]; i++)
@@ -79,9 +90,5 @@ public class Waste {
                 l.add(Integer.valueOf(j));
             kept.add(l);
         }
-        System.out.println(ProcessHandle.current().pid());
-        System.out.flush();
-        System.in.read();
-        System.out.println(kept.size());
     }
 }
