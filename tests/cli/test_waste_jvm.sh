@@ -157,6 +157,13 @@ fi
 n=$(grep -o '"section":"[a-z-]*"' "$tmp/waste.json" | grep -vc '"total"')
 [ "$n" = $(($(wc -l < "$tmp/waste.tsv") - 1)) ] && ok || bad "json has $n rows, tsv $(($(wc -l < "$tmp/waste.tsv") - 1))"
 
+# check --max-waste: the sum of every row of `waste --threshold 0`; strictly greater fails.
+total=$(awk -F '\t' -v c="$wwasted" 'NR > 1 { s += $c } END { print s }' "$tmp/waste.tsv")
+"$bin" check -q --max-waste "$total" "$d" > /dev/null && ok || bad "check --max-waste $total (the total) failed"
+"$bin" check -q --max-waste $((total - 1)) "$d" > /dev/null 2> "$tmp/err"
+[ $? = 1 ] && ok || bad "check --max-waste $((total - 1)) did not exit 1"
+grep -q "total wasted bytes" "$tmp/err" && ok || bad "check --max-waste: no limit line: $(cat "$tmp/err")"
+
 # A program that plants nothing: no section above the default thresholds.
 dump clean clean
 "$bin" waste -q --format tsv "$tmp/clean.hprof" > "$tmp/clean.tsv" || bad "waste (clean) exited $?"
