@@ -12,6 +12,7 @@
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
 #include "html_escape.h"
+#include "report_waste.h"
 
 #ifndef GCHEAP_VERSION
 #define GCHEAP_VERSION "dev"
@@ -338,8 +339,8 @@ static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
     return 0;
 }
 
-static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const report_limits *lim,
-                         const cli_common *c)
+static int write_section(FILE *f, const report_dump *rd, const gch_dump *d, const gch_heap *h,
+                         const report_limits *lim, const cli_common *c)
 {
     section_data s;
     if (collect(h, lim, c, &s) != 0) {
@@ -391,6 +392,11 @@ static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const re
         fputs("null", f);
     else if (write_suspects(f, h, c) != 0)
         return EXIT_INPUT;
+    if (lim->waste) { /* the heap is the dump's own (non-const) heaps[i] */
+        key(f, &first, "waste");
+        if (report_write_waste(f, rd->path, d, (gch_heap *)h, c) != 0)
+            return EXIT_INPUT;
+    }
     putc('}', f);
     return 0;
 }
@@ -407,7 +413,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
     for (size_t i = 0; i < d->count; i++) {
         if (i)
             putc(',', f);
-        if (write_section(f, d->dump, d->heaps[i], lim, c) != 0)
+        if (write_section(f, d, d->dump, d->heaps[i], lim, c) != 0)
             return EXIT_INPUT;
     }
     fputs("]}", f);
