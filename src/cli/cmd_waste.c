@@ -28,9 +28,9 @@ static const char description[] =
     "  duplicate-arrays         primitive arrays with equal contents (not String\n"
     "                           values): count, copy, wasted, length (elements)\n"
     "  empty-collections        java.util collections of size 0, by type: count,\n"
-    "                           bytes (with their backing arrays), and the field\n"
-    "                           holding most of them (HolderType.field, \"[]\" for\n"
-    "                           an array element)\n"
+    "                           bytes (with their backing arrays), and with\n"
+    "                           --holders the field holding most of them\n"
+    "                           (HolderType.field, or an element of an array)\n"
     "  underfilled-collections  collections using less than --fill-below of their\n"
     "                           backing array: fill (percent of the slots used),\n"
     "                           wasted = the unused share of the arrays' bytes\n"
@@ -55,7 +55,7 @@ typedef struct waste_state {
     uint64_t threshold;   /* percent x GCH_PERCENT_SCALE */
     uint64_t fill_below;  /* percent x GCH_PERCENT_SCALE */
     uint64_t min_count;
-    int live, no_holders;
+    int live, holders;
 } waste_state;
 
 static const waste_state defaults = { 5ull * GCH_PERCENT_SCALE, 21ull * GCH_PERCENT_SCALE, 10, 0, 0 };
@@ -82,8 +82,8 @@ static const cli_option waste_options[] = {
     OPT_CALLBACK(0, "fill-below", on_fill, "PCT",
                  "under-filled: less than PCT of the capacity used (default 21%)"),
     OPT_BOOL(0, "live", waste_state, live, "only objects reachable from strong roots"),
-    OPT_BOOL(0, "no-holders", waste_state, no_holders,
-             "skip the holder field of empty collections (no references are loaded)"),
+    OPT_BOOL(0, "holders", waste_state, holders,
+             "name the field holding most empty collections of each type (loads references)"),
     OPT_END
 };
 
@@ -214,7 +214,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     }
     gch_waste w;
     gch_waste_options o = { s->min_count, (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE), live,
-                            read_at, &pf, !s->no_holders };
+                            read_at, &pf, s->holders };
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);
     cli_phase_end();
@@ -301,8 +301,10 @@ static int waste_report(cli_run *run)
 static int waste_needs_refs(const void *state)
 {
     const waste_state *s = state;
-    return CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS |
-           (s->live || !s->no_holders ? CLI_LOAD_REFS : 0) | (!s->no_holders ? CLI_LOAD_LABELS : 0);
+    /* References only when asked for: loading them costs more than the rest
+     * of the command (docs/waste.md, "Cost"). */
+    return CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | (s->live || s->holders ? CLI_LOAD_REFS : 0) |
+           (s->holders ? CLI_LOAD_LABELS : 0);
 }
 
 const cli_spec waste_command = {

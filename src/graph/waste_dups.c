@@ -55,7 +55,9 @@ typedef struct cand {
     uint64_t offset;   /* of the bytes compared */
     uint64_t nbytes;
     uint32_t pay, arr; /* payload entries: the member, the array holding its bytes */
+    uint32_t group;    /* while confirming: its group */
     uint8_t elem, coder;
+    uint8_t differs;   /* while confirming: its bytes differ from its group's first member's */
 } cand;
 
 static int cand_order(const void *pa, const void *pb)
@@ -160,30 +162,6 @@ static gch_status split_group(wctx *w, unsigned kind, cand *c, size_t n, cand *t
     return GCH_OK;
 }
 
-static gch_status report_groups(wctx *w, unsigned kind, cand *c, size_t n)
-{
-    if (n == 0)
-        return GCH_OK;
-    qsort(c, n, sizeof *c, cand_order);
-    cand *tmp = gch_reallocarray(NULL, n, sizeof *tmp);
-    unsigned char *ba = gch_malloc(65536), *bb = gch_malloc(65536);
-    gch_status st = GCH_OK;
-    if (!tmp || !ba || !bb)
-        st = gch_error_set(w->err, GCH_ENOMEM, "out of memory");
-    for (size_t i = 0; st == GCH_OK && i < n;) {
-        size_t j = i + 1;
-        while (j < n && same_key(&c[i], &c[j]))
-            j++;
-        if (j - i >= w->min_count)
-            st = split_group(w, kind, c + i, j - i, tmp, ba, bb);
-        i = j;
-    }
-    gch_free(tmp);
-    gch_free(ba);
-    gch_free(bb);
-    return st;
-}
-
 /* An entry to read, by offset. */
 typedef struct at_entry {
     uint64_t offset;
@@ -196,6 +174,131 @@ static int at_order(const void *pa, const void *pb)
     if (a->offset != b->offset)
         return a->offset < b->offset ? -1 : 1;
     return a->pay < b->pay ? -1 : a->pay > b->pay;
+}
+
+#define BLOB_CAP ((size_t)64 << 20) /* bytes of first members kept while confirming */
+
+/* A candidate group: c[start .. start+n-1], its first member's bytes at
+ * blob[at] (NO_BLOB: not kept; its members are compared by reading both). */
+typedef struct group {
+    size_t start, n;
+    size_t at;
+} group;
+#define NO_BLOB SIZE_MAX
+
+/* Marks the members of each kept group whose bytes differ from the first
+ * member's: the first members are read into blob, then every other member
+ * is read once, all in file order through the window (one sweep instead of
+ * two reads a member). */
+static gch_status sweep(wctx *w, cand *c, group *g, size_t ng, unsigned char *blob, at_entry *order)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < ng; k++)
+        if (g[k].at != NO_BLOB) {
+            order[m].offset = c[g[k].start].offset;
+            order[m++].pay = (uint32_t)k;
+        }
+    qsort(order, m, sizeof *order, at_order);
+    for (size_t i = 0; i < m; i++) {
+        const group *gr = &g[order[i].pay];
+        const unsigned char *p;
+        gch_status st = waste_window(w, c[gr->start].offset, (size_t)c[gr->start].nbytes, &p);
+        if (st != GCH_OK)
+            return st;
+        memcpy(blob + gr->at, p, (size_t)c[gr->start].nbytes);
+    }
+    m = 0;
+    for (size_t k = 0; k < ng; k++)
+        for (size_t i = g[k].start + 1; g[k].at != NO_BLOB && i < g[k].start + g[k].n; i++)
+            if (c[i].offset != c[g[k].start].offset) { /* a shared value array is equal */
+                order[m].offset = c[i].offset;
+                order[m++].pay = (uint32_t)i;
+            }
+    qsort(order, m, sizeof *order, at_order);
+    for (size_t i = 0; i < m; i++) {
+        cand *x = &c[order[i].pay];
+        const unsigned char *p;
+        gch_status st = waste_window(w, x->offset, (size_t)x->nbytes, &p);
+        if (st != GCH_OK)
+            return st;
+        x->differs = memcmp(p, blob + g[x->group].at, (size_t)x->nbytes) != 0;
+    }
+    return GCH_OK;
+}
+
+/* Groups whose first member's bytes were kept: the members equal to it make
+ * a row; the others (a hash collision) are split by reading them again. */
+static gch_status emit_swept(wctx *w, unsigned kind, cand *c, const group *g, cand *tmp,
+                             unsigned char *ba, unsigned char *bb)
+{
+    cand *x = c + g->start;
+    size_t same = 0, other = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        if (x[i].differs)
+            tmp[other++] = x[i];
+        else
+            x[same++] = x[i];
+    }
+    gch_status st = same >= w->min_count ? emit_group(w, kind, x, same) : GCH_OK;
+    if (st == GCH_OK && other >= w->min_count) {
+        memcpy(x, tmp, other * sizeof *x);
+        st = split_group(w, kind, x, other, tmp, ba, bb);
+    }
+    return st;
+}
+
+static gch_status report_groups(wctx *w, unsigned kind, cand *c, size_t n)
+{
+    if (n == 0)
+        return GCH_OK;
+    qsort(c, n, sizeof *c, cand_order);
+    size_t ng = 0, blob_size = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && same_key(&c[i], &c[j]); j++)
+            ;
+        ng += j - i >= w->min_count;
+    }
+    group *g = gch_reallocarray(NULL, ng ? ng : 1, sizeof *g);
+    at_entry *order = gch_reallocarray(NULL, n, sizeof *order);
+    cand *tmp = gch_reallocarray(NULL, n, sizeof *tmp);
+    unsigned char *ba = gch_malloc(65536), *bb = gch_malloc(65536), *blob = NULL;
+    gch_status st = GCH_OK;
+    if (!g || !order || !tmp || !ba || !bb) {
+        st = gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+        goto done;
+    }
+    ng = 0;
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && same_key(&c[i], &c[j]); j++)
+            ;
+        if (j - i < w->min_count)
+            continue;
+        size_t bytes = (size_t)c[i].nbytes;
+        int keep = c[i].nbytes <= WASTE_WINDOW && blob_size + bytes <= BLOB_CAP;
+        g[ng] = (group){ i, j - i, keep ? blob_size : NO_BLOB };
+        for (size_t k = i; k < j; k++) {
+            c[k].group = (uint32_t)ng;
+            c[k].differs = 0;
+        }
+        blob_size += keep ? bytes : 0;
+        ng++;
+    }
+    if (!(blob = gch_malloc(blob_size ? blob_size : 1))) {
+        st = gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+        goto done;
+    }
+    st = sweep(w, c, g, ng, blob, order);
+    for (size_t k = 0; st == GCH_OK && k < ng; k++)
+        st = g[k].at != NO_BLOB ? emit_swept(w, kind, c, &g[k], tmp, ba, bb)
+                                : split_group(w, kind, c + g[k].start, g[k].n, tmp, ba, bb);
+done:
+    gch_free(g);
+    gch_free(order);
+    gch_free(tmp);
+    gch_free(ba);
+    gch_free(bb);
+    gch_free(blob);
+    return st;
 }
 
 gch_status waste_duplicates(wctx *w)

@@ -56,8 +56,8 @@ dump() {
 dump planted
 d=$tmp/planted.hprof
 "$bin" stat -q "$d" > /dev/null || bad "stat exited $?"
-"$bin" waste -q --threshold 0 --format tsv "$d" > "$tmp/waste.tsv" || bad "waste exited $?"
-"$bin" waste -q --threshold 0 --min-count 9 --format tsv "$d" > "$tmp/waste9.tsv" || bad "waste --min-count 9 exited $?"
+"$bin" waste -q --holders --threshold 0 --format tsv "$d" > "$tmp/waste.tsv" || bad "waste exited $?"
+"$bin" waste -q --holders --threshold 0 --min-count 9 --format tsv "$d" > "$tmp/waste9.tsv" || bad "waste --min-count 9 exited $?"
 "$bin" objects -q --values --type java.lang.String --format tsv "$d" > "$tmp/strings.tsv" || bad "objects --values"
 
 # col FILE NAME: the column number of NAME in a tsv header.
