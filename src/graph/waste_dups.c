@@ -176,6 +176,17 @@ static int at_order(const void *pa, const void *pb)
     return a->pay < b->pay ? -1 : a->pay > b->pay;
 }
 
+/* Sorts by offset; HotSpot writes most objects in id order, so the entries
+ * often come sorted already. */
+static void sort_at(at_entry *e, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (at_order(&e[i - 1], &e[i]) > 0) {
+            qsort(e, n, sizeof *e, at_order);
+            return;
+        }
+}
+
 #define BLOB_CAP ((size_t)64 << 20) /* bytes of first members kept while confirming */
 
 /* A candidate group: c[start .. start+n-1], its first member's bytes at
@@ -198,7 +209,7 @@ static gch_status sweep(wctx *w, cand *c, group *g, size_t ng, unsigned char *bl
             order[m].offset = c[g[k].start].offset;
             order[m++].pay = (uint32_t)k;
         }
-    qsort(order, m, sizeof *order, at_order);
+    sort_at(order, m);
     for (size_t i = 0; i < m; i++) {
         const group *gr = &g[order[i].pay];
         const unsigned char *p;
@@ -214,7 +225,7 @@ static gch_status sweep(wctx *w, cand *c, group *g, size_t ng, unsigned char *bl
                 order[m].offset = c[i].offset;
                 order[m++].pay = (uint32_t)i;
             }
-    qsort(order, m, sizeof *order, at_order);
+    sort_at(order, m);
     for (size_t i = 0; i < m; i++) {
         cand *x = &c[order[i].pay];
         const unsigned char *p;
@@ -247,11 +258,73 @@ static gch_status emit_swept(wctx *w, unsigned kind, cand *c, const group *g, ca
     return st;
 }
 
+/* A sort key and the candidate it belongs to. */
+typedef struct keyed {
+    uint64_t key;
+    uint32_t at;
+} keyed;
+
+/* Sorts c[0..n-1] as cand_order does, for candidates given in file order
+ * (of the bytes compared): an LSD radix sort (16-bit digits, stable) of a
+ * key mixing every field of the group key, so that each group comes out
+ * together and still in file order; a run of equal keys holding more than
+ * one group (a hash collision) is sorted by cand_order. */
+static gch_status order_candidates(wctx *w, cand *c, size_t n)
+{
+    keyed *a = gch_reallocarray(NULL, n, sizeof *a), *b = gch_reallocarray(NULL, n, sizeof *b);
+    uint32_t *count = gch_calloc(65536, sizeof *count);
+    cand *sorted = gch_reallocarray(NULL, n, sizeof *sorted);
+    if (!a || !b || !count || !sorted) {
+        gch_free(a);
+        gch_free(b);
+        gch_free(count);
+        gch_free(sorted);
+        return gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        a[i].key = mix(mix(c[i].hash, c[i].nbytes), (uint64_t)c[i].elem << 8 | c[i].coder);
+        a[i].at = (uint32_t)i;
+    }
+    for (unsigned shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[a[i].key >> shift & 0xFFFF]++;
+        uint32_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            uint32_t k = count[d];
+            count[d] = sum;
+            sum += k;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[a[i].key >> shift & 0xFFFF]++] = a[i];
+        keyed *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = c[a[i].at];
+    memcpy(c, sorted, n * sizeof *c);
+    for (size_t i = 0, j; i < n; i = j) {
+        int mixed = 0;
+        for (j = i + 1; j < n && a[j].key == a[i].key; j++)
+            mixed |= !same_key(&c[j], &c[i]);
+        if (mixed)
+            qsort(c + i, j - i, sizeof *c, cand_order);
+    }
+    gch_free(a);
+    gch_free(b);
+    gch_free(count);
+    gch_free(sorted);
+    return GCH_OK;
+}
+
 static gch_status report_groups(wctx *w, unsigned kind, cand *c, size_t n)
 {
     if (n == 0)
         return GCH_OK;
-    qsort(c, n, sizeof *c, cand_order);
+    gch_status st0 = order_candidates(w, c, n);
+    if (st0 != GCH_OK)
+        return st0;
     size_t ng = 0, blob_size = 0;
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && same_key(&c[i], &c[j]); j++)
@@ -301,6 +374,30 @@ done:
     return st;
 }
 
+/* Puts the Strings c[0..n-1] in the file order of their value arrays
+ * (rank: each array's position in file order, m of them), keeping their
+ * order among those sharing one: a counting sort. */
+static gch_status by_array_rank(wctx *w, cand *c, size_t n, const uint32_t *rank, size_t m)
+{
+    uint32_t *start = gch_calloc(m + 1, sizeof *start);
+    cand *out = gch_reallocarray(NULL, n ? n : 1, sizeof *out);
+    if (!start || !out) {
+        gch_free(start);
+        gch_free(out);
+        return gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        start[rank[c[i].arr] + 1]++;
+    for (size_t r = 0; r < m; r++)
+        start[r + 1] += start[r];
+    for (size_t i = 0; i < n; i++)
+        out[start[rank[c[i].arr]]++] = c[i];
+    memcpy(c, out, n * sizeof *c);
+    gch_free(start);
+    gch_free(out);
+    return GCH_OK;
+}
+
 gch_status waste_duplicates(wctx *w)
 {
     const gch_heap *h = w->h;
@@ -309,6 +406,7 @@ gch_status waste_duplicates(wctx *w)
     at_entry *order = gch_reallocarray(NULL, n ? n : 1, sizeof *order);
     uint8_t *is_value = gch_calloc(n ? n : 1, 1);
     cand *strs = NULL, *arrs = NULL;
+    uint32_t *rank = NULL;
     size_t nstr = 0, narr = 0, m = 0;
     gch_status st = GCH_OK;
     if (!hash || !order || !is_value) {
@@ -328,7 +426,7 @@ gch_status waste_duplicates(wctx *w)
                 w->limit = end;
         }
     }
-    qsort(order, m, sizeof *order, at_order);
+    sort_at(order, m);
     for (size_t k = 0; k < m && st == GCH_OK; k++) {
         const gch_payload *p = &h->payloads[order[k].pay];
         st = hash_bytes(w, p->offset, (uint64_t)p->length * gch_elem_size(p->elem), &hash[order[k].pay]);
@@ -336,10 +434,13 @@ gch_status waste_duplicates(wctx *w)
     if (st != GCH_OK)
         goto done;
     strs = gch_reallocarray(NULL, n ? n : 1, sizeof *strs);
-    if (!strs) {
+    rank = gch_reallocarray(NULL, n ? n : 1, sizeof *rank);
+    if (!strs || !rank) {
         st = gch_error_set(w->err, GCH_ENOMEM, "out of memory");
         goto done;
     }
+    for (size_t k = 0; k < m; k++)
+        rank[order[k].pay] = (uint32_t)k;
     for (size_t i = 0; i < n; i++) {
         const gch_payload *p = &h->payloads[i];
         if (p->kind != GCH_PAYLOAD_STRING || !p->value)
@@ -360,7 +461,8 @@ gch_status waste_duplicates(wctx *w)
         c->elem = a->elem;
         c->coder = p->coder;
     }
-    if ((st = report_groups(w, GCH_WASTE_DUP_STRINGS, strs, nstr)) != GCH_OK)
+    if ((st = by_array_rank(w, strs, nstr, rank, m)) != GCH_OK ||
+        (st = report_groups(w, GCH_WASTE_DUP_STRINGS, strs, nstr)) != GCH_OK)
         goto done;
     gch_free(strs);
     strs = NULL;
@@ -389,5 +491,6 @@ done:
     gch_free(is_value);
     gch_free(strs);
     gch_free(arrs);
+    gch_free(rank);
     return st;
 }
