@@ -68,13 +68,17 @@ typedef struct gch_waste_options {
     void *read_ctx;
     int holders;           /* find each empty-collection type's top holder field: needs
                               references (reverse ones are built) and labels */
+    int js;                /* a V8 snapshot: empty JS Arrays, Maps and Sets from the
+                              references and their labels (the only section its
+                              contents allow yet) */
 } gch_waste_options;
 
 typedef struct gch_waste {
     gch_waste_row *rows;   /* by section, then wasted bytes descending */
     size_t count;
     uint64_t wasted[GCH_WASTE_KINDS]; /* each section's total over its rows */
-    int available;         /* 0 when the heap keeps no contents (no payloads) */
+    int available;         /* 0 when no section could be looked at (no contents) */
+    unsigned sections;     /* bit 1 << kind for each section looked at */
     int fields;            /* 1 when instance fields were read (collections, boxes) */
 } gch_waste;
 

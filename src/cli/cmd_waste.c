@@ -46,8 +46,10 @@ static const char description[] =
     "wasted, copy, length, fill, detail, type. The total row sums the shown\n"
     "rows. json adds per domain heap_bytes, threshold_bytes, wasted (the shown\n"
     "sections) and wasted_SECTION for every section (shown or not).\n"
-    "Contents are read from the dump file again (HPROF read from a file); a\n"
-    "format that records no contents (.gclog, .gcdump, Dart, V8 for now), or an\n"
+    "Contents are read from the dump file again (HPROF read from a file). V8\n"
+    "snapshots give empty-collections only: JS Arrays with no elements, Maps and\n"
+    "Sets whose table references nothing (one holding only small integers looks\n"
+    "empty). A format that records no contents (.gclog, .gcdump, Dart), or an\n"
     "HPROF dump from a pipe or gzip, gets one line saying so, exit 0 and no rows.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").";
 
@@ -56,9 +58,10 @@ typedef struct waste_state {
     uint64_t fill_below;  /* percent x GCH_PERCENT_SCALE */
     uint64_t min_count;
     int live, holders;
+    int v8;               /* the dump is a V8 snapshot (check: its first bytes) */
 } waste_state;
 
-static const waste_state defaults = { 5ull * GCH_PERCENT_SCALE, 21ull * GCH_PERCENT_SCALE, 10, 0, 0 };
+static const waste_state defaults = { 5ull * GCH_PERCENT_SCALE, 21ull * GCH_PERCENT_SCALE, 10, 0, 0, 0 };
 
 static int on_threshold(void *state, const char *command, const char *option, const char *value)
 {
@@ -128,8 +131,10 @@ static void detail_cell(report *rep, payload_file *pf, const gch_heap *h, const 
         sb_add(text, r->holder_label == GCH_WASTE_ELEMENT ? "held by an element of " : "held by ");
         sb_add(text, cli_type_name(h, r->holder_type, c, tb, sizeof tb));
         if (r->holder_label != GCH_WASTE_ELEMENT) {
-            sb_addc(text, '.');
-            sb_add(text, r->holder_label == GCH_NONE ? "?" : gch_heap_string(h, r->holder_label));
+            const char *l = r->holder_label == GCH_NONE ? "?" : gch_heap_string(h, r->holder_label);
+            if (!strchr(".[{", l[0])) /* V8 labels carry their own punctuation */
+                sb_addc(text, '.');
+            sb_add(text, l);
         }
         snprintf(tb, sizeof tb, " (%" PRIu64 ")", r->holder_count);
         sb_add(text, tb);
@@ -197,8 +202,9 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
 {
     payload_file pf;
     const char *why = NULL;
+    int js = strcmp(in->dump->format, "v8") == 0;
     report_begin_section(rep, h->name);
-    if (!payload_open(&pf, in->path, in->dump, h, &why)) {
+    if (!payload_open(&pf, in->path, in->dump, h, &why) && !js) {
         report_note(rep, "%s: no contents to look at: %s", cli_display_path(in->path), why);
         report_end_section(rep);
         return 0;
@@ -213,8 +219,10 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
         return EXIT_INPUT;
     }
     gch_waste w;
-    gch_waste_options o = { s->min_count, (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE), live,
-                            read_at, &pf, s->holders };
+    gch_waste_options o = { .min_count = s->min_count,
+                            .fill_below = (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE),
+                            .mask = live, .read = read_at, .read_ctx = &pf, .holders = s->holders,
+                            .js = js };
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);
     cli_phase_end();
@@ -249,7 +257,10 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
         if (w.wasted[k] > 0 && w.wasted[k] <= limit)
             report_note(rep, "(%s: %" PRIu64 " bytes wasted, not above the threshold of %" PRIu64
                         " bytes)", gch_waste_kind_name(k), w.wasted[k], limit);
-    if (!w.fields)
+    if (js)
+        report_note(rep, "(V8: empty Arrays, Maps and Sets only; a Map or Set holding only small "
+                         "integers looks empty)");
+    else if (!w.fields)
         report_note(rep, "(no collections or boxes: the dump's instance fields were not read)");
     report_begin_total(rep);
     report_cell_text(rep, "total");
@@ -286,6 +297,7 @@ static int waste_report(cli_run *run)
         contents |= payload_open(&pf, in->path, in->dump, in->heaps[k], &why);
         payload_close(&pf);
     }
+    contents |= strcmp(in->dump->format, "v8") == 0 && in->count > 0;
     if (!contents && run->c->format == FMT_TABLE) { /* one line, no table */
         out_text(run->out, ESC_TABLE, cli_display_path(in->path));
         out_printf(run->out, ": no contents to look at: %s\n", why ? why : "it has no heap");
@@ -298,9 +310,29 @@ static int waste_report(cli_run *run)
     return rc;
 }
 
+/* A V8 snapshot is read through its references and their labels: its
+ * first bytes say which format the dump is before it is loaded. */
+static int waste_check(cli_run *run)
+{
+    waste_state *s = run->state;
+    if (strcmp(run->args[0], "-") == 0)
+        return 0;
+    const char *why;
+    plat_file *f = plat_open(run->args[0], &why);
+    if (!f)
+        return 0; /* the load says why */
+    unsigned char head[64];
+    uint64_t n = plat_size(f) < sizeof head ? plat_size(f) : sizeof head;
+    s->v8 = plat_read_at(f, 0, head, n) == 0 && gch_detect_format(head, (size_t)n) == GCH_FORMAT_V8;
+    plat_close(f);
+    return 0;
+}
+
 static int waste_needs_refs(const void *state)
 {
     const waste_state *s = state;
+    if (s->v8)
+        return CLI_LOAD_REFS | CLI_LOAD_LABELS;
     /* References only when asked for: loading them costs more than the rest
      * of the command (docs/waste.md, "Cost"). */
     return CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | (s->live || s->holders ? CLI_LOAD_REFS : 0) |
@@ -311,6 +343,6 @@ const cli_spec waste_command = {
     .name = "waste", .summary = "memory wasted: duplicate strings and arrays, empty collections",
     .usage = "usage: gcheap waste [OPTIONS] DUMP", .description = description,
     .options = waste_options, .state_size = sizeof(waste_state), .defaults = &defaults,
-    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .needs_refs = waste_needs_refs,
-    .report = waste_report,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .check = waste_check,
+    .needs_refs = waste_needs_refs, .report = waste_report,
 };

@@ -48,7 +48,7 @@ int waste_total(const cli_input *in, gch_heap *h, const uint8_t *live, int quiet
         return 0;
     }
     gch_waste w;
-    gch_waste_options o = { 0, 0, live, read_at, &pf, 0 };
+    gch_waste_options o = { .mask = live, .read = read_at, .read_ctx = &pf };
     gch_error err;
     gch_status st = gch_waste_find(h, &o, &w, &err);
     payload_close(&pf);

@@ -172,7 +172,7 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
 {
     gch_error_clear(err);
     memset(out, 0, sizeof *out);
-    if (!heap->payloads_kept || !opts->read)
+    if (!opts->js && (!heap->payloads_kept || !opts->read))
         return GCH_OK; /* no contents: every section is unavailable */
     wctx w;
     memset(&w, 0, sizeof w);
@@ -183,13 +183,23 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
     w.fill_below = opts->fill_below > 0 ? opts->fill_below : 0.21;
     gch_tuning knobs = gch_tuning_get();
     w.hash_mask = knobs.waste_hash_mask ? knobs.waste_hash_mask : UINT64_MAX;
-    gch_status st = map_payloads(&w);
-    if (st == GCH_OK)
-        st = waste_duplicates(&w);
-    if (st == GCH_OK)
-        st = zero_arrays(&w);
-    if (st == GCH_OK && heap->type_fields)
-        st = waste_fields(&w, out);
+    gch_status st = GCH_OK;
+    unsigned sections = 0;
+    if (opts->js) {
+        st = waste_js_collections(&w);
+        sections = 1u << GCH_WASTE_EMPTY;
+    } else {
+        st = map_payloads(&w);
+        if (st == GCH_OK)
+            st = waste_duplicates(&w);
+        if (st == GCH_OK)
+            st = zero_arrays(&w);
+        sections = 1u << GCH_WASTE_DUP_STRINGS | 1u << GCH_WASTE_DUP_ARRAYS | 1u << GCH_WASTE_ZERO_ARRAYS;
+        if (st == GCH_OK && heap->type_fields) {
+            st = waste_fields(&w, out);
+            sections |= 1u << GCH_WASTE_EMPTY | 1u << GCH_WASTE_UNDERFILLED | 1u << GCH_WASTE_BOXED;
+        }
+    }
     gch_free(w.pidx);
     gch_free(w.buf);
     if (st != GCH_OK) {
@@ -204,6 +214,7 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
     out->rows = w.rows;
     out->count = w.count;
     out->available = 1;
+    out->sections = sections;
     out->fields = heap->type_fields != NULL;
     for (size_t i = 0; i < w.count; i++)
         out->wasted[w.rows[i].kind] += w.rows[i].wasted;

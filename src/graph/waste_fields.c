@@ -303,7 +303,7 @@ static uint32_t label_of(const gch_heap *h, uint32_t s, uint32_t o)
 }
 
 /* Each empty-collection row's most frequent (holder type, field). */
-static gch_status find_holders(wctx *w, const uint32_t *empties, size_t n)
+gch_status waste_find_holders(wctx *w, const uint32_t *empties, size_t n)
 {
     gch_heap *h = w->h;
     if (n == 0 || !h->refs_loaded)
@@ -443,7 +443,7 @@ gch_status waste_fields(wctx *w, gch_waste *out)
     if (st == GCH_OK)
         st = emit_rows(w, types);
     if (st == GCH_OK && w->o->holders)
-        st = find_holders(w, empties, nempty);
+        st = waste_find_holders(w, empties, nempty);
 done:
     if (types)
         for (uint32_t t = 0; t < h->type_count; t++)

@@ -53,6 +53,10 @@ gch_waste_row *waste_row(wctx *w, unsigned kind);
 /* The sections. */
 gch_status waste_duplicates(wctx *w);
 gch_status waste_fields(wctx *w, gch_waste *out);
+gch_status waste_js_collections(wctx *w);
+/* Each empty-collection row's most frequent (holder type, field), from the
+ * referrers of the empty collections empties[0..n-1]. */
+gch_status waste_find_holders(wctx *w, const uint32_t *empties, size_t n);
 
 /* A big-endian value of n (<= 8) bytes. */
 static inline uint64_t waste_be(const unsigned char *p, unsigned n)

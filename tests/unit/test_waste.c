@@ -455,7 +455,7 @@ static void check_seed(unsigned seed, uint64_t min, unsigned long long mask)
     t.waste_hash_mask = mask;
     gch_internal_set_tuning(&t);
     buf_src src = { w->buf, w->len };
-    gch_waste_options o = { min, 0.21, NULL, read_buf, &src, 1 };
+    gch_waste_options o = { .min_count = min, .fill_below = 0.21, .read = read_buf, .read_ctx = &src, .holders = 1 };
     gch_waste res;
     assert_int_equal(gch_waste_find(h, &o, &res, &err), GCH_OK);
     gch_internal_set_tuning(NULL);
@@ -596,7 +596,7 @@ static void test_no_contents(void **state)
     gch_error err;
     assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, NULL, &d, &err), GCH_OK);
     buf_src src = { w->buf, w->len };
-    gch_waste_options o = { 0, 0, NULL, read_buf, &src, 0 };
+    gch_waste_options o = { .read = read_buf, .read_ctx = &src };
     gch_waste res;
     assert_int_equal(gch_waste_find(d->heaps[0], &o, &res, &err), GCH_OK);
     assert_int_equal(res.available, 0);
@@ -625,7 +625,7 @@ static void test_read_failure(void **state)
         if (h->payloads[i].kind == GCH_PAYLOAD_ARRAY && h->payloads[i].length > 0 && h->payloads[i].offset > last)
             last = h->payloads[i].offset;
     buf_src src = { w->buf, (size_t)last };
-    gch_waste_options o = { 0, 0, NULL, read_buf, &src, 0 };
+    gch_waste_options o = { .read = read_buf, .read_ctx = &src };
     gch_waste res;
     assert_int_equal(gch_waste_find(d->heaps[0], &o, &res, &err), GCH_EIO);
     assert_int_equal(res.count, 0);
