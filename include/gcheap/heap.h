@@ -67,10 +67,14 @@ typedef enum gch_payload_kind {
     /* A java.lang.String: `value` is the id of its value array (0 when null),
      * `coder` how that array holds the characters. */
     GCH_PAYLOAD_STRING = 2,
+    /* Text the reader kept in the heap's string pool (Ruby: a String's
+     * "value"): `length` bytes of UTF-8 from pool offset `offset`, no NUL
+     * among them. Needs no file to read it again. */
+    GCH_PAYLOAD_TEXT = 3,
     /* An instance (gch_load_options.keep_fields): its field values are
      * `length` bytes from byte `offset` of the input, laid out as the
      * heap's field table for its type says (gch_type_field). */
-    GCH_PAYLOAD_INSTANCE = 3
+    GCH_PAYLOAD_INSTANCE = 4
 } gch_payload_kind;
 
 /* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
@@ -198,6 +202,13 @@ typedef struct gch_heap {
     gch_payload *payloads;
     size_t payload_count;
     int payloads_kept;
+
+    /* Where each object was allocated, as "file:line" (a string offset, or
+     * GCH_NONE for an object the dump gives no site): Ruby dumps made
+     * with ObjectSpace.trace_object_allocations. NULL when the dump names
+     * no site at all (every other format). */
+    uint32_t *object_site;
+
     /* With gch_load_options.keep_fields: the instance fields of type t are
      * fields[type_fields[t] .. type_fields[t+1]-1] (type_fields has
      * type_count+1 entries); NULL otherwise. Read them with gch_type_field

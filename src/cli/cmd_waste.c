@@ -104,6 +104,18 @@ static int read_at(void *ctx, uint64_t offset, void *buf, size_t n)
 
 #define TABLE_VALUE_CHARS 80
 
+/* payload_open for HPROF; the other formats' payloads (Ruby's string
+ * values) are no contents waste reads yet. */
+static int hprof_contents(payload_file *pf, const cli_input *in, const gch_heap *h, const char **why)
+{
+    if (strcmp(in->dump->format, "hprof") != 0) {
+        memset(pf, 0, sizeof *pf);
+        *why = "its format records none";
+        return 0;
+    }
+    return payload_open(pf, in->path, in->dump, h, why);
+}
+
 /* The detail cell of row r. */
 static void detail_cell(report *rep, payload_file *pf, const gch_heap *h, const gch_waste_row *r,
                         const cli_common *c, strbuf *text)
@@ -204,7 +216,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     const char *why = NULL;
     int js = strcmp(in->dump->format, "v8") == 0;
     report_begin_section(rep, h->name);
-    if (!payload_open(&pf, in->path, in->dump, h, &why) && !js) {
+    if (!js && !hprof_contents(&pf, in, h, &why)) {
         report_note(rep, "%s: no contents to look at: %s", cli_display_path(in->path), why);
         report_end_section(rep);
         return 0;
@@ -294,7 +306,7 @@ static int waste_report(cli_run *run)
     int contents = 0;
     for (size_t k = 0; k < in->count; k++) {
         payload_file pf;
-        contents |= payload_open(&pf, in->path, in->dump, in->heaps[k], &why);
+        contents |= hprof_contents(&pf, in, in->heaps[k], &why);
         payload_close(&pf);
     }
     contents |= strcmp(in->dump->format, "v8") == 0 && in->count > 0;
