@@ -213,6 +213,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
                        const cli_common *c)
 {
     payload_file pf;
+    memset(&pf, 0, sizeof pf); /* V8: no file is read again */
     const char *why = NULL;
     int js = strcmp(in->dump->format, "v8") == 0;
     report_begin_section(rep, h->name);
