@@ -525,7 +525,7 @@ hprof_dump() {
 
 [ -n "$HPROF_N" ] || HPROF_N=$(echo "$SIZES" | awk '{print $NF}')
 hprof_file=""
-hti="" htm=""
+hti="" htm="" hwi=""
 if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
     set_res bytes hprof "$(wc -c <"$hprof_file" | tr -d ' ')"
     set_res objects hprof "$("$GCHEAP" info "$hprof_file" 2>/dev/null | awk '$1 == "objects" {print $2}')"
@@ -534,6 +534,13 @@ if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
     cat "$hprof_file" >/dev/null
     measure hstat hprof "$GCHEAP" stat "$hprof_file"
     measure htop hprof "$GCHEAP" top "$hprof_file"
+    # issue 32: waste (contents hashed and compared, collections read) at
+    # most 2x stat on the same dump, interleaved.
+    log "interleaving stat and waste on the HPROF dump ($RUNS runs each)"
+    pair_a=("$GCHEAP" stat -q "$hprof_file")
+    pair_b=("$GCHEAP" waste -q "$hprof_file")
+    interleave && hwi=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.2f", b / a }') &&
+        hwi_how="medians $IL_A s and $IL_B s"
     gbig=$(echo "$done_sizes" | awk '{print $NF}')
     if [ -z "$(get_res htop_status hprof)$(get_res top_status "$gbig")" ]; then
         log "interleaving top on the HPROF dump and on the $gbig-object .gclog ($RUNS runs each)"
@@ -702,6 +709,7 @@ if [ "$small" != "$big" ]; then
 fi
 [ -n "$pri" ] && printf '  %-6s cat | stat - / cat | wc -l time, interleaved runs: %s (%s)\n' "$(human "$big")" "$pri" "$pri_how"
 [ -n "$sti" ] && printf '  %-6s suspects / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$sti" "$sti_how"
+[ -n "$hwi" ] && printf '  waste HPROF / stat HPROF: time %sx interleaved (%s)\n' "$hwi" "$hwi_how"
 [ -n "$hti" ] && printf '  top HPROF / top .gclog (%s): time %sx interleaved (%s), peak RSS %sx\n' \
     "$(human "$big")" "$hti" "$hti_how" "${htm:-n/a}"
 [ -n "$rti" ] && printf '  %-6s report / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$rti" "$rti_how"
@@ -771,6 +779,7 @@ target "suspects vs top ($hb, interleaved): at most 20% more" "$sti" "<=" 1.20 x
 if [ -n "$hprof_file" ]; then
     target "top on the HPROF dump / on the $hb .gclog: time" "$hti" "<=" 1 x
     target "top on the HPROF dump / on the $hb .gclog: peak RSS" "$htm" "<=" 1 x
+    target "waste / stat on the HPROF dump: time" "$hwi" "<=" 2 x
 fi
 rt=$(ratio "$(get_res report_wall "$big")" "$(get_res top_wall "$big")")
 target "report vs top ($hb${rti:+, interleaved}): at most 10% slower" "${rti:-$rt}" "<=" 1.10 x

@@ -146,7 +146,7 @@ static int same_stamp(const plat_stamp *a, const plat_stamp *b)
  * are all it needs. */
 static int serves(int loaded, int need)
 {
-    int asked = need & (CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS);
+    int asked = need & (CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS);
     if ((loaded & asked) != asked)
         return 0;
     return !(loaded & CLI_LOAD_TYPE_TOTALS) || (need & CLI_LOAD_TYPE_TOTALS);

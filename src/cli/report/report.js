@@ -447,6 +447,30 @@
     return box;
   }
 
+  /* ------------------------------------------------------------ waste */
+
+  /* Wasted memory (gcheap report --waste; absent without it): the rows of
+   * gcheap waste, one table. */
+  function renderWaste(list) {
+    var s = el('section', { cls: 'waste' });
+    s.appendChild(el('h2', { text: 'Wasted memory' }));
+    if (!list.length) {
+      s.appendChild(el('p', { text: 'No waste found: no duplicate strings or arrays, no empty or under-filled collections.' }));
+      return s;
+    }
+    var t = el('table'), head = el('tr');
+    ['section', 'type', 'count', 'bytes', 'wasted', 'value'].forEach(function (h) { head.appendChild(el('th', { text: h })); });
+    t.appendChild(head);
+    list.forEach(function (r) {
+      var tr = el('tr');
+      [r.section, r.type, fmtCount(r.count), fmtBytes(r.bytes), fmtBytes(r.wasted),
+       r.value === null ? '' : '"' + r.value + '"'].forEach(function (v) { tr.appendChild(el('td', { text: v })); });
+      t.appendChild(tr);
+    });
+    s.appendChild(t);
+    return s;
+  }
+
   /* ------------------------------------------------------------ suspects */
 
   /* Leak suspects (gcheap report --suspects; null without it): Eclipse MAT's
@@ -570,6 +594,7 @@
       box.appendChild(ic.box);
       charts.push(ic);
       if (Array.isArray(sec.suspects)) box.appendChild(renderSuspects(sec.suspects, sec, ic));
+      if (Array.isArray(sec.waste)) box.appendChild(renderWaste(sec.waste));
       box.appendChild(el('h2', { text: 'Types' }));
       box.appendChild(renderTypes(sec));
       box.appendChild(el('h2', { text: 'Details' }));

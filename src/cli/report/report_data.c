@@ -12,6 +12,7 @@
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
 #include "html_escape.h"
+#include "report_waste.h"
 #include "sort.h"
 
 #ifndef GCHEAP_VERSION
@@ -343,8 +344,8 @@ static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cl
     return 0;
 }
 
-static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch_heap *h,
-                         const report_limits *lim, const cli_common *c, int labels)
+static int write_section(FILE *f, const report_dump *rd, gch_analysis *an, const gch_dump *d,
+                         const gch_heap *h, const report_limits *lim, const cli_common *c, int labels)
 {
     section_data s;
     if (collect(an, h, lim, c, &s) != 0) {
@@ -396,6 +397,11 @@ static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch
         fputs("null", f);
     else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
+    if (lim->waste) { /* the heap is the dump's own (non-const) heaps[i] */
+        key(f, &first, "waste");
+        if (report_write_waste(f, rd->path, d, (gch_heap *)h, c) != 0)
+            return EXIT_INPUT;
+    }
     putc('}', f);
     return 0;
 }
@@ -412,7 +418,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
     for (size_t i = 0; i < d->count; i++) {
         if (i)
             putc(',', f);
-        if (write_section(f, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
+        if (write_section(f, d, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
             return EXIT_INPUT;
     }
     fputs("]}", f);
