@@ -108,6 +108,16 @@ node "$RD" "$tmp/sections.html" sections | cut -f2- > "$tmp/secs"
     $1 == "live_bytes" { print o "\t" b "\t" lo "\t" $2 }' > "$tmp/info"
 same_file "sections: totals per section = info" "$tmp/secs" "$tmp/info"
 
+# Anomalies: one name each (src/cli/anomalies.c), the same as info's, with
+# info's counts, on a dump that has most of them.
+"$G" report -q "$T/anomalies.gclog" -o "$tmp/anomalies.html"
+node "$RD" "$tmp/anomalies.html" anomalies | sort > "$tmp/an-report"
+"$G" info -q --format tsv "$T/anomalies.gclog" | cut -f1-2 | sort > "$tmp/an-info"
+expect "anomalies: 9 in the report" "$(wc -l < "$tmp/an-report")" 9
+nz=$(awk -F'\t' '$2 > 0' "$tmp/an-report" | wc -l)
+if [ "$nz" -gt 0 ]; then ok "anomalies: $nz of them counted"; else bad "anomalies: none counted"; fi
+expect "anomalies: the report's names and counts are info's" "$(comm -23 "$tmp/an-report" "$tmp/an-info" | wc -l)" 0
+
 # Hostile names: inert in the data, the title and the JSON.
 h=$T/report/hostile.gclog
 "$G" report -q "$h" -o "$tmp/hostile.html"
