@@ -19,8 +19,9 @@ RD=$here/../browser/report_data.js
 GENDUMP=${GENDUMP:-$(dirname "$3")/gendump}
 if ! command -v node > /dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then
-        apt-get update -qq > /dev/null 2>&1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs > /dev/null 2>&1
+        apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null 2>&1
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" \
+            install -y -qq nodejs > /dev/null 2>&1
     fi
 fi
 if ! command -v node > /dev/null 2>&1; then
