@@ -1,13 +1,14 @@
 #!/bin/sh
 # Installs what the test suite needs, when it is missing (Debian/Ubuntu, as
 # root or with sudo): cmocka to build the tests; a JDK (real HPROF dumps and
-# the JVM's own class histogram), Node.js (real V8 heap snapshots) and
-# Chromium (the HTML report in a real browser) for the tests that compare
-# with real producers. When another apt-get or dpkg holds the package lock,
-# it waits for it (up to GCHEAP_APT_LOCK_TIMEOUT seconds, 900 by default)
-# with a message. cmocka is required (without it this fails: no test can be
-# built); a producer that cannot be installed is reported here, and each test
-# that needs it tries again itself and prints one SKIP line (tests/cli/need.sh).
+# the JVM's own class histogram), Node.js (real V8 heap snapshots), Ruby
+# (real ObjectSpace.dump_all dumps) and Chromium (the HTML report in a real
+# browser) for the tests that compare with real producers. When another
+# apt-get or dpkg holds the package lock, it waits for it (up to
+# GCHEAP_APT_LOCK_TIMEOUT seconds, 900 by default) with a message. cmocka is
+# required (without it this fails: no test can be built); a producer that
+# cannot be installed is reported here, and each test that needs it tries
+# again itself and prints one SKIP line (tests/cli/need.sh).
 #   sh tests/setup.sh            # everything
 #   GCHEAP_NO_INSTALL=1 ...      # install nothing (tests skip what is missing)
 set -u
@@ -49,5 +50,6 @@ have_header() {
 have_header cmocka.h || install libcmocka-dev || exit 1
 { command -v javac > /dev/null && command -v jcmd > /dev/null; } || install openjdk-17-jdk-headless
 command -v node > /dev/null || install nodejs
+command -v ruby > /dev/null || install ruby
 command -v chromium > /dev/null || install chromium
 exit 0
