@@ -6,12 +6,16 @@
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
-#                [--ruby-objects N] [--no-ruby]
+#                [--ruby-objects N] [--no-ruby] [--flood]
 #
 # --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
 # dump: in one `gcheap mcp` run, the first question against later ones
 # (top with another --top, retainers of another id); target >= 20x. The
 # default run ends with the same row.
+#
+# --flood: only the hashing-flood growth checks (build/tests/flood_bench: the
+# inputs of tests/unit/test_flood.c at n and 4n, crafted and ordinary, timed;
+# 4n must cost under 6x n and under 3x an ordinary input of its size).
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -74,7 +78,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,50s/^# \{0,1\}//p' "$0"
+    sed -n '2,54s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -101,6 +105,7 @@ while [ $# -gt 0 ]; do
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
+    --flood) FLOOD=1; shift ;;
     --mcp) MCP_ONLY=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
@@ -110,6 +115,16 @@ while [ $# -gt 0 ]; do
 done
 
 [ "${V8_HUGE:-0}" = 1 ] && exec bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --dir "$DIR" --huge
+# --flood: the near-linear growth of loading hostile keys (issue 20), timed by
+# test_flood.c built as a benchmark (build/tests/flood_bench, built with the
+# tests); one PASS/FAIL line per attack, the fastest of five runs each.
+if [ "${FLOOD:-0}" = 1 ]; then
+    fb=$(dirname "$GCHEAP")/tests/flood_bench
+    [ -x "$fb" ] || { echo "run.sh: no $fb (build with -DGCHEAP_TESTS=ON)" >&2; exit 0; }
+    lscpu 2> /dev/null | grep -m1 'Model name' || true
+    "$fb" 2>&1 | grep -E '^(PASS|FAIL)'
+    exit 0
+fi
 case $RUNS in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive number" >&2; exit 2 ;; esac
 for n in $SIZES; do
     case $n in ''|*[!0-9]*) echo "run.sh: bad size '$n' in --sizes" >&2; exit 2 ;; esac

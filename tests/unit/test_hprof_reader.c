@@ -14,6 +14,7 @@
 #include "gcheap/load.h"
 #include "heap_check.h"
 #include "hprof_writer.h"
+#include "sweeps.h"
 
 enum {
     S_OBJECT = 1, S_CLASS, S_REFERENCE, S_WEAKREF, S_NODE, S_NEXT, S_VALUE, S_REFERENT, S_HEAD,
@@ -947,7 +948,7 @@ static void test_inconsistent_classes(void **state)
 
 /* Every prefix of the sample is malformed (the dump ends with HEAP DUMP END
  * after segments) and fails cleanly; the whole dump loads. */
-static void test_truncation_everywhere(void **state)
+static void test_sweep_truncation(void **state)
 {
     (void)state;
     for (unsigned id = 4; id <= 8; id += 4) {
@@ -969,7 +970,7 @@ static void test_truncation_everywhere(void **state)
 }
 
 /* Random byte changes: a clean error or a heap that passes every check. */
-static void test_random_corruption(void **state)
+static void test_sweep_random_corruption(void **state)
 {
     (void)state;
     uint32_t rng = 12345;
@@ -1041,6 +1042,7 @@ int main(void)
 {
     if (getenv("HPROF_WRITE_SEEDS"))
         return write_seeds(getenv("HPROF_WRITE_SEEDS"));
+    sweeps_select();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_compressed),
         cmocka_unit_test(test_sample_wide),
@@ -1057,8 +1059,8 @@ int main(void)
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_inconsistent_classes),
-        cmocka_unit_test(test_truncation_everywhere),
-        cmocka_unit_test(test_random_corruption),
+        cmocka_unit_test(test_sweep_truncation),
+        cmocka_unit_test(test_sweep_random_corruption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

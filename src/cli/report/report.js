@@ -187,12 +187,12 @@
     dangling_references: 'references to objects not in the dump (dropped)',
     objects_of_undeclared_types: 'objects of undeclared types',
     undeclared_types: 'undeclared types',
-    dangling_roots: 'roots naming objects not in the dump',
+    roots_on_absent_objects: 'roots naming objects not in the dump',
     duplicate_objects: 'duplicate object records (ignored)',
     duplicate_types: 'duplicate type records (first kept)',
-    absent_containers: 'static roots whose container type is not declared',
-    missing_end: 'section not closed (truncated dump)',
-    end_name_mismatch: 'closing record names another section'
+    undeclared_static_containers: 'static roots whose container type is not declared',
+    missing_end_record: 'section not closed (truncated dump)',
+    end_record_mismatch: 'closing record names another section'
   };
 
   function renderCards(sec) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <threads.h>
 
+#include "anomalies.h"
 #include "cli.h"
 #include "gcheap/domsummary.h"
 #include "gcheap/dominators.h"
@@ -194,15 +195,8 @@ static void write_anomalies(FILE *f, const gch_anomalies *a)
 {
     int first = 1;
     putc('{', f);
-    kv_u64(f, &first, "dangling_references", a->dangling_refs);
-    kv_u64(f, &first, "objects_of_undeclared_types", a->unknown_type_objects);
-    kv_u64(f, &first, "undeclared_types", a->unknown_types);
-    kv_u64(f, &first, "dangling_roots", a->dangling_roots);
-    kv_u64(f, &first, "duplicate_objects", a->duplicate_objects);
-    kv_u64(f, &first, "duplicate_types", a->duplicate_types);
-    kv_u64(f, &first, "absent_containers", a->absent_containers);
-    kv_u64(f, &first, "missing_end", a->missing_end);
-    kv_u64(f, &first, "end_name_mismatch", a->end_name_mismatch);
+    for (size_t i = 0; i < cli_anomaly_count; i++) /* the names info uses (anomalies.h) */
+        kv_u64(f, &first, cli_anomalies[i].key, cli_anomaly_value(a, i));
     putc('}', f);
 }
 

@@ -205,7 +205,7 @@ static gch_status add_statics(hprof_reader *r, hp_class *k)
             if (!pseudo)
                 k->static_refs++;
         } else if (!pseudo) {
-            k->static_prim_bytes += hp_elem_size(t);
+            k->static_prim_bytes += gch_elem_size(t);
         }
         r->static_label[r->static_label_count++] = label;
         p += r->id_size + 1 + hp_type_size(r, t);
@@ -342,7 +342,7 @@ static int candidate_sizes(hprof_reader *r, size_t off, uint64_t *id, uint64_t s
         } else if (tag == HP_OBJ_ARRAY_DUMP) {
             sizes[h] = array_size_by(rule, rule->ref_size, hp_u4(d + r->id_size + 4));
         } else if (tag == HP_PRIM_ARRAY_DUMP) {
-            sizes[h] = array_size_by(rule, hp_elem_size(d[r->id_size + 8]), hp_u4(d + r->id_size + 4));
+            sizes[h] = array_size_by(rule, gch_elem_size(d[r->id_size + 8]), hp_u4(d + r->id_size + 4));
         } else {
             return 0;
         }

@@ -171,12 +171,8 @@ typedef struct hprof_reader {
     uint64_t prim_array_class[12];  /* class id of boolean[]... by HP_T_*, 0 when absent */
 } hprof_reader;
 
-/* Records a format error at offset and returns GCH_EFORMAT. */
-gch_status hp_fail(hprof_reader *r, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Records a format error at offset and returns GCH_EFORMAT (gch_error_at). */
+#define hp_fail(r, offset, ...) gch_error_at((r)->err, (offset), __VA_ARGS__)
 gch_status hp_oom(hprof_reader *r);
 
 /* Big-endian reads; callers check the bounds first. */
@@ -196,8 +192,8 @@ static inline uint64_t hp_id(const hprof_reader *r, const unsigned char *p)
 
 /* Bytes of a value of basic type t in the dump, or 0 for an invalid type. */
 unsigned hp_type_size(const hprof_reader *r, unsigned t);
-/* Bytes of an array element of type t in the JVM's heap (0 when invalid). */
-unsigned hp_elem_size(unsigned t);
+/* Bytes of an array element of type t in the JVM's heap (0 when invalid):
+ * gch_elem_size (gcheap/heap.h), whose GCH_ELEM_* are HPROF's numbers. */
 
 /* Walks the heap sub-records of a scanned dump: hp_walk_init, then
  * hp_walk_next until it returns 0. */

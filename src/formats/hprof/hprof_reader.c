@@ -221,7 +221,7 @@ static gch_status decode_fields(emitter *e, const hp_class *k, const unsigned ch
         const hp_field *f = r->layout + level->layout_first;
         for (uint32_t i = 0; i < level->field_count; i++, f++) {
             if (f->type != HP_T_OBJECT && f->type != HP_T_ARRAY_OBJECT) {
-                p += hp_elem_size(f->type);
+                p += gch_elem_size(f->type);
                 continue;
             }
             uint64_t target = hp_id(r, p);
@@ -344,10 +344,10 @@ static gch_status emit_prim_array(emitter *e, size_t off)
     uint64_t id = hp_id(r, d);
     uint32_t length = hp_u4(d + r->id_size + 4);
     unsigned t = d[r->id_size + 8];
-    if (hp_elem_size(t) == 0)
+    if (gch_elem_size(t) == 0)
         return hp_fail(r, off + 1 + r->id_size + 8, "primitive array: unknown element type %u", t);
     uint64_t class_id = r->prim_array_class[t] ? r->prim_array_class[t] : t;
-    uint64_t size = hp_array_size(r, hp_elem_size(t), length);
+    uint64_t size = hp_array_size(r, gch_elem_size(t), length);
     if (r->opts->keep_payloads && r->data[off] == HP_PRIM_ARRAY_DUMP) {
         gch_status st = hp_payload_array(r, off);
         if (st != GCH_OK)

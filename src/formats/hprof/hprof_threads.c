@@ -8,6 +8,7 @@
 
 #include "gcheap/alloc.h"
 #include "hprof_internal.h"
+#include "search.h"
 
 #define MAX_THREADS 4096 /* more threads: only the first are named */
 
@@ -26,14 +27,7 @@ static int compare_wanted(const void *pa, const void *pb)
 /* The first entry with id, or NULL. */
 static const wanted *find_wanted(const wanted *w, size_t n, uint64_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(w, wanted, id, 0, n, id);
     return lo < n && w[lo].id == id ? &w[lo] : NULL;
 }
 

@@ -28,6 +28,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "hash.h"
+#include "search.h"
 #include "builder_internal.h"
 #include "grow.h"
 #include "threading.h"
@@ -428,10 +429,10 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
 /* The dense id of key (added when new). Returns 0 when out of memory. */
 static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
 {
-    if ((s->hashed + 1) * 2 > s->cap) {
+    if (gch_table_grows(s->hashed, s->cap)) { /* a subset of the ids is hashed: rebuilt here */
         if (!s->cap)
             s->hash = gch_hash_key_get();
-        size_t cap = s->cap ? s->cap * 2 : 1024;
+        size_t cap = gch_table_next(s->cap, 1024);
         uint32_t *slot = gch_reallocarray(NULL, cap, sizeof *slot);
         if (!slot)
             return 0;
@@ -1589,14 +1590,7 @@ static const char *str_at(const v8_reader *r, uint32_t index)
     if (!r->wanted) {
         off = index < r->str_n ? r->str_off[index] : UINT64_MAX;
     } else {
-        size_t lo = 0, hi = r->wanted_n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->wanted[mid] < index)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = GCH_LOWER_BOUND(r->wanted, 0, r->wanted_n, index);
         if (lo < r->wanted_n && r->wanted[lo] == index)
             off = r->str_off[lo];
     }
