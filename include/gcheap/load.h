@@ -99,7 +99,8 @@ typedef enum gch_format {
     GCH_FORMAT_GCDUMP,
     GCH_FORMAT_DART,
     GCH_FORMAT_V8,
-    GCH_FORMAT_HPROF
+    GCH_FORMAT_HPROF,
+    GCH_FORMAT_JSC
 } gch_format;
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
@@ -154,6 +155,13 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
                               gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
+/* JavaScriptCore heap snapshots (Safari Web Inspector, Bun): docs/jsc-format.md.
+ * Streamed from a source (never held whole) or parsed from a buffer; errors
+ * carry byte offsets. */
+gch_status gch_read_jsc(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                        gch_error *err);
+gch_status gch_read_jsc_buffer(const void *data, size_t size, const gch_load_options *opts,
+                               gch_dump **out, gch_error *err);
 /* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
 gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,
                                  gch_dump **out, gch_error *err);

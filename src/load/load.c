@@ -13,7 +13,7 @@
 #include "gzip.h"
 #include "sniff.h"
 
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof" };
+static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof", "jsc" };
 
 const char *gch_format_name(gch_format format)
 {
@@ -31,10 +31,9 @@ int gch_format_parse(const char *name, gch_format *out)
     return -1;
 }
 
-/* Whether the bytes start a JSON object whose first key is "snapshot". */
-static int starts_v8_snapshot(const unsigned char *p, size_t n)
+/* Whether the bytes start a JSON object whose first key is key (quoted). */
+static int starts_json_key(const unsigned char *p, size_t n, const char *key, size_t keylen)
 {
-    static const char key[] = "\"snapshot\"";
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
         i++;
@@ -43,9 +42,9 @@ static int starts_v8_snapshot(const unsigned char *p, size_t n)
     i++;
     while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
         i++;
-    if (n - i < sizeof key - 1 || memcmp(p + i, key, sizeof key - 1) != 0)
+    if (n - i < keylen || memcmp(p + i, key, keylen) != 0)
         return 0;
-    i += sizeof key - 1;
+    i += keylen;
     while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
         i++;
     return i < n && p[i] == ':';
@@ -62,8 +61,10 @@ gch_format gch_detect_format(const void *head, size_t n)
         return GCH_FORMAT_HPROF;
     if (n >= 4 + sizeof fast - 1 && memcmp(p + 4, fast, sizeof fast - 1) == 0)
         return GCH_FORMAT_GCDUMP;
-    if (starts_v8_snapshot(p, n))
+    if (starts_json_key(p, n, "\"snapshot\"", 10))
         return GCH_FORMAT_V8;
+    if (starts_json_key(p, n, "\"version\"", 9))
+        return GCH_FORMAT_JSC;
     /* A whole input shorter than its signature that starts like one is a
      * binary dump cut short: its reader says so at an offset (a .gclog
      * message about an unknown record would mislead). */
@@ -91,6 +92,8 @@ static gch_status read_buffer(const void *data, size_t size, gch_format format,
         return gch_read_v8_buffer(data, size, opts, out, err);
     case GCH_FORMAT_HPROF:
         return gch_read_hprof_buffer(data, size, opts, out, err);
+    case GCH_FORMAT_JSC:
+        return gch_read_jsc_buffer(data, size, opts, out, err);
     default:
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
     }
@@ -202,6 +205,8 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
         return gch_read_gclog(&chained, opts, out, err);
     if (format == GCH_FORMAT_V8)
         return gch_read_v8(&chained, opts, out, err);
+    if (format == GCH_FORMAT_JSC)
+        return gch_read_jsc(&chained, opts, out, err);
 
     unsigned char *data = NULL;
     size_t size = 0;
@@ -324,7 +329,7 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     inner_opts.progress_ctx = g;
     gch_format inside = format == GCH_FORMAT_AUTO ? gch_detect_format(head, n) : format;
     /* Formats read whole into memory are read on this thread: progress from here. */
-    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8;
+    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8 && inside != GCH_FORMAT_JSC;
     int early = 0;
     if (got >= 0)
         st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err, &early);
