@@ -50,6 +50,7 @@ gch_status gch_read_jsc_buffer(const void *data, size_t size, const gch_load_opt
     static const gch_load_options none = { 0 };
     jsc_snapshot s = { 0 };
     *out = NULL;
+    gch_error_clear(err);
     s.opts = opts ? opts : &none;
     s.err = err;
     gch_json_init_buffer(&s.in, data, size, s.opts, err);
@@ -62,6 +63,7 @@ gch_status gch_read_jsc(const gch_source *src, const gch_load_options *opts, gch
     static const gch_load_options none = { 0 };
     jsc_snapshot s = { 0 };
     *out = NULL;
+    gch_error_clear(err);
     s.opts = opts ? opts : &none;
     s.err = err;
     gch_status st = gch_json_init_source(&s.in, src, s.opts, err);
