@@ -523,8 +523,10 @@ gch_status jsc_build(jsc_snapshot *s, gch_dump **out)
         st = gch_builder_end_heap(g.b, s->err);
     if (st == GCH_OK)
         st = gch_builder_finish(g.b, out, s->err);
-    if (st == GCH_OK)
-        (*out)->ids_stable = 1; /* JSC keeps a cell's node id in every later snapshot of the process */
+    /* ids_stable stays 0: Safari's Web Inspector keeps a cell's node id in
+     * the later snapshots of one session, but Bun gives every snapshot new
+     * ids, and the file does not say which wrote it (`leaks --stable-ids`
+     * opts in). */
     gch_free(types);
     graph_free(&g);
     return st;
