@@ -33,7 +33,9 @@ typedef struct id_ord {
 typedef struct graph {
     jsc_snapshot *s;
     gch_builder *b;
-    id_ord *by_id;           /* nodes sorted by id, then position */
+    id_ord *by_id;           /* nodes sorted by id, then position (sparse ids) */
+    uint32_t *direct;        /* id -> position of its first node (dense ids), GCH_NONE: none */
+    uint64_t direct_n;
     uint32_t *obj_of;        /* node position -> object index, GCH_NONE for <root> */
     uint32_t n_obj;
     uint32_t *root_targets;  /* objects the <root> node's edges name, in order */
@@ -104,6 +106,8 @@ static int by_id_cmp(const void *a, const void *b)
 /* Position of the first node with this id, or GCH_NONE. */
 static uint32_t node_of(const graph *g, uint64_t id)
 {
+    if (g->direct)
+        return id < g->direct_n ? g->direct[id] : GCH_NONE;
     size_t lo = 0, hi = g->s->node_n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -121,13 +125,33 @@ static gch_status number_nodes(graph *g)
     jsc_snapshot *s = g->s;
     if (s->node_n >= UINT32_MAX)
         return gch_error_set(s->err, GCH_ELIMIT, "%zu nodes: more than a heap holds", s->node_n);
-    if (!(g->by_id = gch_reallocarray(NULL, s->node_n ? s->node_n : 1, sizeof *g->by_id)) ||
-        !(g->obj_of = gch_reallocarray(NULL, s->node_n ? s->node_n : 1, sizeof *g->obj_of)))
+    if (!(g->obj_of = gch_reallocarray(NULL, s->node_n ? s->node_n : 1, sizeof *g->obj_of)))
+        return oom(s);
+    uint64_t max_id = 0;
+    for (size_t i = 0; i < s->node_n; i++) {
+        g->obj_of[i] = s->n_id[i] == 0 ? GCH_NONE : g->n_obj++;
+        if (s->n_id[i] > max_id)
+            max_id = s->n_id[i];
+    }
+    /* JSC numbers cells from 1 up, so ids are nearly dense: a table by id
+     * (at most 8 entries a node, 32 bytes, a constant factor of the input's
+     * 8 bytes or more a row) finds them without a search. */
+    if (max_id < (uint64_t)s->node_n * 8 + 1024) {
+        g->direct_n = max_id + 1;
+        if (!(g->direct = gch_reallocarray(NULL, (size_t)g->direct_n, sizeof *g->direct)))
+            return oom(s);
+        for (uint64_t k = 0; k < g->direct_n; k++)
+            g->direct[k] = GCH_NONE;
+        for (size_t i = 0; i < s->node_n; i++)
+            if (g->direct[s->n_id[i]] == GCH_NONE)
+                g->direct[s->n_id[i]] = (uint32_t)i;
+        return GCH_OK;
+    }
+    if (!(g->by_id = gch_reallocarray(NULL, s->node_n ? s->node_n : 1, sizeof *g->by_id)))
         return oom(s);
     for (size_t i = 0; i < s->node_n; i++) {
         g->by_id[i].id = s->n_id[i];
         g->by_id[i].ord = (uint32_t)i;
-        g->obj_of[i] = s->n_id[i] == 0 ? GCH_NONE : g->n_obj++;
     }
     qsort(g->by_id, s->node_n, sizeof *g->by_id, by_id_cmp);
     return GCH_OK;
@@ -454,6 +478,7 @@ static gch_status adopt(graph *g, uint32_t *types)
 static void graph_free(graph *g)
 {
     gch_free(g->by_id);
+    gch_free(g->direct);
     gch_free(g->obj_of);
     gch_free(g->root_targets);
     gch_free(g->root_ids);
