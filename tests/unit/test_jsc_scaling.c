@@ -3,7 +3,8 @@
  * tree under one global, ids increasing); the same with ids in decreasing
  * order and edges unsorted (the id sort and the placing of edges per node);
  * one node with every edge (a star); a chain as long as the snapshot (the
- * reachability walk, which must not recurse). Each time is the fastest of
+ * reachability walk, which must not recurse); ids spread out (the sort
+ * and binary search instead of the table by id). Each time is the fastest of
  * three, the sizes taken in turn. 8n must cost under 24 times n (linear
  * gives 8, n log n a little more, and tables that outgrow the caches add to
  * it: the ordinary tree measures 11-15 on a loaded 2-core machine;
@@ -24,8 +25,8 @@
 #include "gcheap/load.h"
 #include "flood.h"
 
-enum { TREE, REVERSED, STAR, CHAIN, SHAPES };
-static const char *const shape_name[] = { "tree", "reversed ids, unsorted edges", "star", "chain" };
+enum { TREE, REVERSED, STAR, CHAIN, SPARSE, SHAPES };
+static const char *const shape_name[] = { "tree", "reversed ids, unsorted edges", "star", "chain", "sparse ids" };
 #define BASE 125000
 
 typedef struct text {
@@ -50,6 +51,12 @@ static void put(text *t, const char *fmt, ...)
     }
 }
 
+/* The id of node k (1..n): k, or spread out (the sort and search path). */
+static size_t idmap(int shape, size_t k)
+{
+    return shape == SPARSE ? k * 1009 : k;
+}
+
 /* n nodes besides <root>; node ids 1..n (REVERSED: n..1 in file order). */
 static char *make(int shape, size_t n, size_t *len)
 {
@@ -57,9 +64,9 @@ static char *make(int shape, size_t n, size_t *len)
     put(&t, "{\"version\":3,\"type\":\"Inspector\",\"nodes\":[0,0,0,0");
     for (size_t i = 1; i <= n; i++) {
         size_t id = shape == REVERSED ? n + 1 - i : i;
-        put(&t, ",%zu,%u,%u,%u", id, 16 + (unsigned)(id % 5) * 8, id == 1 ? 1u : 2u, 0u);
+        put(&t, ",%zu,%u,%u,%u", idmap(shape, id), 16 + (unsigned)(id % 5) * 8, id == 1 ? 1u : 2u, 0u);
     }
-    put(&t, "],\"nodeClassNames\":[\"<root>\",\"GlobalObject\",\"Leaky\"],\"edges\":[0,1,0,0");
+    put(&t, "],\"nodeClassNames\":[\"<root>\",\"GlobalObject\",\"Leaky\"],\"edges\":[0,%zu,0,0", idmap(shape, 1));
     for (size_t k = 2; k <= n; k++) {
         size_t from = shape == STAR ? 1 : shape == CHAIN ? k - 1 : k / 2;
         size_t to = k;
@@ -67,7 +74,7 @@ static char *make(int shape, size_t n, size_t *len)
             to = n + 2 - k;
             from = to / 2;
         }
-        put(&t, ",%zu,%zu,%u,%zu", from, to, 2u, k);
+        put(&t, ",%zu,%zu,%u,%zu", idmap(shape, from), idmap(shape, to), 2u, k);
     }
     put(&t, "],\"edgeTypes\":[\"Internal\",\"Property\",\"Index\",\"Variable\"],\"edgeNames\":[]}");
     *len = t.len;
