@@ -6,6 +6,7 @@
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#                [--jsc-sizes "1000000"] [--no-jsc]
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -31,6 +32,9 @@
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
 # beside gcheap on the 1M one (skipped with --no-v8 or without node).
+# Then bench/jsc_bench.sh: JavaScriptCore snapshots of --jsc-sizes cells
+# written by Bun (cached), stat and top on them, and top on the V8-format
+# snapshot of the same heap (skipped with --no-jsc or without bun).
 # --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
 # bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
@@ -57,6 +61,8 @@ RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
 V8_SIZES="1000000 10000000"
 V8=1
+JSC_SIZES="1000000"
+JSC=1
 HPROF_N=
 HUGE=0
 TEXT=0
@@ -64,7 +70,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,43s/^# \{0,1\}//p' "$0"
+    sed -n '2,47s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -86,6 +92,8 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --jsc-sizes) JSC_SIZES=$2; shift 2 ;;
+    --no-jsc) JSC=0; shift ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
@@ -769,5 +777,9 @@ fi
 if [ "$V8" = 1 ]; then
     echo
     bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
+fi
+if [ "$JSC" = 1 ]; then
+    echo
+    bash "$here/jsc_bench.sh" --gcheap "$GCHEAP" --sizes "$JSC_SIZES" --dir "$DIR"
 fi
 exit 0
