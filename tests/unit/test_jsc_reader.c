@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
 
@@ -256,6 +257,8 @@ static void test_hostile(void **state)
     expect_error("{\"version\":3,\"nodes\":[0,99999999999999999999999,0,0],\"nodeClassNames\":[\"a\"],\"edges\":[]," TAIL,
                  "");
     expect_error("{\"version\":7,\"nodes\":[]}", "version 7");
+    expect_error("{\"version\":3,\"nodes\":[0,0,4294967296,0]}", "class name index 4294967296 is out of range");
+    expect_error("{\"version\":3,\"roots\":[1,4294967296,0]}", "label index out of range");
     expect_error("{\"version\":3,\"version\":3}", "appears twice");
     expect_error("{\"version\":3,\"nodes\":[],\"edges\":[]," TAIL, "no \"nodeClassNames\"");
     expect_error("{\"version\":3,\"type\":\"Other\"}", "snapshot type");
@@ -278,6 +281,108 @@ static void test_hostile(void **state)
     gch_dump_free(d);
 }
 
+/* Ids far apart (past 8 a node): the sort and binary search instead of the
+ * table by id; the same model with the ids renamed. */
+static void test_sparse_ids(void **state)
+{
+    (void)state;
+    char text[1024], model[1024];
+    snprintf(text, sizeof text,
+             "{\"version\":3,\"nodes\":[0,0,0,0,7000001,100,1,0,9000002,16,2,2,5000003,32,2,2],"
+             "\"nodeClassNames\":[\"<root>\",\"GlobalObject\",\"Leaky\"],"
+             "\"edges\":[0,7000001,0,0,7000001,9000002,1,0,9000002,5000003,2,4,5000003,9000002,2,0,5000003,42,0,0],"
+             "\"edgeTypes\":[\"Internal\",\"Property\",\"Index\",\"Variable\"],\"edgeNames\":[\"k\"]}");
+    snprintf(model, sizeof model, "7000001 GlobalObject 100: .k->9000002\n9000002 Leaky 16: [4]->5000003\n"
+             "5000003 Leaky 32: [0]->9000002\nroot 7000001 internal 0 -\n");
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_jsc_buffer(text, strlen(text), NULL, &d, &err), GCH_OK);
+    char *got = model_text(d->heaps[0]);
+    assert_string_equal(got, model);
+    assert_string_equal(meta_value(d->heaps[0], "edges_to_unknown_nodes"), "1");
+    free(got);
+    gch_dump_free(d);
+}
+
+/* Allocation failure: every allocation of a load fails in turn; each run
+ * ends GCH_ENOMEM (or OK when only a shrink failed) and frees all it took. */
+static struct {
+    long calls, fail_at, live;
+    int hit;
+} A;
+
+typedef union header {
+    size_t size;
+    max_align_t align;
+} header;
+
+static void *t_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++A.calls == A.fail_at) {
+        A.hit = 1;
+        return NULL;
+    }
+    header *h = malloc(sizeof *h + n);
+    if (!h)
+        return NULL;
+    h->size = n;
+    A.live++;
+    return h + 1;
+}
+
+static void *t_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++A.calls == A.fail_at) {
+        A.hit = 1;
+        return NULL;
+    }
+    header *h = (header *)p - 1, *nh = realloc(h, sizeof *nh + n);
+    if (!nh)
+        return NULL;
+    nh->size = n;
+    return nh + 1;
+}
+
+static void t_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (!p)
+        return;
+    A.live--;
+    free((header *)p - 1);
+}
+
+static void test_alloc_failure(void **state)
+{
+    (void)state;
+    static const gch_allocator counting = { t_malloc, t_realloc, t_free, NULL };
+    const char *texts[] = { inspector, debugging };
+    gch_set_allocator(&counting);
+    for (int t = 0; t < 2; t++)
+        for (int streaming = 0; streaming < 2; streaming++)
+            for (long n = 1;; n++) {
+                memset(&A, 0, sizeof A);
+                A.fail_at = n;
+                gch_dump *d = NULL;
+                gch_error err;
+                size_t len = strlen(texts[t]);
+                gch_status st = streaming ? load_stream(texts[t], len, 16, &d, &err)
+                                          : gch_read_jsc_buffer(texts[t], len, NULL, &d, &err);
+                gch_dump_free(d);
+                if (A.live != 0)
+                    fail_msg("allocation %ld failed: %ld blocks leaked", n, A.live);
+                if (!A.hit) {
+                    assert_int_equal(st, GCH_OK);
+                    break;
+                }
+                if (st != GCH_OK && st != GCH_ENOMEM)
+                    fail_msg("allocation %ld failed: status %d", n, (int)st);
+            }
+    gch_set_allocator(NULL);
+}
+
 static void test_detection(void **state)
 {
     (void)state;
@@ -295,6 +400,8 @@ int main(void)
         cmocka_unit_test(test_gc_debugging),
         cmocka_unit_test(test_truncation_and_corruption),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_sparse_ids),
+        cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_detection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
