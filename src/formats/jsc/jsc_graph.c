@@ -46,6 +46,7 @@ typedef struct graph {
     uint8_t *reached;
     uint32_t *name_label[2]; /* property / variable name index -> label offset */
     uint32_t small_index[256], internal_label, other_label[JSC_MAX_EDGE_TYPES];
+    uint8_t kind[JSC_MAX_EDGE_TYPES]; /* jsc_edge_kind of each edge type index */
     uint64_t from_unknown, to_unknown, to_root, unreachable, internal_objects, listed_absent,
              internal_only_classes, classes_used;
 } graph;
@@ -168,7 +169,7 @@ static gch_status edge_label(graph *g, size_t e, uint32_t *out)
     jsc_snapshot *s = g->s;
     uint32_t data = s->e_data[e];
     char buf[1100];
-    enum jsc_edge_kind k = jsc_edge_kind_of(s, s->e_type[e]);
+    enum jsc_edge_kind k = (enum jsc_edge_kind)g->kind[s->e_type[e]];
     if (k == JSC_EDGE_PROPERTY || k == JSC_EDGE_VARIABLE) {
         uint32_t *slot = &g->name_label[k == JSC_EDGE_VARIABLE][data];
         if (*slot == GCH_NONE) {
@@ -512,8 +513,10 @@ static gch_status begin(graph *g)
         g->name_label[0][k] = g->name_label[1][k] = GCH_NONE;
     for (size_t k = 0; k < 256; k++)
         g->small_index[k] = GCH_NONE;
-    for (size_t k = 0; k < JSC_MAX_EDGE_TYPES; k++)
+    for (size_t k = 0; k < JSC_MAX_EDGE_TYPES; k++) {
         g->other_label[k] = GCH_NONE;
+        g->kind[k] = k < s->edge_types.n ? (uint8_t)jsc_edge_kind_of(s, k) : JSC_EDGE_OTHER;
+    }
     g->internal_label = GCH_NONE;
     return GCH_OK;
 }
