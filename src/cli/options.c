@@ -20,7 +20,7 @@ static int set_input_format(void *state, const char *command, const char *option
     (void)option;
     cli_common *c = state;
     if (gch_format_parse(value, &c->input_format) != 0)
-        return cli_usage_error(command, "unknown input format '%s' (gclog, gcdump, dart, v8, hprof or jsc)", value);
+        return cli_usage_error(command, "unknown input format '%s' (" GCH_FORMAT_WORDS ")", value);
     return 0;
 }
 
@@ -34,7 +34,7 @@ static const cli_option common_options[] = {
     OPT_BOOL('q', "quiet", cli_common, quiet, "no warnings on stderr (errors are still printed)"),
     OPT_BOOL(0, "help", cli_common, help, "show help and exit"),
     OPT_STRING(0, "domain", cli_common, domain, "NAME", "report only the section (appdomain) NAME"),
-    OPT_CALLBACK(0, "input-format", set_input_format, "FMT", "gclog, gcdump, dart, v8, hprof or jsc (default: detect)"),
+    OPT_CALLBACK(0, "input-format", set_input_format, "FMT", GCH_FORMAT_WORDS " (default: detect)"),
     OPT_BOOL(0, "include-weak", cli_common, include_weak, "count weak roots as strong"),
     OPT_UINT(0, "threads", cli_common, threads, "N", 0, CLI_MAX_THREADS,
              "worker threads: 0 = one per core (default), 1 = none"),

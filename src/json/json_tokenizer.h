@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "gcheap/error.h"
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 
 #define GCH_JSON_NUMBER_BYTES 32 /* longer than any integer that fits 64 bits */
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 #include "threading.h"
 
 /* One integer list: the bytes after its '[' up to its ']' (at end). */
