@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     for (size_t e = 0; e < ne; e++)
         if (from[e] != (size_t)-1 && from[e] != root && to[e] != (size_t)-1 && to[e] != root)
             targets[first[from[e]] + fill[from[e]]++] = to[e];
+    free(to);
     to = targets;
     if (weak) { /* the nodes <root> does not reach start too */
         reach(start, (size_t)-1, seen);
@@ -131,5 +132,16 @@ int main(int argc, char **argv)
         unsigned long long rest = reach(start, v, seen);
         printf("%llu\t%llu\n", nodes[4 * v], all - rest);
     }
-    return 0;
+    free(text);
+    free(nodes);
+    free(edges);
+    free(from);
+    free(targets);
+    free(first);
+    free(stack);
+    free(fill);
+    free(start);
+    free(seen);
+    free(base);
+    return fflush(stdout) == 0 ? 0 : 2;
 }
