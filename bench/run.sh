@@ -6,6 +6,7 @@
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#                [--ruby-objects N] [--no-ruby]
 #                [--jsc-sizes "1000000"] [--no-jsc]
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
@@ -32,6 +33,10 @@
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
 # beside gcheap on the 1M one (skipped with --no-v8 or without node).
+# Then bench/ruby_bench.sh: a real Ruby heap dump of --ruby-objects objects
+# (default 1000000; written once by ruby and cached), gcheap per object
+# against the .gclog reader on as many objects, heapy and Ruby's JSON.parse
+# (skipped with --no-ruby or without ruby).
 # Then bench/jsc_bench.sh: JavaScriptCore snapshots of --jsc-sizes cells
 # written by Bun (cached), stat and top on them, and top on the V8-format
 # snapshot of the same heap (skipped with --no-jsc or without bun).
@@ -70,7 +75,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,47s/^# \{0,1\}//p' "$0"
+    sed -n '2,54s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -92,6 +97,8 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --no-ruby) RUBY=0; shift ;;
+    --ruby-objects) RUBY_N=$2; shift 2 ;;
     --jsc-sizes) JSC_SIZES=$2; shift 2 ;;
     --no-jsc) JSC=0; shift ;;
     --huge) HUGE=1; shift ;;
@@ -777,6 +784,10 @@ fi
 if [ "$V8" = 1 ]; then
     echo
     bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
+fi
+if [ "${RUBY:-1}" = 1 ]; then
+    echo
+    bash "$here/ruby_bench.sh" --gcheap "$GCHEAP" --gendump "$GENDUMP" --objects "${RUBY_N:-1000000}" --dir "$DIR"
 fi
 if [ "$JSC" = 1 ]; then
     echo
