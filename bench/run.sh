@@ -5,9 +5,14 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
-#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
 #                [--ruby-objects N] [--no-ruby]
 #                [--jsc-sizes "1000000"] [--no-jsc]
+#
+# --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
+# dump: in one `gcheap mcp` run, the first question against later ones
+# (top with another --top, retainers of another id); target >= 20x. The
+# default run ends with the same row.
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -75,7 +80,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,54s/^# \{0,1\}//p' "$0"
+    sed -n '2,59s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -104,6 +109,7 @@ while [ $# -gt 0 ]; do
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
+    --mcp) MCP_ONLY=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -182,6 +188,19 @@ dump() {
 }
 
 # ---------------------------------------------------------------- timing
+
+# The loaded-heap row (issue 37): one `gcheap mcp` run, a first question and
+# later ones on the 1M-object dump.
+mcp_row() {
+    local f
+    f=$(dump 1000000) || return
+    echo
+    bash "$here/mcp_bench.sh" --gcheap "$GCHEAP" --dump "$f" --runs "$RUNS"
+}
+if [ "${MCP_ONLY:-0}" = 1 ]; then
+    mcp_row
+    exit 0
+fi
 
 # run_once OUT ERR CMD...: runs CMD; sets R_RC, R_WALL (s), R_RSS (KB or "").
 run_once() {
@@ -781,6 +800,7 @@ if [ -n "$nas" ]; then
     echo "Not measured (command missing or failing):"
     printf '%s' "$nas"
 fi
+mcp_row
 if [ "$V8" = 1 ]; then
     echo
     bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
