@@ -7,6 +7,7 @@
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
 #                [--ruby-objects N] [--no-ruby] [--flood]
+#                [--jsc-sizes "1000000"] [--no-jsc]
 #
 # --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
 # dump: in one `gcheap mcp` run, the first question against later ones
@@ -45,6 +46,9 @@
 # (default 1000000; written once by ruby and cached), gcheap per object
 # against the .gclog reader on as many objects, heapy and Ruby's JSON.parse
 # (skipped with --no-ruby or without ruby).
+# Then bench/jsc_bench.sh: JavaScriptCore snapshots of --jsc-sizes cells
+# written by Bun (cached), stat and top on them, and top on the V8-format
+# snapshot of the same heap (skipped with --no-jsc or without bun).
 # --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
 # bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
@@ -71,6 +75,8 @@ RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
 V8_SIZES="1000000 10000000"
 V8=1
+JSC_SIZES="1000000"
+JSC=1
 HPROF_N=
 HUGE=0
 TEXT=0
@@ -78,7 +84,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,54s/^# \{0,1\}//p' "$0"
+    sed -n '2,63s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -102,6 +108,8 @@ while [ $# -gt 0 ]; do
     --no-v8) V8=0; shift ;;
     --no-ruby) RUBY=0; shift ;;
     --ruby-objects) RUBY_N=$2; shift 2 ;;
+    --jsc-sizes) JSC_SIZES=$2; shift 2 ;;
+    --no-jsc) JSC=0; shift ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
@@ -824,5 +832,9 @@ fi
 if [ "${RUBY:-1}" = 1 ]; then
     echo
     bash "$here/ruby_bench.sh" --gcheap "$GCHEAP" --gendump "$GENDUMP" --objects "${RUBY_N:-1000000}" --dir "$DIR"
+fi
+if [ "$JSC" = 1 ]; then
+    echo
+    bash "$here/jsc_bench.sh" --gcheap "$GCHEAP" --sizes "$JSC_SIZES" --dir "$DIR"
 fi
 exit 0

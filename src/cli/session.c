@@ -307,8 +307,8 @@ static void usage(strbuf *b)
 {
     sb_add(b, "usage: gcheap COMMAND [OPTIONS] DUMP...\n"
               "       gcheap --help | --version | help COMMAND | COMMAND --help\n\n"
-              "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart and V8 heap snapshots,\n"
-              "HPROF; gzip-compressed or not).\n"
+              "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart, V8 and JavaScriptCore\n"
+              "heap snapshots, HPROF; gzip-compressed or not).\n"
               "DUMP may be '-' for standard input; the format is detected from the first bytes.\n\n"
               "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)

@@ -86,7 +86,7 @@ static const char *documents(const unsigned char *p, size_t n)
     if (i < n && p[i] == '<')
         return "HTML or XML markup";
     if (i < n && (p[i] == '{' || p[i] == '['))
-        return "JSON text, but not a V8 heap snapshot";
+        return "JSON text, but not a V8 or JavaScriptCore heap snapshot";
     return NULL;
 }
 
