@@ -83,6 +83,8 @@ typedef struct cli_input {
 #define CLI_LOAD_TYPE_TOTALS 0x4 /* only type totals and anomalies (histogram_only) */
 #define CLI_LOAD_PAYLOADS 0x8    /* where String values and primitive arrays lie in the file
                                     (HPROF from a file; a needs_refs hook may return it) */
+#define CLI_LOAD_FIELDS 0x10     /* with CLI_LOAD_PAYLOADS: also object arrays and the instance
+                                    fields of the classes gch_waste_field_classes names */
 
 typedef struct cli_spec cli_spec;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gcheap/waste.h"
 #include "platform.h"
 #include "text.h"
 
@@ -114,6 +115,8 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         /* Offsets into the mapping are offsets into the file: a command
          * reads the bytes there again (payload.c). */
         opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
+        opts.keep_fields = (need_refs & CLI_LOAD_FIELDS) != 0;
+        opts.field_classes = opts.keep_fields ? gch_waste_field_classes() : NULL;
         st = gch_load_buffer(bytes, (size_t)size, common->input_format, &opts, out, &err);
     } else {
         st = gch_load(&src, common->input_format, &opts, out, &err);

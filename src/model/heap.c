@@ -48,6 +48,9 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_has_container);
     gch_free(h->root_label);
     gch_free(h->payloads);
+    gch_free(h->fields);
+    gch_free(h->type_fields);
+    gch_free(h->field_names);
     gch_free(h);
 }
 

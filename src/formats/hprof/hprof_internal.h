@@ -90,6 +90,7 @@ typedef struct hp_class {
     uint32_t hidden_bytes, hidden_refs;
     uint8_t is_reference;    /* java.lang.ref.Reference or a subclass */
     uint8_t state;           /* hierarchy totals: 0 not yet, 1 being computed, 2 done */
+    uint8_t keep_fields;     /* keep_fields: its instances get GCH_PAYLOAD_INSTANCE entries */
 } hp_class;
 
 /* A run of object sub-records with increasing ids, in dump order. */
@@ -250,6 +251,13 @@ gch_status hp_name_add(hprof_reader *r, const char *s, size_t len, uint32_t *off
 void hp_payloads_prepare(hprof_reader *r);
 gch_status hp_payload_array(hprof_reader *r, size_t off);
 gch_status hp_payload_string(hprof_reader *r, uint64_t id, const unsigned char *fields);
+/* With keep_fields: an OBJECT ARRAY DUMP at off (elem GCH_ELEM_OBJECT), and
+ * an instance of a class marked keep_fields whose `bytes` field bytes start
+ * at offset fields of the buffer. */
+gch_status hp_payload_object_array(hprof_reader *r, size_t off);
+gch_status hp_payload_instance(hprof_reader *r, uint64_t id, size_t fields, uint32_t bytes);
+/* Hands the payloads to the heap; with keep_fields also the field table of
+ * every type (gch_heap.fields). */
 gch_status hp_payloads_attach(hprof_reader *r, gch_heap *heap);
 
 #endif

@@ -259,6 +259,11 @@ static gch_status emit_instance(emitter *e, size_t off)
         if (st != GCH_OK)
             return st;
     }
+    if (r->opts->keep_payloads && k->keep_fields) {
+        gch_status st = hp_payload_instance(r, id, off + 1 + 2 * (size_t)r->id_size + 8, bytes);
+        if (st != GCH_OK)
+            return st;
+    }
     /* Without references, only a Reference's weak referent root is wanted. */
     if (r->opts->skip_refs && !k->is_reference)
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
@@ -303,6 +308,11 @@ static gch_status emit_object_array(emitter *e, size_t off)
     uint64_t id = hp_id(r, d), class_id = hp_id(r, d + r->id_size + 8);
     uint32_t length = hp_u4(d + r->id_size + 4);
     uint64_t size = hp_array_size(r, r->rule.ref_size, length);
+    if (r->opts->keep_payloads && r->opts->keep_fields) {
+        gch_status st = hp_payload_object_array(r, off);
+        if (st != GCH_OK)
+            return st;
+    }
     if (r->opts->skip_refs)
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     size_t labelled = length < LABELLED_ELEMENTS ? length : LABELLED_ELEMENTS;
