@@ -85,6 +85,8 @@ typedef struct cli_input {
                                     (HPROF from a file; a needs_refs hook may return it) */
 #define CLI_LOAD_FIELDS 0x10     /* with CLI_LOAD_PAYLOADS: also object arrays and the instance
                                     fields of the classes gch_waste_field_classes names */
+#define CLI_LOAD_RULE_FIELDS 0x20 /* with CLI_LOAD_PAYLOADS: the instance fields of the classes
+                                     the leak rules read (gch_rule_field_classes) */
 
 typedef struct cli_spec cli_spec;
 

@@ -309,7 +309,7 @@ static int suspects_report(cli_run *run)
 static int suspects_needs(const void *state)
 {
     const suspects_state *s = state;
-    return CLI_LOAD_REFS | (s->rules.off ? 0 : CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS);
+    return CLI_LOAD_REFS | (s->rules.off ? 0 : CLI_LOAD_PAYLOADS | CLI_LOAD_RULE_FIELDS);
 }
 
 const cli_spec suspects_command = {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcheap/leaks.h"
 #include "payload.h"
 
 static int read_at(void *ctx, uint64_t offset, void *buf, size_t n)
@@ -50,8 +51,11 @@ static void describe_root(const gch_heap *h, uint32_t r, const cli_common *c, ch
     const char *label = h->root_label && h->root_label[r] != GCH_NONE
                             ? gch_heap_string(h, h->root_label[r]) : "";
     cli_root_container_text(h, r, c, cont, sizeof cont);
-    snprintf(buf, cap, "%s%s%s%s%s", gch_root_kind_name(h->root_kind[r]), *cont ? " " : "", cont,
-             *cont && *label ? "." : *label ? " " : "", label);
+    int n = snprintf(buf, cap, "%s", gch_root_kind_name(h->root_kind[r]));
+    if (*cont && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %.200s", cont);
+    if (*label && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s%.200s", *cont ? "." : " ", label);
 }
 
 /* The steps of group g's path, labelled. */
