@@ -44,6 +44,8 @@ static const char description[] =
     "last 'no' and the first 'yes' (marked ~ in tables, \"window\" in json).\n"
     "Tables print them above the suspects; tsv and csv as rows 'finding' (detail:\n"
     "the rule) and 'trace' (detail: leaking yes/no/unknown); json in \"findings\".\n"
+    "Rules: destroyed-activity, detached-fragment, detached-view,\n"
+    "destroyed-window, quit-message-queue, stopped-classloader.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").\n"
     "Exit status: 0 fine, 1 a suspect retains more than --fail-above, 2 usage or\n"
     "input error.";

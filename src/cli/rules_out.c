@@ -238,6 +238,39 @@ static const char *bytes_text(uint64_t v, const cli_common *c, char *buf, size_t
     return buf;
 }
 
+/* One group as a LeakCanary-style trace: each step's type and label, the
+ * reference to the next step under it, "~" on the suspect window. */
+static void print_trace(cli_out *o, const gch_heap *h, const cli_common *c, const rules_group *g)
+{
+    char tb[4096];
+    size_t width = 0;
+    for (size_t i = 0; i < g->nsteps; i++) {
+        size_t n = strlen(cli_type_name(h, h->object_type[g->steps[i].object], c, tb, sizeof tb));
+        width = n > width ? n : width;
+    }
+    out_printf(o, "  root: ");
+    out_text(o, ESC_TABLE, g->nsteps ? g->steps[0].holder : "");
+    out_printf(o, "%s\n", g->nsteps && g->steps[0].library_leak ? " (library leak)" : "");
+    for (size_t i = 0; i < g->nsteps; i++) {
+        const rules_step *s = &g->steps[i];
+        const char *type = cli_type_name(h, h->object_type[s->object], c, tb, sizeof tb);
+        out_printf(o, "  %4zu  ", i);
+        out_text(o, ESC_TABLE, type);
+        out_printf(o, "%*s  leaking: %s", (int)(width - strlen(type)), "", gch_leaking_name(s->leaking));
+        if (*s->reason) {
+            out_printf(o, " (");
+            out_text(o, ESC_TABLE, s->reason);
+            out_printf(o, ")");
+        }
+        out_printf(o, "\n");
+        if (i + 1 < g->nsteps) {
+            out_printf(o, "        %s ", i >= g->window_from && i < g->window_to ? "~" : "|");
+            out_text(o, ESC_TABLE, g->steps[i + 1].holder);
+            out_printf(o, "%s\n", g->steps[i + 1].library_leak ? " (library leak)" : "");
+        }
+    }
+}
+
 void rules_print_text(cli_out *o, const gch_heap *h, const cli_common *c, const rules_result *r)
 {
     char tb[4096], bb[64], pb[32];
@@ -251,23 +284,9 @@ void rules_print_text(cli_out *o, const gch_heap *h, const cli_common *c, const 
                    g->library_leak ? ", a known library leak" : "");
         out_text(o, ESC_TABLE, g->reason);
         out_printf(o, "\n");
-        for (size_t i = 0; i < g->nsteps; i++) {
-            const rules_step *s = &g->steps[i];
-            if (i == 0)
-                out_printf(o, "  root ");
-            else
-                out_printf(o, "    %s .", i - 1 >= g->window_from && i - 1 < g->window_to ? "~" : "|");
-            out_text(o, ESC_TABLE, s->holder);
-            out_printf(o, "%s\n  %4zu ", s->library_leak ? " (library leak)" : "", i);
-            out_text(o, ESC_TABLE, cli_type_name(h, h->object_type[s->object], c, tb, sizeof tb));
-            out_printf(o, "  leaking %s", gch_leaking_name(s->leaking));
-            if (*s->reason) {
-                out_printf(o, ": ");
-                out_text(o, ESC_TABLE, s->reason);
-            }
-            out_printf(o, "\n");
-        }
-        out_printf(o, "\n");
+        print_trace(o, h, c, g);
+        out_printf(o, "  (~: the references between the last step not leaking and the first "
+                      "leaking one)\n\n");
     }
 }
 
