@@ -27,13 +27,16 @@ static const char description[] =
     "                the suspect, bytes and percent retained\n"
     "  path          the shortest path from a root to the accumulation point, root\n"
     "                first: count = step, bytes = the object's own size, detail =\n"
-    "                the root kind (first step) or the field name where the format\n"
-    "                has them\n"
+    "                who holds the root (first step: its kind, a static's class\n"
+    "                and field, a thread) or the field name where the format\n"
+    "                has them; a path from a static or global is preferred to a\n"
+    "                thread's stack\n"
     "  holds         what the suspect retains, by type (top 10 by bytes): count and\n"
     "                bytes (own sizes) of the retained objects of that type\n"
     "Columns: suspect, row, id, count, bytes, percent, detail, type. Table output\n"
-    "ends with a note giving the live totals; json sections carry live_count and\n"
-    "live_bytes.\n"
+    "starts with one sentence per suspect in MAT's manner (what retains how much,\n"
+    "referenced from where, where the memory accumulates) and ends with a note\n"
+    "giving the live totals; json sections carry live_count and live_bytes.\n"
     "Leak rules come first (docs/leak-rules.md): objects the runtime itself\n"
     "declared finished (a destroyed Android activity, a removed fragment, a\n"
     "stopped Tomcat web application's class loader, ...) that are still\n"
@@ -195,8 +198,9 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     for (size_t i = 0; i < g->path_len; i++) {
         uint32_t o = s->path[g->path_start + i];
         const char *detail = "";
+        char hb[2100];
         if (i == 0 && g->root_record != GCH_NONE)
-            detail = gch_root_kind_name(h->root_kind[g->root_record]);
+            detail = cli_root_holder_text(h, g->root_record, x->c, hb, sizeof hb);
         else if (i > 0)
             detail = gch_heap_string(h, gch_ref_label(h, s->path[g->path_start + i - 1], o));
         row(x, "path", 1, o, i, gch_object_size(h, o), "", detail, h->object_type[o]);
@@ -208,7 +212,72 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     }
 }
 
-static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
+/* "one instance of T" / "the 3 instances of T". */
+static void instances_text(cli_out *o, uint64_t n, const char *type)
+{
+    if (n == 1)
+        out_printf(o, "one instance of ");
+    else
+        out_printf(o, "the %" PRIu64 " instances of ", n);
+    out_text(o, ESC_TABLE, type);
+}
+
+/* The references from the path's root to the accumulation point by field
+ * name, the first 3 and last 2 when longer (".table.[] ... .next.value"). */
+static void path_fields(cli_out *o, const gch_heap *h, const gch_suspects *s, const gch_suspect *g)
+{
+    size_t n = g->path_len, shown = 0;
+    const uint32_t *path = s->path + g->path_start;
+    for (size_t i = 1; i < n; i++) /* a format without field names: no chain at all */
+        if (!*gch_heap_string(h, gch_ref_label(h, path[i - 1], path[i])))
+            return;
+    for (size_t i = 1; i < n; i++) {
+        if (n > 6 && i == 4) {
+            out_printf(o, " ... (%zu more)", n - 6);
+            i = n - 3;
+            continue;
+        }
+        const uint32_t *p = s->path + g->path_start;
+        const char *f = gch_heap_string(h, gch_ref_label(h, p[i - 1], p[i]));
+        out_printf(o, "%s", shown++ ? "" : " through ");
+        out_printf(o, ".");
+        out_text(o, ESC_TABLE, f);
+    }
+}
+
+/* The suspect in one sentence, in Eclipse MAT's manner: what it is, what it
+ * retains, who holds it (the root's class and field, or thread) and where
+ * the memory accumulates. Table form only. */
+static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
+                             const gch_suspects *s, const gch_suspect *g, uint64_t number)
+{
+    char tb[8192], bb[64], pb[32], hb[2100];
+    out_printf(o, "suspect %" PRIu64 ": ", number);
+    instances_text(o, g->instances, cli_type_name(h, g->type, c, tb, sizeof tb));
+    if (c->human)
+        format_human_bytes(g->retained, bb, sizeof bb);
+    else
+        snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->retained);
+    out_printf(o, " retain%s %s (%s%%)", g->instances == 1 ? "s" : "", bb,
+               pct_text(g->retained, s->live_bytes, pb, sizeof pb));
+    if (g->root_record != GCH_NONE) {
+        out_printf(o, g->instances == 1 ? ", referenced from " : ", the biggest referenced from ");
+        out_text(o, ESC_TABLE, cli_root_holder_text(h, g->root_record, c, hb, sizeof hb));
+        path_fields(o, h, s, g);
+    }
+    if (g->accumulation != g->object) {
+        out_printf(o, "; the memory accumulates in one instance of ");
+        out_text(o, ESC_TABLE, cli_type_name(h, h->object_type[g->accumulation], c, tb, sizeof tb));
+        if (c->human)
+            format_human_bytes(g->accumulation_retained, bb, sizeof bb);
+        else
+            snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->accumulation_retained);
+        out_printf(o, " (%s)", bb);
+    }
+    out_printf(o, ".\n");
+}
+
+static int suspects_heap(cli_out *o, report *rep, const gch_heap *h, const cli_common *c,
                          const suspects_state *st, const rules_result *rr, int *failed)
 {
     gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
@@ -229,6 +298,8 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
         rules_print_rows(rep, h, c, rr);
     row_ctx x = { rep, h, c, 0 };
     size_t shown = c->top < s.count ? (size_t)c->top : s.count;
+    for (size_t k = 0; c->format == FMT_TABLE && k < shown; k++)
+        suspect_sentence(o, h, c, &s, &s.items[k], rr->count + k + 1);
     for (size_t k = 0; k < shown; k++) {
         x.number = rr->count + k + 1;
         suspect_rows(&x, &s, &s.items[k]);
@@ -294,7 +365,7 @@ static int suspects_report(cli_run *run)
         rules_print_text(run->out, in->heaps[i], c, &rr[i]);
     report *rep = rc == 0 ? report_new(run->out, REPORT_COLUMNS(cols), in->count > 1) : NULL;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = suspects_heap(rep, in->heaps[i], c, st, &rr[i], &failed);
+        rc = suspects_heap(run->out, rep, in->heaps[i], c, st, &rr[i], &failed);
     if (rc == 0 && found > 0 && st->fail_on_rule) {
         if (!c->quiet)
             fprintf(stderr, "gcheap: %zu leak rule finding%s (--fail-on-rule)\n", found,

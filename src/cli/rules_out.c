@@ -44,20 +44,6 @@ static uint8_t *behind_finding(const gch_paths *p, const uint8_t *is_finding, ui
     return state;
 }
 
-static void describe_root(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
-                          size_t cap)
-{
-    char cont[4096];
-    const char *label = h->root_label && h->root_label[r] != GCH_NONE
-                            ? gch_heap_string(h, h->root_label[r]) : "";
-    cli_root_container_text(h, r, c, cont, sizeof cont);
-    int n = snprintf(buf, cap, "%s", gch_root_kind_name(h->root_kind[r]));
-    if (*cont && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, " %.200s", cont);
-    if (*label && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "%s%.200s", *cont ? "." : " ", label);
-}
-
 /* The steps of group g's path, labelled. */
 static int label_group(const gch_heap *h, const cli_common *c, const gch_paths *p,
                        const gch_rules_options *opt, rules_group *g)
@@ -82,7 +68,7 @@ static int label_group(const gch_heap *h, const cli_common *c, const gch_paths *
         memcpy(s->reason, reasons + i * GCH_RULE_REASON_MAX, GCH_RULE_REASON_MAX);
         if (i == 0) {
             uint32_t r = set.root_record[0];
-            describe_root(h, r, c, s->holder, sizeof s->holder);
+            cli_root_holder_text(h, r, c, s->holder, sizeof s->holder);
             const char *field = h->root_label && h->root_label[r] != GCH_NONE
                                     ? gch_heap_string(h, h->root_label[r]) : "";
             uint32_t cont = h->root_container ? h->root_container[r] : GCH_NONE;
