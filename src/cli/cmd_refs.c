@@ -109,9 +109,7 @@ static int refs_check(cli_run *run)
     for (size_t i = 0; i < s->nids; i++) {
         uint64_t v;
         if (cli_parse_id(s->ids[i], 16, &v) != 0) {
-            char shown[256];
-            return cli_usage_error("refs", "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart)",
-                                   message_text(s->ids[i], shown, sizeof shown));
+            return cli_bad_id("refs", s->ids[i]);
         }
     }
     return 0;
