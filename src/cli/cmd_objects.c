@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "payload.h"
@@ -60,16 +61,22 @@ static const char description[] =
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 
-/* qsort has no context argument in C11. */
-static const gch_heap *sort_heap;
-static const uint32_t *sort_dist;
-static const uint64_t *sort_retained;
-static int sort_key;
+/* What the order of the rows depends on. */
+typedef struct row_order {
+    const gch_heap *heap;
+    const uint32_t *dist;
+    const uint64_t *retained;
+    int key;  /* an index into sort_keys */
+} row_order;
 
-static int compare_rows(const void *pa, const void *pb)
+static int compare_rows(const void *pa, const void *pb, const void *ctx)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const gch_heap *h = sort_heap;
+    const row_order *ro = ctx;
+    const gch_heap *h = ro->heap;
+    const uint32_t *sort_dist = ro->dist;
+    const uint64_t *sort_retained = ro->retained;
+    const int sort_key = ro->key;
     switch (sort_key) {
     case 1: { /* retained */
         uint64_t ra = sort_retained[a], rb = sort_retained[b];
@@ -162,13 +169,16 @@ static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_
     report_cell_text(rep, sb_str(text));
 }
 
-static int report_heap(report *rep, const char *path, const gch_dump *dump, const gch_heap *h,
-                       const uint8_t *mask, const cli_common *c, const objects_state *s)
+static int report_heap(report *rep, const cli_input *in, const gch_heap *h, const uint8_t *mask,
+                       const cli_common *c, const objects_state *s)
 {
+    const char *path = in->path;
+    const gch_dump *dump = in->dump;
     gch_error err;
     uint32_t *dist = NULL;
     gch_domtree t;
     memset(&t, 0, sizeof t);
+    const gch_domtree *tree = NULL;
     cli_phase(c, "measuring distances from the roots");
     gch_status st = gch_root_distance(h, c->include_weak, &dist, &err);
     cli_phase_end();
@@ -176,10 +186,12 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    if (s->retained && cli_domtree(h, c, 0, &t) != 0) {
+    if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0) {
         gch_free(dist);
         return EXIT_INPUT;
     }
+    if (tree)
+        t = *tree;
     size_t n = 0;
     uint64_t bytes = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
@@ -191,11 +203,8 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
             rows[n++] = o;
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
-    sort_heap = h;
-    sort_dist = dist;
-    sort_retained = t.retained;
-    sort_key = key_index(c);
-    qsort(rows, n, sizeof *rows, compare_rows);
+    row_order ro = { h, dist, t.retained, key_index(c) };
+    cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
     payload_file pf = { NULL, 0 };
@@ -237,7 +246,6 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     sb_free(&text);
     free(rows);
     gch_free(dist);
-    gch_domtree_free(&t);
     return 0;
 }
 
@@ -264,7 +272,7 @@ static int objects_report(cli_run *run)
                                           : report_new(run->out, REPORT_COLUMNS(cols), multi);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
-        rc = report_heap(rep, in->path, in->dump, in->heaps[k], s->masks ? s->masks[k] : NULL,
+        rc = report_heap(rep, in, in->heaps[k], s->masks ? s->masks[k] : NULL,
                          run->c, s);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
@@ -46,14 +47,18 @@ static const char description[] =
 
 static int sort_retained(const cli_common *c) { return c->sort && strcmp(c->sort, "retained") == 0; }
 
-/* --sort retained: retained descending, then bytes, count, name (qsort has no
- * context argument in C11). */
-static const gch_heap *ret_heap;
-static const uint64_t *ret_of;
+/* --sort retained: retained descending, then bytes, count, name. */
+typedef struct retained_order {
+    const gch_heap *heap;
+    const uint64_t *retained;  /* per type */
+} retained_order;
 
-static int compare_retained(const void *pa, const void *pb)
+static int compare_retained(const void *pa, const void *pb, const void *ctx)
 {
     const gch_type_row *a = pa, *b = pb;
+    const retained_order *o = ctx;
+    const gch_heap *ret_heap = o->heap;
+    const uint64_t *ret_of = o->retained;
     uint64_t ra = ret_of[a->type], rb = ret_of[b->type];
     if (ra != rb)
         return ra > rb ? -1 : 1;
@@ -64,27 +69,22 @@ static int compare_retained(const void *pa, const void *pb)
     return strcmp(gch_type_name(ret_heap, a->type), gch_type_name(ret_heap, b->type));
 }
 
-static int report_heap(report *rep, const gch_heap *h, const cli_common *c, const stat_state *s,
-                       const uint8_t *mask)
+static int report_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c,
+                       const stat_state *s, const uint8_t *mask)
 {
-    uint8_t *live = NULL;
-    uint64_t *retained = NULL, live_bytes = 0;
+    const uint8_t *live = NULL;
+    const uint64_t *retained = NULL;
+    uint64_t live_bytes = 0;
     gch_error err;
-    if (s->retained && cli_type_retained(h, c, &retained, &live_bytes) != 0)
+    if (s->retained && cli_type_retained(an, h, c, &retained, &live_bytes) != 0)
         return EXIT_INPUT;
-    if (s->live && gch_live_set_ex(h, &(gch_live_options){ c->include_weak, cli_threads(c) }, &live, NULL, NULL,
-                                    &err) != GCH_OK) {
-        cli_error("%s", err.message);
-        free(retained);
+    if (s->live && cli_live(an, h, c, &live, NULL, NULL) != 0)
         return EXIT_INPUT;
-    }
     gch_type_row *rows;
     uint32_t n;
     gch_status st = gch_histogram(h, live, &rows, &n, &err);
-    gch_free(live);
     if (st != GCH_OK) {
         cli_error("%s", err.message);
-        free(retained);
         return EXIT_INPUT;
     }
     if (mask) { /* --type: only the matching rows (totals over them too) */
@@ -95,9 +95,8 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
         n = k;
     }
     if (sort_retained(c)) {
-        ret_heap = h;
-        ret_of = retained;
-        qsort(rows, n, sizeof *rows, compare_retained);
+        retained_order o = { h, retained };
+        cli_sort(rows, n, sizeof *rows, compare_retained, &o);
     } else {
         stat_sort_rows(h, rows, n, c->sort);
     }
@@ -133,7 +132,6 @@ static int report_heap(report *rep, const gch_heap *h, const cli_common *c, cons
     report_section_u64(rep, "types", n);
     report_end_section(rep);
     gch_free(rows);
-    free(retained);
     return 0;
 }
 
@@ -163,7 +161,7 @@ static int stat_report(cli_run *run)
                               : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = report_heap(rep, in->heaps[i], run->c, s, s->masks ? s->masks[i] : NULL);
+        rc = report_heap(rep, in->an, in->heaps[i], run->c, s, s->masks ? s->masks[i] : NULL);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
 #include "rules_out.h"
@@ -277,8 +278,9 @@ static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
     out_printf(o, ".\n");
 }
 
-static int suspects_heap(cli_out *o, report *rep, const gch_heap *h, const cli_common *c,
-                         const suspects_state *st, const rules_result *rr, int *failed)
+static int suspects_heap(cli_out *o, report *rep, gch_analysis *an, const gch_heap *h,
+                         const cli_common *c, const suspects_state *st, const rules_result *rr,
+                         int *failed)
 {
     gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
     opt.threshold = (double)st->threshold / GCH_PERCENT_SCALE;
@@ -287,7 +289,7 @@ static int suspects_heap(cli_out *o, report *rep, const gch_heap *h, const cli_c
     gch_suspects s;
     gch_error err;
     cli_phase(c, "finding leak suspects");
-    gch_status rc = gch_suspects_find(h, &opt, &s, &err);
+    gch_status rc = gch_suspects_find_in(an, h, &opt, &s, &err);
     cli_phase_end();
     if (rc != GCH_OK) {
         cli_error("%s", err.message);
@@ -310,7 +312,7 @@ static int suspects_heap(cli_out *o, report *rep, const gch_heap *h, const cli_c
         if (!above(g->retained, s.live_bytes, st->fail_above))
             continue;
         if (!c->quiet)
-            fprintf(stderr, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
+            fprintf(cli_ctx_get()->err, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
                             "--fail-above\n",
                     k + 1, g->group ? "instances of " : "",
                     cli_type_name(h, g->type, c, tb, sizeof tb),
@@ -346,13 +348,13 @@ static int suspects_report(cli_run *run)
     int rc = 0, failed = 0;
     size_t found = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++) {
-        rc = rules_run(in->path, in->dump, in->heaps[i], c, &st->rules, &rr[i]);
+        rc = rules_run(in->an, in->path, in->dump, in->heaps[i], c, &st->rules, &rr[i]);
         found += rr[i].count;
     }
     if (rc == 0 && found == 0 && st->fail_on_rule && !c->quiet)
         for (size_t i = 0; i < in->count; i++)
             if (rr[i].why_none)
-                fprintf(stderr, "gcheap: note: %s: no leak rule could run: %s\n",
+                fprintf(cli_ctx_get()->err, "gcheap: note: %s: no leak rule could run: %s\n",
                         cli_display_path(in->path), rr[i].why_none);
     json_writer *w = rc == 0 ? out_json(run->out) : NULL;
     if (w) {
@@ -365,10 +367,10 @@ static int suspects_report(cli_run *run)
         rules_print_text(run->out, in->heaps[i], c, &rr[i]);
     report *rep = rc == 0 ? report_new(run->out, REPORT_COLUMNS(cols), in->count > 1) : NULL;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = suspects_heap(run->out, rep, in->heaps[i], c, st, &rr[i], &failed);
+        rc = suspects_heap(run->out, rep, in->an, in->heaps[i], c, st, &rr[i], &failed);
     if (rc == 0 && found > 0 && st->fail_on_rule) {
         if (!c->quiet)
-            fprintf(stderr, "gcheap: %zu leak rule finding%s (--fail-on-rule)\n", found,
+            fprintf(cli_ctx_get()->err, "gcheap: %zu leak rule finding%s (--fail-on-rule)\n", found,
                     found == 1 ? "" : "s");
         failed = 1;
     }

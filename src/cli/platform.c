@@ -193,6 +193,22 @@ void plat_close(plat_file *f)
 
 int plat_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
+int plat_stdin_is_tty(void) { return isatty(STDIN_FILENO); }
+
+int plat_file_stamp(const char *path, plat_stamp *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->size = (uint64_t)st.st_size;
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    out->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+    out->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+    return 0;
+}
+
 double plat_now(void)
 {
     struct timespec ts;

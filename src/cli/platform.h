@@ -29,6 +29,17 @@ const void *plat_map(plat_file *f, const char *name, uint64_t *size);
  * again brings them back from the page cache. */
 void plat_release(plat_file *f, const void *p, uint64_t n);
 void plat_unmap(plat_file *f);
+/* What tells one version of a file from another: a dump kept loaded is read
+ * again when its stamp changed. */
+typedef struct plat_stamp {
+    uint64_t size, dev, ino;
+    int64_t mtime_sec, mtime_nsec;
+} plat_stamp;
+/* The stamp of the file at path: 0, or -1 when it cannot be had (absent, not
+ * a regular file). */
+int plat_file_stamp(const char *path, plat_stamp *st);
+/* 1 when standard input is a terminal (the shell prompts). */
+int plat_stdin_is_tty(void);
 /* 1 when stderr is a terminal. */
 int plat_stderr_is_tty(void);
 /* From now on, a fatal SIGINT/SIGTERM/SIGHUP/SIGQUIT first clears the

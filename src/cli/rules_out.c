@@ -136,26 +136,25 @@ static void group_findings(const gch_heap *h, const gch_rule_findings *f, const 
     qsort(out->groups, out->count, sizeof *out->groups, by_retained);
 }
 
-static int find_and_group(const gch_heap *h, const cli_common *c, const gch_rules_options *opt,
-                          rules_result *out)
+static int find_and_group(gch_analysis *an, const gch_heap *h, const cli_common *c,
+                          const gch_rules_options *opt, rules_result *out)
 {
-    gch_domtree t;
-    int rc = cli_domtree(h, c, 0, &t);
+    const gch_domtree *t;
+    const uint8_t *live;
+    int rc = cli_domtree(an, h, c, GCH_TREE_BY_OBJECT, &t);
+    if (rc == 0)
+        rc = cli_live(an, h, c, &live, NULL, NULL);
     if (rc)
         return rc;
-    out->live_bytes = t.live_bytes;
-    uint8_t *live = xmalloc((size_t)h->object_count + 1);
-    for (uint32_t o = 0; o < h->object_count; o++)
-        live[o] = t.idom[o] != GCH_NONE;
+    out->live_bytes = t->live_bytes;
     gch_rules_options o2 = *opt;
     o2.live = live;
     gch_rule_findings f;
     gch_error err;
-    gch_paths p;
-    memset(&p, 0, sizeof p);
+    const gch_paths *p = NULL;
     gch_status st = gch_rules_find(h, &o2, &f, &err);
     if (st == GCH_OK && f.count > 0)
-        rc = cli_paths(h, c, c->include_weak, &p);
+        rc = cli_paths(an, h, c->include_weak, &p);
     if (st != GCH_OK) {
         cli_error("%s", err.message);
         rc = EXIT_INPUT;
@@ -164,22 +163,19 @@ static int find_and_group(const gch_heap *h, const cli_common *c, const gch_rule
         uint8_t *is_finding = xcalloc((size_t)h->object_count + 1, 1);
         for (size_t i = 0; i < f.count; i++)
             is_finding[f.items[i].object] = 1;
-        uint8_t *behind = behind_finding(&p, is_finding, h->object_count);
-        group_findings(h, &f, behind, &t, out);
+        uint8_t *behind = behind_finding(p, is_finding, h->object_count);
+        group_findings(h, &f, behind, t, out);
         free(behind);
         free(is_finding);
         for (size_t k = 0; k < out->count && rc == 0; k++)
-            rc = label_group(h, c, &p, opt, &out->groups[k]);
+            rc = label_group(h, c, p, opt, &out->groups[k]);
     }
-    gch_paths_free(&p);
     gch_rule_findings_free(&f);
-    free(live);
-    gch_domtree_free(&t);
     return rc;
 }
 
-int rules_run(const char *path, const gch_dump *dump, const gch_heap *h, const cli_common *c,
-              const rules_choice *choice, rules_result *out)
+int rules_run(gch_analysis *an, const char *path, const gch_dump *dump, const gch_heap *h,
+              const cli_common *c, const rules_choice *choice, rules_result *out)
 {
     memset(out, 0, sizeof *out);
     if (choice->off)
@@ -197,7 +193,7 @@ int rules_run(const char *path, const gch_dump *dump, const gch_heap *h, const c
         return 0;
     }
     gch_rules_options opt = { (const char *const *)choice->names, read_at, pf.f, NULL };
-    int rc = find_and_group(h, c, &opt, out);
+    int rc = find_and_group(an, h, c, &opt, out);
     payload_close(&pf);
     return rc;
 }

@@ -47,10 +47,11 @@ typedef struct rules_choice {
     char **names;              /* --rules LIST split at commas (NULL: all) */
 } rules_choice;
 
-/* Runs the chosen rules over h (loaded from path with fields: CLI_LOAD_FIELDS)
- * into *out. 0, or EXIT_INPUT after printing the error. */
-int rules_run(const char *path, const gch_dump *dump, const gch_heap *h, const cli_common *c,
-              const rules_choice *choice, rules_result *out);
+/* Runs the chosen rules over h (loaded from path with fields:
+ * CLI_LOAD_RULE_FIELDS; the live set, tree and paths from the loaded heap
+ * an) into *out. 0, or EXIT_INPUT with the run's error set. */
+int rules_run(gch_analysis *an, const char *path, const gch_dump *dump, const gch_heap *h,
+              const cli_common *c, const rules_choice *choice, rules_result *out);
 void rules_result_free(rules_result *r);
 
 /* The findings of every section: as text above the suspects table (table
