@@ -35,6 +35,7 @@ dump() { # MODE: runs LeakyApp MODE and dumps its heap to $tmp/MODE.hprof
     while ! grep -q ready "$tmp/out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     grep -q ready "$tmp/out" || { echo "FAIL: LeakyApp did not start"; exit 1; }
     jcmd "$pid" GC.heap_dump "$tmp/$1.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump"; exit 1; }
+    jcmd "$pid" GC.class_histogram > "$tmp/$1.histo" 2> /dev/null
     exec 3>&-
     wait "$pid" 2> /dev/null
     pid=
@@ -82,6 +83,13 @@ if [ $st -eq 0 ]; then ok; else bad "--fail-on-rule on the clean run exited $st,
 "$bin" suspects --rules no-such-rule "$tmp/leak.hprof" > /dev/null 2> "$tmp/err"
 st=$?
 if [ $st -eq 2 ] && grep -q "no-such-rule" "$tmp/err"; then ok; else bad "unknown rule: exit $st, $(cat "$tmp/err")"; fi
+
+# A class histogram is no dump (issue 29): named as such, exit 2.
+"$bin" stat "$tmp/leak.histo" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 2 ] && grep -q "not a heap dump (looks like a JVM class histogram" "$tmp/err"; then ok; else
+    bad "jcmd GC.class_histogram output: exit $st, $(head -c 300 "$tmp/err")"
+fi
 
 # json: the finding with its reason and per-step labels, and the suspect window.
 "$bin" suspects --format json "$tmp/leak.hprof" > "$tmp/leak.json" 2> /dev/null
