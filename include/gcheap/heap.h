@@ -70,7 +70,11 @@ typedef enum gch_payload_kind {
     /* An instance (gch_load_options.keep_fields): its field values are
      * `length` bytes from byte `offset` of the input, laid out as the
      * heap's field table for its type says (gch_type_field). */
-    GCH_PAYLOAD_INSTANCE = 3
+    GCH_PAYLOAD_INSTANCE = 3,
+    /* Text the reader kept in the heap's string pool (Ruby: a String's
+     * "value"): `length` bytes of UTF-8 from pool offset `offset`, no NUL
+     * among them. Needs no file to read it again. */
+    GCH_PAYLOAD_TEXT = 4
 } gch_payload_kind;
 
 /* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
@@ -205,6 +209,12 @@ typedef struct gch_heap {
     gch_field *fields;
     uint32_t *type_fields;
     char *field_names;          /* owns the fields' names */
+
+    /* Where each object was allocated, as "file:line" (a string offset, or
+     * GCH_NONE for an object the dump gives no site): Ruby dumps made
+     * with ObjectSpace.trace_object_allocations. NULL when the dump names
+     * no site at all (every other format). */
+    uint32_t *object_site;
 } gch_heap;
 
 typedef struct gch_dump {

@@ -51,6 +51,7 @@ static void heap_free(gch_heap *h)
     gch_free(h->fields);
     gch_free(h->type_fields);
     gch_free(h->field_names);
+    gch_free(h->object_site);
     gch_free(h);
 }
 
