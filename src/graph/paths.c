@@ -52,18 +52,20 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
         parent[o] = GCH_NONE;
 
     /* Root objects: mark them, and remember each one's first record in queue[o]
-     * (queue is not in use yet). */
+     * (queue is not in use yet): its first record of the first tier (a
+     * record that is no stack root, else a stack root). */
     uint32_t roots = 0;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
-            continue;
-        uint32_t o = heap->root_object[r];
-        if (parent[o] == GCH_NONE) {
-            parent[o] = GCH_PATH_ROOT;
-            queue[o] = r;
-            roots++;
+    for (int tier = 0; tier < 2; tier++)
+        for (uint32_t r = 0; r < heap->root_count; r++) {
+            if (!gch__root_counts(heap, r, include_weak) || gch__root_tier(heap, r) != tier)
+                continue;
+            uint32_t o = heap->root_object[r];
+            if (parent[o] == GCH_NONE) {
+                parent[o] = GCH_PATH_ROOT;
+                queue[o] = r;
+                roots++;
+            }
         }
-    }
     out->root_objects = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_objects);
     out->root_records = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_records);
     if (!out->root_objects || !out->root_records)
@@ -78,22 +80,32 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
             }
     }
 
-    /* Multi-source BFS: sources in root record order. */
+    /* Multi-source BFS in two tiers (gch__root_tier): the roots that are no
+     * stack roots in record order, to the end; then the stack roots that
+     * nothing reached. A stack root object reached in the first tier gets
+     * the first tier's path. */
+    for (uint32_t k = 0; k < roots; k++)
+        parent[out->root_objects[k]] = GCH_NONE;
     uint32_t head = 0, tail = 0;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (gch__root_counts(heap, r, include_weak) &&
-            gch_paths_root_record(out, heap->root_object[r]) == r)
-            queue[tail++] = heap->root_object[r];
-    }
-    while (head < tail) {
-        uint32_t o = queue[head++];
-        if (opts->progress && (head & 0xfffff) == 0)
-            opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
-        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
-            uint32_t t = heap->out_target[e];
-            if (parent[t] == GCH_NONE) {
-                parent[t] = o;
-                queue[tail++] = t;
+    for (int tier = 0; tier < 2; tier++) {
+        for (uint32_t r = 0; r < heap->root_count; r++) {
+            uint32_t o = heap->root_object[r];
+            if (gch__root_counts(heap, r, include_weak) && gch__root_tier(heap, r) == tier &&
+                parent[o] == GCH_NONE) {
+                parent[o] = GCH_PATH_ROOT;
+                queue[tail++] = o;
+            }
+        }
+        while (head < tail) {
+            uint32_t o = queue[head++];
+            if (opts->progress && (head & 0xfffff) == 0)
+                opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
+            for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+                uint32_t t = heap->out_target[e];
+                if (parent[t] == GCH_NONE) {
+                    parent[t] = o;
+                    queue[tail++] = t;
+                }
             }
         }
     }

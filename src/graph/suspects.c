@@ -373,8 +373,8 @@ static inline int bfs_push(const bfs_job *j, uint64_t *seen, const uint64_t *wan
     return 1;
 }
 
-/* The BFS of gch_paths_build (roots in record order, references in stored
- * order, so the same paths), stopped once every accumulation point is
+/* The BFS of gch_paths_build (roots in two tiers, each in record order,
+ * references in stored order, so the same paths), stopped once every accumulation point is
  * reached. Each queue entry keeps the queue position of the entry that
  * discovered it (from[]), written in queue order: no random write per
  * object; a path is read back through from[]. */
@@ -393,15 +393,16 @@ static int bfs_run(void *arg)
         }
     }
     uint32_t head = 0, tail = 0;
+    const uint32_t *out_start = h->out_start, *out_target = h->out_target;
+    for (int tier = 0; tier < 2 && remaining; tier++) {
     for (uint32_t r = 0; r < h->root_count; r++) {
-        if (!gch__root_counts(h, r, j->weak))
+        if (!gch__root_counts(h, r, j->weak) || gch__root_tier(h, r) != tier)
             continue;
         uint32_t o = h->root_object[r];
         if (path_target(seen, o))
             continue;
         remaining -= bfs_push(j, seen, want, from, queue, tail++, o, GCH_NONE);
     }
-    const uint32_t *out_start = h->out_start, *out_target = h->out_target;
     while (head < tail && remaining) {
         /* The queue says which objects come next: their reference lists are
          * fetched ahead (starts first, then the lists they point to). */
@@ -419,6 +420,7 @@ static int bfs_run(void *arg)
                 break;
         }
         head++;
+    }
     }
     return 0;
 }
@@ -454,9 +456,11 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
         }
         uint32_t x = j->queue[q];
         s->root_record = GCH_NONE;
-        for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
-            if (gch__root_counts(h, r, j->weak) && h->root_object[r] == x)
-                s->root_record = r;
+        for (int tier = 0; tier < 2 && s->root_record == GCH_NONE; tier++)
+            for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
+                if (gch__root_counts(h, r, j->weak) && gch__root_tier(h, r) == tier &&
+                    h->root_object[r] == x)
+                    s->root_record = r;
     }
     bfs_free(j);
     return GCH_OK;

@@ -4,6 +4,7 @@
  * docs/hprof-format.md; the passes in hprof_internal.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
@@ -12,6 +13,7 @@
 #include "gcheap/load.h"
 #include "grow.h"
 #include "builder_internal.h"
+#include "civil_time.h"
 #include "hprof_internal.h"
 
 #define PROGRESS_EVERY 65536     /* objects between progress calls */
@@ -547,14 +549,24 @@ static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
     return gch_builder_add_meta(e->b, key, value, e->r->err);
 }
 
+/* The dump's time, milliseconds since 1970, as an ISO 8601 date in UTC. */
+static const char *utc(uint64_t ms, char *buf, size_t cap)
+{
+    gch_format_utc((long long)(ms / 1000 > (uint64_t)LLONG_MAX / 2 ? (uint64_t)LLONG_MAX / 2 : ms / 1000),
+                   (int)(ms % 1000), buf, cap);
+    return buf;
+}
+
 static gch_status add_meta_lines(emitter *e)
 {
     typedef unsigned long long ull;
+    char date[64];
     hprof_reader *r = e->r;
     gch_status st;
     if ((st = meta(e, "version", "%s", r->version)) != GCH_OK ||
         (st = meta(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
-        (st = meta(e, "timestamp", "%llu ms since 1970", (ull)r->timestamp_ms)) != GCH_OK ||
+        (st = meta(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
+                   (ull)r->timestamp_ms)) != GCH_OK ||
         (st = meta(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
                    (ull)r->heap_records, (ull)r->sub_records)) != GCH_OK ||
         (st = meta(e, "classes", "%zu", r->class_count)) != GCH_OK ||
