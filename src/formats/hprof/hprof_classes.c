@@ -85,14 +85,20 @@ static size_t java_name(const char *s, size_t len, char *out, size_t cap)
 static gch_status name_class(hprof_reader *r, hp_class *k)
 {
     char buf[MAX_NAME_BYTES + 64];
-    uint32_t len;
-    const char *s = k->name_id ? hp_string_get(r, k->name_id, &len) : NULL;
+    uint32_t si = k->name_id ? hp_string_index(r, k->name_id) : HP_NONE;
+    if (si != HP_NONE && r->class_name_of[si] != HP_NONE) {
+        k->name = r->class_name_of[si]; /* classes named by one string share its copy */
+        return GCH_OK;
+    }
     size_t n;
-    if (s)
-        n = java_name(s, len, buf, sizeof buf);
+    if (si != HP_NONE)
+        n = java_name((const char *)r->data + r->strings[si].off, r->strings[si].len, buf, sizeof buf);
     else
         n = (size_t)snprintf(buf, sizeof buf, "<class 0x%llx>", (unsigned long long)k->id);
-    return hp_name_add(r, buf, n, &k->name);
+    gch_status st = hp_name_add(r, buf, n, &k->name);
+    if (st == GCH_OK && si != HP_NONE)
+        r->class_name_of[si] = k->name;
+    return st;
 }
 
 /* HotSpot (JDK 17) adds fields the dump does not list: the injected fields
@@ -171,12 +177,20 @@ static gch_status add_own_fields(hprof_reader *r, uint32_t ki)
         f->label = HP_NONE;
         if (f->type != HP_T_OBJECT && f->type != HP_T_ARRAY_OBJECT)
             continue;
-        uint32_t len;
-        const char *name = hp_string_get(r, hp_id(r, r->data + p), &len);
-        gch_status st = name ? hp_name_add(r, name, len, &f->label) : GCH_OK;
-        if (st != GCH_OK)
-            return st;
-        f->weak = ki == r->reference_class && len == 8 && memcmp(name, "referent", 8) == 0;
+        uint32_t si = hp_string_index(r, f->name_id);
+        if (si == HP_NONE)
+            continue;
+        const hp_string *name = &r->strings[si];
+        /* One copy per distinct name, however many fields it names. */
+        if (r->field_label_of[si] == HP_NONE) {
+            gch_status st = hp_name_add(r, (const char *)r->data + name->off, name->len,
+                                        &r->field_label_of[si]);
+            if (st != GCH_OK)
+                return st;
+        }
+        f->label = r->field_label_of[si];
+        f->weak = ki == r->reference_class && name->len == 8 &&
+                  memcmp(r->data + name->off, "referent", 8) == 0;
     }
     return GCH_OK;
 }
@@ -192,16 +206,26 @@ static gch_status add_statics(hprof_reader *r, hp_class *k)
     for (size_t i = 0; i < k->static_count; i++) {
         unsigned t = r->data[p + r->id_size];
         uint32_t len = 0, label = HP_NONE;
-        const char *name = hp_string_get(r, hp_id(r, r->data + p), &len);
+        uint32_t si = hp_string_index(r, hp_id(r, r->data + p));
+        const char *name = si == HP_NONE ? NULL : (const char *)r->data + r->strings[si].off;
+        len = si == HP_NONE ? 0 : r->strings[si].len;
         /* OpenJDK adds "<resolved_references>" and "<init_lock>": not fields. */
         int pseudo = name && len && name[0] == '<';
         if (t == HP_T_OBJECT || t == HP_T_ARRAY_OBJECT) {
-            char buf[MAX_NAME_BYTES + 16];
-            int n = snprintf(buf, sizeof buf, "static %.*s", name ? (int)(len > MAX_NAME_BYTES ? MAX_NAME_BYTES : len) : 1,
-                             name ? name : "?");
-            gch_status st = hp_name_add(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, &label);
-            if (st != GCH_OK)
-                return st;
+            if (si != HP_NONE && r->static_label_of[si] != HP_NONE) {
+                label = r->static_label_of[si]; /* one copy per distinct name */
+            } else {
+                char buf[MAX_NAME_BYTES + 16];
+                int n = snprintf(buf, sizeof buf, "static %.*s",
+                                 name ? (int)(len > MAX_NAME_BYTES ? MAX_NAME_BYTES : len) : 1,
+                                 name ? name : "?");
+                gch_status st = hp_name_add(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1,
+                                            &label);
+                if (st != GCH_OK)
+                    return st;
+                if (si != HP_NONE)
+                    r->static_label_of[si] = label;
+            }
             if (!pseudo)
                 k->static_refs++;
         } else if (!pseudo) {
@@ -235,6 +259,7 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
         c->prim_bytes = (s ? s->prim_bytes : 0) + c->hidden_bytes;
         c->ref_fields = (s ? s->ref_fields : 0) + c->hidden_refs;
         c->is_reference = (s && s->is_reference) || path[n] == r->reference_class;
+        c->next_fields = !s ? HP_NONE : s->field_count ? c->super_index : s->next_fields;
         for (uint32_t i = 0; i < c->field_count; i++) {
             const hp_field *f = &r->layout[c->layout_first + i];
             unsigned sz = hp_type_size(r, f->type);
@@ -249,9 +274,24 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
     return GCH_OK;
 }
 
+/* The per-string copies of names (HP_NONE: none yet). */
+static gch_status name_copies(hprof_reader *r)
+{
+    if (r->string_count == 0)
+        return GCH_OK;
+    uint32_t **arrays[3] = { &r->field_label_of, &r->static_label_of, &r->class_name_of };
+    for (int a = 0; a < 3; a++) {
+        *arrays[a] = gch_malloc(r->string_count * sizeof **arrays[a]);
+        if (!*arrays[a])
+            return hp_oom(r);
+        memset(*arrays[a], 0xFF, r->string_count * sizeof **arrays[a]);
+    }
+    return GCH_OK;
+}
+
 static gch_status prepare_layouts(hprof_reader *r)
 {
-    gch_status st = GCH_OK;
+    gch_status st = name_copies(r);
     for (uint32_t i = 0; i < r->class_count && st == GCH_OK; i++) {
         hp_class *k = &r->classes[i];
         k->super_index = k->super_id ? hp_class_find(r, k->super_id) : HP_NONE;
