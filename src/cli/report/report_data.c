@@ -4,13 +4,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 #include "cli.h"
 #include "gcheap/domsummary.h"
 #include "gcheap/dominators.h"
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
+#include "gcheap/task.h"
 #include "html_escape.h"
 
 #ifndef GCHEAP_VERSION
@@ -107,13 +107,9 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
         job.h = h;
         job.t = &s->tree;
         job.out = s->type_retained;
-        thrd_t th;
-        int threaded = cli_threads(c) != 1 && thrd_create(&th, type_thread, &job) == thrd_success;
+        gch_task *task = gch_task_start(cli_threads(c), type_thread, &job);
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
-        if (threaded)
-            thrd_join(th, NULL);
-        else
-            type_thread(&job);
+        gch_task_finish(task);
         if (st == GCH_OK && job.st != GCH_OK) {
             st = job.st;
             err = job.err;
