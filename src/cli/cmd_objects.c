@@ -16,7 +16,7 @@ typedef struct objects_state {
     const char *type;
     uint64_t min_size, max_size;
     int min_given, max_given;
-    int live, dead, retained, values;
+    int live, dead, retained, values, whole_values;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
 } objects_state;
@@ -33,6 +33,8 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
     OPT_BOOL(0, "values", objects_state, values,
              "add a value column: the text of a java.lang.String or char[] (HPROF)"),
+    OPT_BOOL(0, "whole-values", objects_state, whole_values,
+             "--values, not cut after " PAYLOAD_VALUE_CHARS_TEXT " characters"),
     OPT_END
 };
 
@@ -52,9 +54,9 @@ static const char description[] =
     "first, unreachable last), id (dump order of ids), type (by name).\n"
     "--top N: at most N rows (default 100 in table output, all otherwise).\n"
     "--values (HPROF read from a file): the text of each java.lang.String\n"
-    "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[]; quoted\n"
-    "and cut after 80 characters in tables, whole in tsv/csv/json; '-' (empty,\n"
-    "null) for other objects. The characters are read from the dump file\n"
+    "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[], cut after\n"
+    PAYLOAD_VALUE_CHARS_TEXT " characters and \"...\" in every format (quoted in tables);\n"
+    "--whole-values: the same, whole; '-' (empty, null) for other objects. The characters are read from the dump file\n"
     "again: from a pipe or a gzip file there are none (a warning says so).\n"
     "Columns: id, size, live, distance, [retained,] [value,] type, domain. json adds\n"
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
@@ -143,17 +145,19 @@ static int passes(const objects_state *s, const gch_heap *h, const uint8_t *mask
     return !(s->live && !live) && !(s->dead && live);
 }
 
-#define TABLE_VALUE_CHARS 80
+static int wants_values(const objects_state *s) { return s->values || s->whole_values; }
 
-/* The value cell of object o (--values). */
+/* The value cell of object o (--values): cut after PAYLOAD_VALUE_CHARS in
+ * every format, so that the output stays a small multiple of the dump
+ * (Strings may share one big array), unless --whole-values. */
 static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_t o,
-                       const cli_common *c, strbuf *text)
+                       const cli_common *c, const objects_state *s, strbuf *text)
 {
     sb_reset(text);
     int table = c->format == FMT_TABLE;
     if (table)
         sb_addc(text, '"');
-    if (!payload_text(pf, h, o, table ? TABLE_VALUE_CHARS : 0, text)) {
+    if (!payload_text(pf, h, o, s->whole_values ? 0 : PAYLOAD_VALUE_CHARS, text)) {
         report_cell_none(rep);
         return;
     }
@@ -200,7 +204,7 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     size_t shown = n < top ? n : (size_t)top;
     payload_file pf = { NULL, 0 };
     const char *why = NULL;
-    if (s->values && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
+    if (wants_values(s) && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
         stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",
                       cli_display_path(path), why);
     strbuf text = STRBUF_INIT;
@@ -221,8 +225,8 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
             else
                 report_cell_u64(rep, t.retained[o]);
         }
-        if (s->values)
-            value_cell(rep, &pf, h, o, c, &text);
+        if (wants_values(s))
+            value_cell(rep, &pf, h, o, c, s, &text);
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, tb, sizeof tb));
     }
     report_note_more(rep, shown, n, "objects");
@@ -258,8 +262,8 @@ static int objects_report(cli_run *run)
                                                { "type", COL_TEXT } };
     const cli_input *in = &run->in[0];
     int multi = in->count > 1;
-    report *rep = s->retained && s->values ? report_new(run->out, REPORT_COLUMNS(ret_value_cols), multi)
-                : s->values               ? report_new(run->out, REPORT_COLUMNS(value_cols), multi)
+    report *rep = s->retained && wants_values(s) ? report_new(run->out, REPORT_COLUMNS(ret_value_cols), multi)
+                : wants_values(s)               ? report_new(run->out, REPORT_COLUMNS(value_cols), multi)
                 : s->retained             ? report_new(run->out, REPORT_COLUMNS(ret_cols), multi)
                                           : report_new(run->out, REPORT_COLUMNS(cols), multi);
     int rc = 0;
@@ -272,7 +276,7 @@ static int objects_report(cli_run *run)
 /* References always; with --values, where the characters lie in the file. */
 static int objects_needs_refs(const void *state)
 {
-    return CLI_LOAD_REFS | (((const objects_state *)state)->values ? CLI_LOAD_PAYLOADS : 0);
+    return CLI_LOAD_REFS | (wants_values(state) ? CLI_LOAD_PAYLOADS : 0);
 }
 
 static void objects_release(void *state)
