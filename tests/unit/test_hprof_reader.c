@@ -444,6 +444,63 @@ static void test_art(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* @Contended padding (issue 36, finding 11), sizes by hand under the
+ * compressed rule (header 12, references 4; docs/hprof-format.md "Sizes"):
+ *   Striped64$Cell {long value}, class-level: 12 + 128 = 140, the long at
+ *     144..152, + 128 = 280;
+ *   java.lang.Thread {int priority; @Contended("tlr") long seed, int probe,
+ *     int secondarySeed}: 12 + 4 = 16, + 128 = 144, seed 144..152, probe and
+ *     secondarySeed to 160, + 128 = 288;
+ *   app.Worker extends Thread {boolean running}: 160 + 128 = 288, the
+ *     boolean 288..289, aligned: 296; app.Idle extends Worker (no fields):
+ *     289 + 128 = 417 -> 424. */
+static void test_contended(void **state)
+{
+    (void)state;
+    hpw *w = hpw_new("1.0.2", 8, 0);
+    static const char *const names[] = {
+        NULL, "java/lang/Object", "java/util/concurrent/atomic/Striped64$Cell", "value",
+        "java/lang/Thread", "priority", "threadLocalRandomSeed", "threadLocalRandomProbe",
+        "threadLocalRandomSecondarySeed", "app/Worker", "running", "app/Idle",
+    };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 2);
+    hpw_load_class(w, 3, 0x120, 4);
+    hpw_load_class(w, 4, 0x130, 9);
+    hpw_load_class(w, 5, 0x140, 11);
+    hpw_begin(w, 0x1C);
+    const hpw_field cell[] = { { 3, 11, 0 } };
+    const hpw_field thread[] = { { 5, 10, 0 }, { 6, 11, 0 }, { 7, 10, 0 }, { 8, 10, 0 } };
+    const hpw_field worker[] = { { 10, 4, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x110, 0x100, 0, 8, NULL, 0, cell, 1);
+    hpw_class_dump(w, 0x120, 0x100, 0, 20, NULL, 0, thread, 4);
+    hpw_class_dump(w, 0x130, 0x120, 0, 1, NULL, 0, worker, 1);
+    hpw_class_dump(w, 0x140, 0x130, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[32];
+    memset(v, 0, sizeof v);
+    hpw_instance(w, 0x1000, 0x110, v, 8);
+    hpw_instance(w, 0x2000, 0x120, v, 20);
+    hpw_instance(w, 0x3000, 0x130, v, 21);
+    hpw_instance(w, 0x4000, 0x140, v, 21);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    gch_error err;
+    gch_dump *d = load(w, GCH_HPROF_REFS_COMPRESSED, &err);
+    assert_non_null(d);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(gch_object_size(h, object(h, 0x1000)), 280);
+    assert_int_equal(gch_object_size(h, object(h, 0x2000)), 288);
+    assert_int_equal(gch_object_size(h, object(h, 0x3000)), 296);
+    assert_int_equal(gch_object_size(h, object(h, 0x4000)), 424);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Thread names in root labels */
 
 /* A Thread 0x500 named by String 0x510 (value 0x520, coder `coder`) and a
@@ -1050,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_rule_vote),
         cmocka_unit_test(test_art),
         cmocka_unit_test(test_thread_names),
+        cmocka_unit_test(test_contended),
         cmocka_unit_test(test_payloads),
         cmocka_unit_test(test_payloads_alloc_failure),
         cmocka_unit_test(test_payloads_art),

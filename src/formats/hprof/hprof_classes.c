@@ -119,11 +119,42 @@ static const struct hidden_fields {
     { "java/lang/invoke/MethodHandleNatives$CallSiteContext", 16, 0 }, /* vmdependencies, last_cleanup */
     { "java/lang/StackFrameInfo", 2, 0 },       /* version */
     { "java/lang/InternalError", 1, 0 },        /* during_unsafe_access */
-    { "java/lang/Thread", 2 * 128, 0 },         /* @Contended("tlr") padding */
+};
+
+/* The classes of JDK 17 that carry @jdk.internal.vm.annotation.Contended
+ * (every class file of the runtime image holding the annotation's
+ * descriptor; the annotation works only for JDK classes unless
+ * -XX:-RestrictContended). A dump records no annotation, and the address
+ * gaps cannot tell padding from the garbage between live objects (a single
+ * ForkJoinPool), so they are known by name: docs/hprof-format.md, "Sizes";
+ * tests/cli/test_hprof_jvm.sh compares each with the JVM's histogram. */
+static const char *const thread_tlr[] = { "threadLocalRandomSeed", "threadLocalRandomProbe",
+                                          "threadLocalRandomSecondarySeed", NULL };
+static const char *const pool_ctl[] = { "ctl", NULL };
+static const char *const queue_w[] = { "top", "source", "nsteals", NULL };
+static const char *const subscription_demand[] = { "demand", "waiting", NULL };
+static const struct contended_class {
+    const char *name;
+    int class_level;                 /* the whole class is @Contended */
+    const char *const *group;        /* fields of its one @Contended group, or NULL */
+} contended_classes[] = {
+    { "java/lang/Thread", 0, thread_tlr },
+    { "java/util/concurrent/ForkJoinPool", 0, pool_ctl },
+    { "java/util/concurrent/ForkJoinPool$WorkQueue", 0, queue_w },
+    { "java/util/concurrent/atomic/Striped64$Cell", 1, NULL },
+    { "java/util/concurrent/ConcurrentHashMap$CounterCell", 1, NULL },
+    { "java/util/concurrent/Exchanger$Node", 1, NULL },
+    { "java/util/concurrent/SubmissionPublisher$BufferedSubscription", 1, subscription_demand },
 };
 
 static void note_hidden_fields(hp_class *k, const char *s, uint32_t len)
 {
+    for (size_t i = 0; i < sizeof contended_classes / sizeof *contended_classes; i++)
+        if (strlen(contended_classes[i].name) == len && memcmp(contended_classes[i].name, s, len) == 0) {
+            k->contended_class = (uint8_t)(contended_classes[i].class_level ? 1 : 0);
+            k->contended_fields = contended_classes[i].group;
+            k->contended = 1;
+        }
     for (size_t i = 0; i < sizeof hidden_fields / sizeof *hidden_fields; i++)
         if (strlen(hidden_fields[i].name) == len && memcmp(hidden_fields[i].name, s, len) == 0) {
             k->hidden_bytes = hidden_fields[i].bytes;
@@ -237,6 +268,110 @@ static gch_status add_statics(hprof_reader *r, hp_class *k)
     return GCH_OK;
 }
 
+/* The JVM layouts gcheap knows (docs/hprof-format.md, "Sizes"). */
+enum { RULE_COMPRESSED, RULE_WIDE_REFS, RULE_WIDE_ALL, RULE_32BIT, RULE_ART, RULE_COUNT };
+
+static const hp_layout_rule rules[RULE_COUNT] = {
+    { 4, 12, 16, 0, 0, "64-bit, compressed references and class pointers" },
+    { 8, 12, 16, 0, 1, "64-bit, 8-byte references, compressed class pointers" },
+    { 8, 16, 24, 0, 2, "64-bit, 8-byte references and class pointers" },
+    { 4, 8, 12, 0, -1, "32-bit" },
+    { 4, 8, 12, 1, -1, "Android ART" },
+};
+
+/* HotSpot's field layout (JDK 15+, fieldLayoutBuilder.cpp) where @Contended
+ * changes it, for one rule (header, reference size):
+ *  - a class whose superclass has contended annotations lays its fields
+ *    after the superclass's last field plus ContendedPaddingWidth (128)
+ *    bytes (fill_holes: the holes and that tail are padding), appended in
+ *    order of size, largest first, references last;
+ *  - a class-level @Contended class: 128 bytes of padding before its fields
+ *    and after them (its fields appended likewise);
+ *  - a @Contended group: the other fields packed as usual, then 128 bytes,
+ *    the group's fields appended, 128 bytes after them.
+ * contended_last is the end of the last field, contended_end the instance's
+ * end before alignment. The other classes keep the packed sum. */
+#define CONTENDED_PADDING 128 /* HotSpot's ContendedPaddingWidth default */
+
+static int in_group(const hprof_reader *r, const hp_class *k, const hp_field *f)
+{
+    if (!k->contended_fields)
+        return 0;
+    uint32_t len;
+    const char *name = hp_string_get(r, f->name_id, &len);
+    for (const char *const *g = k->contended_fields; name && *g; g++)
+        if (strlen(*g) == len && memcmp(*g, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+static unsigned field_bytes(const hp_field *f, unsigned ref)
+{
+    return f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT ? ref : hp_elem_size(f->type);
+}
+
+/* Appends the fields of k (group: those of its @Contended group, or the
+ * others) at *pos: primitives by size, largest first, then references, each
+ * aligned to its size. Returns how many. */
+static uint32_t append_fields(const hprof_reader *r, const hp_class *k, int group, unsigned ref,
+                              uint64_t *pos)
+{
+    static const unsigned sizes[] = { 8, 4, 2, 1, 0 };
+    uint32_t n = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (uint32_t i = 0; i < k->field_count; i++) {
+            const hp_field *f = &r->layout[k->layout_first + i];
+            int is_ref = f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT;
+            if (in_group(r, k, f) != group || (sizes[si] ? is_ref || hp_elem_size(f->type) != sizes[si] : !is_ref))
+                continue;
+            unsigned b = field_bytes(f, ref);
+            *pos = (*pos + b - 1) / b * b + b;
+            n++;
+        }
+    return n;
+}
+
+static void contended_layout(const hprof_reader *r, hp_class *c)
+{
+    const hp_class *s = c->super_index == HP_NONE ? NULL : &r->classes[c->super_index];
+    for (int slot = 0; slot < 3; slot++) {
+        unsigned header = rules[slot].header, ref = rules[slot].ref_size;
+        int padded_super = s && s->contended;
+        uint64_t pos;
+        if (padded_super)
+            pos = s->contended_last[slot] + CONTENDED_PADDING;
+        else
+            pos = s ? header + s->prim_bytes + s->ref_fields * ref : header;
+        if (c->contended_class)
+            pos += CONTENDED_PADDING;
+        uint64_t own;
+        if (padded_super || c->contended_class) {
+            own = append_fields(r, c, 0, ref, &pos);
+        } else {
+            own = 0;
+            for (uint32_t i = 0; i < c->field_count; i++) {
+                const hp_field *f = &r->layout[c->layout_first + i];
+                if (!in_group(r, c, f)) {
+                    pos += field_bytes(f, ref);
+                    own++;
+                }
+            }
+            pos += c->hidden_bytes + (uint64_t)c->hidden_refs * ref;
+        }
+        int tail = c->contended_class;
+        if (c->contended_fields) {
+            pos += CONTENDED_PADDING;
+            own += append_fields(r, c, 1, ref, &pos);
+            tail = 1;
+        }
+        uint64_t last = own || !padded_super ? pos : s->contended_last[slot];
+        uint64_t end = tail ? last + CONTENDED_PADDING : pos;
+        c->contended_last[slot] = last > UINT32_MAX ? UINT32_MAX : (uint32_t)last;
+        c->contended_end[slot] = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+    }
+    c->contended = 1;
+}
+
 /* Totals over the hierarchy, without recursion: climbs to the first class
  * whose totals are known, then fills the path back down. A cycle in the
  * superclass links is malformed input. */
@@ -260,6 +395,8 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
         c->ref_fields = (s ? s->ref_fields : 0) + c->hidden_refs;
         c->is_reference = (s && s->is_reference) || path[n] == r->reference_class;
         c->next_fields = !s ? HP_NONE : s->field_count ? c->super_index : s->next_fields;
+        if (c->contended || (s && s->contended))
+            contended_layout(r, c);
         for (uint32_t i = 0; i < c->field_count; i++) {
             const hp_field *f = &r->layout[c->layout_first + i];
             unsigned sz = hp_type_size(r, f->type);
@@ -312,17 +449,6 @@ static gch_status prepare_layouts(hprof_reader *r)
 /* ------------------------------------------------------------------------ */
 /* Sizes */
 
-/* The JVM layouts gcheap knows (docs/hprof-format.md, "Sizes"). */
-enum { RULE_COMPRESSED, RULE_WIDE_REFS, RULE_WIDE_ALL, RULE_32BIT, RULE_ART, RULE_COUNT };
-
-static const hp_layout_rule rules[RULE_COUNT] = {
-    { 4, 12, 16, 0, "64-bit, compressed references and class pointers" },
-    { 8, 12, 16, 0, "64-bit, 8-byte references, compressed class pointers" },
-    { 8, 16, 24, 0, "64-bit, 8-byte references and class pointers" },
-    { 4, 8, 12, 0, "32-bit" },
-    { 4, 8, 12, 1, "Android ART" },
-};
-
 static uint64_t align8(uint64_t n)
 {
     return (n + 7) & ~(uint64_t)7;
@@ -332,6 +458,8 @@ static uint64_t instance_size_by(const hp_layout_rule *rule, const hp_class *k)
 {
     if (rule->art)
         return align8(k->instance_size ? k->instance_size : rule->header);
+    if (k->contended && rule->slot >= 0)
+        return align8(k->contended_end[rule->slot]);
     return align8(rule->header + k->prim_bytes + k->ref_fields * rule->ref_size);
 }
 

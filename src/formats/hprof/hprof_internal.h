@@ -91,6 +91,14 @@ typedef struct hp_class {
     /* What HotSpot adds to the declared fields (injected fields, @Contended
      * padding), which the dump does not show: bytes, and references. */
     uint32_t hidden_bytes, hidden_refs;
+    /* HotSpot's @Contended layout (hprof_classes.c), per 64-bit rule (slot):
+     * the offset after the last field and the instance's end before the
+     * 8-byte alignment; contended: 0 none, 1 the class or a superclass is
+     * one of the JDK's @Contended classes (then these give the size). */
+    uint32_t contended_last[3], contended_end[3];
+    uint8_t contended;
+    uint8_t contended_class;  /* class-level @Contended (padding before and after) */
+    const char *const *contended_fields; /* the fields of its @Contended group, or NULL */
     uint8_t is_reference;    /* java.lang.ref.Reference or a subclass */
     uint8_t state;           /* hierarchy totals: 0 not yet, 1 being computed, 2 done */
 } hp_class;
@@ -118,6 +126,7 @@ typedef struct hp_layout_rule {
     unsigned header;         /* object header */
     unsigned array_header;   /* header + length, before element alignment */
     int art;                 /* Android: instance sizes come from the class dump */
+    int slot;                /* 0-2: the 64-bit rules (hp_class.contended_end), -1 others */
     const char *name;
 } hp_layout_rule;
 
