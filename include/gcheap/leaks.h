@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
+#include "gcheap/analysis.h"
 #include "gcheap/histogram.h"
 
 /* ------------------------------------------------------------- suspects */
@@ -101,6 +102,14 @@ typedef struct gch_suspects {
  * nothing stays allocated. Free the result with gch_suspects_free(). */
 gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *opts,
                              gch_suspects *out, gch_error *err);
+
+/* The same with the dominator tree of the loaded heap an (gcheap/analysis.h):
+ * its tree in preorder (with preorder_idom) of the view opts->include_weak,
+ * built there on first use and kept, so suspects cost no tree of their own
+ * when other questions about an have one. heap is one of an's. */
+gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
+                                const gch_suspects_options *opts, gch_suspects *out,
+                                gch_error *err);
 
 /* Frees the arrays of s and zeroes it. NULL and a zeroed struct are allowed. */
 void gch_suspects_free(gch_suspects *s);
@@ -184,6 +193,13 @@ gch_status gch_leaks_new(size_t dump_count, const gch_leaks_options *opts,
  * is full; GCH_ENOMEM (the series is then unusable: free it). */
 gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stable,
                          gch_error *err);
+
+/* gch_leaks_add with the trees of the loaded heap an (gcheap/analysis.h):
+ * the dominator tree with children lists, the shortest-path tree and the
+ * retained sizes by type of the view opts.include_weak, built there on first
+ * use and kept. heap is one of an's. */
+gch_status gch_leaks_add_in(gch_leak_series *s, gch_analysis *an, const gch_heap *heap,
+                            int ids_stable, gch_error *err);
 
 /* After the last gch_leaks_add: the report into *out (owned by the caller,
  * gch_leak_report_free). GCH_EINVAL when dumps are missing; GCH_ENOMEM. */

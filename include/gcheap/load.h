@@ -14,102 +14,38 @@
 #include <stdint.h>
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
+#include "gcheap/reader.h" /* gch_source, gch_load_options: the readers' contract */
 
-/* Options given to every reader. */
-typedef struct gch_load_options {
-    int skip_refs;      /* do not store references (type histograms need none) */
-    /* With skip_refs, .gclog only (other formats ignore it): do not store the
-     * objects either, only count them per type. Each heap then has
-     * histogram_only set, object_count 0 and exact type_objects, type_bytes,
-     * total_size and anomalies (duplicates, undeclared types, roots on absent
-     * objects): what gch_histogram without a mask needs, nothing that reads
-     * objects. Memory: the types, plus 1-2 bytes an object while ids
-     * increase (a hash set of the ids from the first id that does not). */
-    int histogram_only;
-    int skip_labels;    /* HPROF, V8: do not store reference labels (field names, "[12]": 4 bytes
-                           a reference); HPROF: nor look up thread names for root labels (three
-                           walks over the dump); root labels then name threads by number */
-    int size_buckets;   /* .gcdump: keep "(Bytes > 10K)" types apart */
-    int keep_modules;   /* .gcdump: record module names */
-    /* Called now and then while reading, with the number of input bytes consumed
-     * so far (NULL for none). */
-    void (*progress)(void *ctx, uint64_t bytes_read);
-    void *progress_ctx;
-    /* .gclog: read the input on the calling thread between blocks instead of
-     * on a reader thread ahead of the parser. Faster for regular files (their
-     * read is a quick page-cache copy, and a third thread slows the two that
-     * parse); slower for pipes, where reading ahead overlaps the writer. */
-    int no_read_ahead;
-    /* .gclog from memory (gch_load_buffer): called, in order, with each part of
-     * the buffer that the reader has parsed and will not read again, so that a
-     * caller who mapped a file can drop those pages from memory (NULL for
-     * none). The bytes must stay readable until the load returns all the same.
-     * For gzip input, the compressed parts already inflated are released, from
-     * the thread that decompresses (possibly the reader thread). */
-    void (*release)(void *ctx, const void *data, size_t size);
-    void *release_ctx;
-    /* HPROF (64-bit JVMs): how object sizes count references. 0 decides from
-     * the dump (the gaps between object addresses), GCH_HPROF_REFS_COMPRESSED
-     * takes 4-byte references and class pointers (-XX:+UseCompressedOops),
-     * GCH_HPROF_REFS_WIDE 8-byte references (-XX:-UseCompressedOops). */
-    int hprof_compressed_refs;
-    /* Threads the load may use, the caller's included: 0 (the default) as
-     * many as the machine has processors, at most 2 (the code splits work in
-     * two); 1 creates no thread at all (the .gclog reader then reads in line
-     * and parses in one piece); more than 2 is taken as 2. */
-    unsigned threads;
-    /* HPROF from memory (gch_load_buffer, gch_read_hprof_buffer, not gzip):
-     * record where the elements of every primitive array lie in the buffer,
-     * and the value array and coder of every java.lang.String, in the
-     * heap's payloads table (gcheap/heap.h). Nothing is copied: the caller
-     * reads the bytes from the buffer, or from the file at the same offsets.
-     * Costs 32 bytes a primitive array and String; 0 (the default) records
-     * nothing. Ignored (payloads_kept stays 0) by the other formats, for
-     * gzip input and by gch_load, whose buffer is gone when it returns. */
-    int keep_payloads;
-} gch_load_options;
-
-#define GCH_HPROF_REFS_AUTO 0
-#define GCH_HPROF_REFS_COMPRESSED 1
-#define GCH_HPROF_REFS_WIDE 2
-/* .gclog: the longest line accepted, in bytes before its newline. A record
- * is one line; this one holds an object with over 3.9 million 64-bit
- * references (7 million 32-bit ones), far more than a .NET Compact
- * Framework heap (tens of MB at most) can give one object. A longer line is
- * an error (GCH_EFORMAT, "line longer than 67108864 bytes", with its line
- * number), so that no input makes the reader buffer more than this for a
- * line: reading /dev/zero or a file of zeros stops after its first block. */
-#define GCH_GCLOG_MAX_LINE ((size_t)64 << 20)
-
-/* Reads up to cap bytes into buf. Returns the count read, 0 at end of input,
- * or -1 on error (the reader then fails with GCH_EIO). Calls never overlap,
- * but the .gclog reader may make them from a thread of its own (reading
- * ahead), while the progress callback runs on the caller's thread; all calls
- * have returned when the load returns. */
-typedef long long (*gch_read_fn)(void *ctx, void *buf, size_t cap);
-
-typedef struct gch_source {
-    gch_read_fn read;
-    void *ctx;
-} gch_source;
-
+/* The formats, one per row of the reader table (src/load/readers.c, in this
+ * order): adding a format adds its value here, its word to GCH_FORMAT_WORDS
+ * and its row there (docs/conventions.md, "Adding a format"). */
 typedef enum gch_format {
     GCH_FORMAT_AUTO = 0,
     GCH_FORMAT_GCLOG,
     GCH_FORMAT_GCDUMP,
     GCH_FORMAT_DART,
     GCH_FORMAT_V8,
-    GCH_FORMAT_HPROF
+    GCH_FORMAT_HPROF,
+    GCH_FORMAT_RUBY
 } gch_format;
+
+/* The --input-format words of the formats, as help texts and messages list
+ * them (a compile-time string, so that option tables stay constant; the
+ * reader table's test checks it against the rows). */
+#define GCH_FORMAT_WORDS "gclog, gcdump, dart, v8, hprof or ruby"
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
 const char *gch_format_name(gch_format format);
 int gch_format_parse(const char *name, gch_format *out);
 
-/* Guesses the format from the first n bytes of a dump (n >= 32 is enough):
+/* Guesses the format from the first n bytes of a dump (n >= 32 is enough;
+ * 64 are read), by each reader's signature test (src/load/readers.c):
  * "!FastSerialization" framing is gcdump, "dartheap" is Dart, "JAVA PROFILE 1.0."
  * is HPROF, a JSON object whose first key is "snapshot" (blanks allowed) a V8
- * heap snapshot, gzip (1f 8b) is looked through, anything else gclog. */
+ * heap snapshot, a JSON object whose first member is "address":"0x.. or
+ * "type":"ROOT" a Ruby heap dump (JSON formats are told apart by the first object's keys:
+ * docs/architecture.md, "Detection"), anything else gclog. gzip is not looked
+ * through here: gch_load and gch_load_buffer decompress first. */
 gch_format gch_detect_format(const void *head, size_t n);
 
 /* Reads a whole dump from src. format GCH_FORMAT_AUTO detects it from the first
@@ -153,6 +89,13 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
 gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts,
                               gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                gch_dump **out, gch_error *err);
+/* Ruby heap dumps (ObjectSpace.dump_all: one JSON object a line), streamed
+ * from a source or parsed in place from a buffer; errors carry line
+ * numbers. docs/ruby-format.md. */
+gch_status gch_read_ruby(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                         gch_error *err);
+gch_status gch_read_ruby_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
 /* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
 gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,

@@ -1,16 +1,18 @@
-/* The library's long analyses as the commands call them: errors printed, and
- * a phase line on stderr while they run (see cli_phase). */
+/* The library's long analyses as the commands call them, from the loaded
+ * heap (gcheap/analysis.h): computed once, errors as the run's; and the
+ * phase line on stderr while they run (see cli_phase). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "platform.h"
 
-static int phase_shown;
+static _Thread_local int phase_shown; /* the progress line is on the screen (per thread: per session run) */
 
 void cli_phase(const cli_common *c, const char *what)
 {
-    if (c->no_progress || c->quiet || !plat_stderr_is_tty())
+    if (c->no_progress || c->quiet || !cli_ctx_err_is_tty())
         return;
     plat_clear_line_on_interrupt();
     fprintf(stderr, "\r\033[Kgcheap: %s...", what);
@@ -35,70 +37,47 @@ void cli_phase_end(void)
     phase_shown = 0;
 }
 
-static int build_domtree(const gch_heap *h, const cli_common *c, int children, int preorder_only,
-                         gch_domtree *t)
+/* A library status as the run's error: 0 or EXIT_INPUT. */
+static int failed(gch_status st, const gch_error *err)
+{
+    if (st == GCH_OK)
+        return 0;
+    cli_error("%s", err->message);
+    return EXIT_INPUT;
+}
+
+int cli_domtree(gch_analysis *an, const gch_heap *h, const cli_common *c, unsigned parts,
+                const gch_domtree **t)
 {
     gch_error err;
-    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
-    opts.include_weak = c->include_weak;
-    opts.children = children;
-    opts.preorder_only = preorder_only;
-    opts.threads = cli_threads(c);
-    static const char what[] = "computing the dominator tree";
-    opts.progress = cli_phase_percent;
-    opts.progress_ctx = (void *)what;
-    cli_phase(c, what);
-    gch_status st = gch_domtree_build_ex(h, &opts, t, &err);
-    cli_phase_end();
-    if (st != GCH_OK) {
-        cli_error("%s", err.message);
-        return EXIT_INPUT;
-    }
-    return 0;
+    return failed(gch_analysis_domtree(an, h, c->include_weak, parts, t, &err), &err);
 }
 
-int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t)
+int cli_type_retained(gch_analysis *an, const gch_heap *h, const cli_common *c,
+                      const uint64_t **per_type, uint64_t *live_bytes)
 {
-    return build_domtree(h, c, children, 0, t);
-}
-
-int cli_domtree_preorder(const gch_heap *h, const cli_common *c, gch_domtree *t)
-{
-    return build_domtree(h, c, 0, 1, t);
-}
-
-int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
-                      uint64_t *live_bytes)
-{
-    gch_domtree t;
     gch_error err;
-    *per_type = xcalloc(h->type_count, sizeof **per_type);
-    int rc = cli_domtree(h, c, 1, &t);
-    if (rc == 0 && gch_type_retained(h, &t, *per_type, &err) != GCH_OK) {
-        cli_error("%s", err.message);
-        rc = EXIT_INPUT;
-    }
+    int rc = failed(gch_analysis_type_retained(an, h, c->include_weak, per_type, &err), &err);
     if (rc == 0 && live_bytes)
-        *live_bytes = t.live_bytes;
-    gch_domtree_free(&t);
-    if (rc) {
-        free(*per_type);
-        *per_type = NULL;
-    }
+        rc = failed(gch_analysis_live(an, h, c->include_weak, NULL, NULL, live_bytes, &err), &err);
     return rc;
 }
 
-int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p)
+int cli_paths(gch_analysis *an, const gch_heap *h, int include_weak, const gch_paths **p)
 {
     gch_error err;
-    static const char what[] = "finding shortest paths from the roots";
-    gch_paths_options opts = { include_weak, cli_phase_percent, (void *)what };
-    cli_phase(c, what);
-    gch_status st = gch_paths_build_ex(h, &opts, p, &err);
-    cli_phase_end();
-    if (st != GCH_OK) {
-        cli_error("%s", err.message);
-        return EXIT_INPUT;
-    }
-    return 0;
+    return failed(gch_analysis_paths(an, h, include_weak, p, &err), &err);
+}
+
+int cli_live(gch_analysis *an, const gch_heap *h, const cli_common *c, const uint8_t **mask,
+             uint64_t *count, uint64_t *bytes)
+{
+    gch_error err;
+    return failed(gch_analysis_live(an, h, c->include_weak, mask, count, bytes, &err), &err);
+}
+
+int cli_reverse(gch_analysis *an, const gch_heap *h)
+{
+    gch_error err;
+    return failed(gch_analysis_reverse(an, h, &err), &err);
 }

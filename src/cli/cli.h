@@ -37,9 +37,12 @@
  *       .min_args = 1, .max_args = 1, .report = hello_report,
  *   };
  *
- * Errors: a hook prints its message (cli_error, cli_usage_error, or the
- * library's error through cli_error) and returns EXIT_INPUT; out of memory
- * dies in xmalloc (xalloc.h). Exit statuses: 0 fine, 1 a limit exceeded
+ * Errors: a hook records its message (cli_error, cli_usage_error, or the
+ * library's error through cli_error: the run's error, run_ctx.h, written by
+ * cli_session_run when the run ends) and returns EXIT_INPUT; out of memory in
+ * xmalloc ends the run (xalloc.h). Nothing in a run prints an error or exits.
+ * Trees, paths and live sets come from the loaded heap (in->an, cli_domtree
+ * and its siblings below), never built by a command. Exit statuses: 0 fine, 1 a limit exceeded
  * (check/diff report returns EXIT_LIMIT), 2 usage or input error.
  */
 #ifndef GCHEAP_CLI_CLI_H
@@ -50,6 +53,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/paths.h"
 #include "gcheap/load.h"
+#include "gcheap/analysis.h"
 #include "options.h"
 #include "output.h"
 #include "xalloc.h"
@@ -57,10 +61,15 @@
 /* Exit statuses. */
 enum { EXIT_FINE = 0, EXIT_LIMIT = 1, EXIT_INPUT = 2 };
 
+typedef struct cli_session cli_session;
+typedef struct cli_held cli_held;
+
 /* A loaded dump and the sections a command reports (all, or --domain's). */
 typedef struct cli_input {
     const char *path;
-    gch_dump *dump;
+    gch_dump *dump;           /* owned by the session (held) */
+    gch_analysis *an;         /* its derived structures (gcheap/analysis.h) */
+    cli_held *held;
     gch_heap **heaps;
     size_t count;
 } cli_input;
@@ -74,6 +83,7 @@ typedef struct cli_input {
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF
                                   thread names): readers may drop them otherwise */
+#define CLI_NO_LOAD 0x40u /* the report hook loads (or not) by itself: the shell */
 #define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
                                     totals and anomalies: objects need not be stored */
 
@@ -93,8 +103,12 @@ typedef struct cli_run {
     void *state;              /* the command's state struct (options filled) */
     const char *const *args;  /* positional arguments; args[0] the dump */
     int nargs;
+    int argc;                 /* the whole command line (argv[0] the command) */
+    char **argv;
+    cli_session *session;     /* where the dumps are kept */
     cli_input in[2];          /* the dump (and with CLI_TWO_DUMPS, the second) */
     int ninputs;
+    int load;                 /* what the command needs loaded: CLI_LOAD_* bits */
     cli_out *out;             /* stdout: only in report */
 } cli_run;
 
@@ -122,9 +136,23 @@ struct cli_spec {
     void (*release)(void *state);
 };
 
+/* The command table (commands.h), in its order (session.c). */
+const cli_spec *const *cli_command_list(size_t *count);
+
 /* Runs the command spec on argv (argv[0] is the command name): the whole
- * lifecycle above. Returns the exit status. */
-int cli_run_command(const cli_spec *spec, int argc, char **argv);
+ * lifecycle above, with the dumps from session. Returns the exit status; the
+ * error, if any, is the run's (run_ctx.h). */
+int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char **argv);
+
+/* The session's dumps (session.c). cli_session_open loads path with what
+ * `need` (CLI_LOAD_* bits) asks for, or takes it from the session's cache;
+ * 0 and *held (release with cli_session_close), or EXIT_INPUT with the error
+ * recorded. */
+int cli_session_open(cli_session *s, const char *path, const cli_common *c, int need,
+                     cli_held **held);
+void cli_session_close(cli_session *s, cli_held *held);
+gch_dump *cli_held_dump(const cli_held *held);
+gch_analysis *cli_held_analysis(const cli_held *held);
 
 /* 'gcheap NAME --help'. */
 void cli_print_help(const cli_spec *spec);
@@ -135,19 +163,23 @@ const char *cli_display_path(const char *path);
 /* Loads the dump at path ("-" = stdin). need_refs: CLI_LOAD_REFS keeps
  * references (without it the reader may skip them), CLI_LOAD_LABELS keeps
  * labels (reference field names, HPROF thread names; without it a reader may
- * drop them). Prints "gcheap: FILE:LINE: ..." (or offset form) on failure and
- * returns EXIT_INPUT; 0 on success. */
+ * drop them). Records "gcheap: FILE:LINE: ..." (or offset form) as the run's
+ * error and returns EXIT_INPUT on failure; 0 on success. Commands load
+ * through the session (cli_session_open), which calls this. */
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out);
 
-/* The sections to report: all, or the one --domain names. Prints an error and
+/* The sections to report: all, or the one --domain names. Records an error and
  * returns EXIT_INPUT when --domain names none (unless lenient). *out is
  * malloc'd. */
 int cli_select(const char *command, const char *path, const gch_dump *dump, const cli_common *common,
                int lenient, gch_heap ***out, size_t *count);
 
-/* One warning line on stderr summarising a heap's anomalies (unless -q). */
+/* One warning line on stderr summarising a heap's anomalies (unless -q).
+ * loaded: what the command asked to load (CLI_LOAD_* bits): without
+ * CLI_LOAD_REFS, references to absent objects are not counted (a dump the
+ * session loaded with references for another command keeps them). */
 void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *heap,
-                        const cli_common *common);
+                        const cli_common *common, int loaded);
 
 /* A type's display name, honouring --short-names (Dart) and --module (.gcdump).
  * Returns a pointer into buf or into the heap. */
@@ -169,17 +201,21 @@ void cli_phase_end(void);
  * what is the phase's text as given to cli_phase). */
 void cli_phase_percent(void *what, unsigned percent);
 
-/* gch_domtree_build_ex (weak roots per --include-weak; the children lists only
- * when children is nonzero: gch_domtree_children and gch_type_retained need
- * them, idom, retained, live totals and gch_dom_chain do not),
- * gch_type_retained into a malloc'd per-type array, gch_paths_build: the
- * error printed, 0 or EXIT_INPUT. */
-int cli_domtree(const gch_heap *h, const cli_common *c, int children, gch_domtree *t);
-/* The same in preorder only (gch_domtree_options.preorder_only): live totals,
- * t->preorder and t->preorder_retained; what `top` needs. */
-int cli_domtree_preorder(const gch_heap *h, const cli_common *c, gch_domtree *t);
-int cli_type_retained(const gch_heap *h, const cli_common *c, uint64_t **per_type,
-                      uint64_t *live_bytes);
-int cli_paths(const gch_heap *h, const cli_common *c, int include_weak, gch_paths *p);
+/* The loaded heap's structures (gcheap/analysis.h: computed on first use and
+ * kept by the session; never freed by a command) for the view --include-weak
+ * chooses; a failure becomes the run's error: 0 or EXIT_INPUT.
+ * cli_domtree: the dominator tree with at least `parts` (GCH_TREE_*);
+ * cli_type_retained: retained bytes per type (and the live bytes);
+ * cli_paths: the shortest-path tree (include_weak given: retainers asks both);
+ * cli_live: the live set (mask may be NULL: totals only);
+ * cli_reverse: the heap's reverse references. */
+int cli_domtree(gch_analysis *an, const gch_heap *h, const cli_common *c, unsigned parts,
+                const gch_domtree **t);
+int cli_type_retained(gch_analysis *an, const gch_heap *h, const cli_common *c,
+                      const uint64_t **per_type, uint64_t *live_bytes);
+int cli_paths(gch_analysis *an, const gch_heap *h, int include_weak, const gch_paths **p);
+int cli_live(gch_analysis *an, const gch_heap *h, const cli_common *c, const uint8_t **mask,
+             uint64_t *count, uint64_t *bytes);
+int cli_reverse(gch_analysis *an, const gch_heap *h);
 
 #endif

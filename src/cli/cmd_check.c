@@ -69,7 +69,7 @@ static int gate_sections(const cli_run *run, gate_section *secs, named_type **ty
     const cli_input *in = &run->in[0];
     for (size_t i = 0; i < in->count; i++) {
         size_t n;
-        int rc = heap_types_for(in->heaps[i], s->live, 0, run->c, &types[i], &n, NULL);
+        int rc = heap_types_for(in->an, in->heaps[i], s->live, 0, run->c, &types[i], &n, NULL);
         if (rc)
             return rc;
         gate_section *sec = &secs[i];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gate.h"
 #include "stat_sort.h"
 
@@ -163,13 +164,13 @@ static gate_type *merge(const named_type *b, size_t nb, const named_type *n, siz
 
 static uint64_t absdiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
-static int sort_key; /* 0 bytes, 1 count, 2 name, 3 retained (qsort has no context) */
-
 static int cmp_desc(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
 
-static int compare_rows(const void *pa, const void *pb)
+/* ctx: the sort key, 0 bytes, 1 count, 2 name, 3 retained. */
+static int compare_rows(const void *pa, const void *pb, const void *ctx)
 {
     const gate_type *a = pa, *b = pb;
+    const int sort_key = *(const int *)ctx;
     int c = 0;
     uint64_t ab = absdiff(a->base_bytes, a->new_bytes), bb = absdiff(b->base_bytes, b->new_bytes);
     uint64_t ac = absdiff(a->base_count, a->new_count), bc = absdiff(b->base_count, b->new_count);
@@ -232,10 +233,10 @@ static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
     const diff_state *s = run->state;
     const cli_common *c = run->c;
     int rc = 0;
-    if ((p->base && (rc = heap_types_for(p->base, s->live, s->retained, c, &p->bt, &p->nbt,
-                                         &sec->base_retained)) != 0) ||
-        (p->new && (rc = heap_types_for(p->new, s->live, s->retained, c, &p->nt, &p->nnt,
-                                        &sec->new_retained)) != 0))
+    if ((p->base && (rc = heap_types_for(run->in[0].an, p->base, s->live, s->retained, c, &p->bt,
+                                         &p->nbt, &sec->base_retained)) != 0) ||
+        (p->new && (rc = heap_types_for(run->in[1].an, p->new, s->live, s->retained, c, &p->nt,
+                                        &p->nnt, &sec->new_retained)) != 0))
         return rc;
     sec->name = p->name;
     sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
@@ -245,11 +246,11 @@ static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
         sec->new_count += sec->types[t].new_count;
         sec->new_bytes += sec->types[t].new_bytes;
     }
-    sort_key = !c->sort || strcmp(c->sort, "bytes") == 0 ? 0
-               : strcmp(c->sort, "count") == 0           ? 1
-               : strcmp(c->sort, "name") == 0            ? 2
-                                                         : 3;
-    qsort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows);
+    int sort_key = !c->sort || strcmp(c->sort, "bytes") == 0 ? 0
+                   : strcmp(c->sort, "count") == 0           ? 1
+                   : strcmp(c->sort, "name") == 0            ? 2
+                                                             : 3;
+    cli_sort(sec->types, sec->ntypes, sizeof *sec->types, compare_rows, &sort_key);
     return 0;
 }
 

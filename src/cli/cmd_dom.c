@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "why.h"
 
 #define FOLDED_DEFAULT_DEPTH 1024
@@ -112,13 +113,11 @@ static uint64_t obj_retained(const walker *w, uint32_t o)
     return o == GCH_DOM_VROOT ? w->t->live_bytes : w->t->retained[o];
 }
 
-/* qsort has no context argument in C11. */
-static const walker *sort_walker;
-
-static int cmp_obj_type(const void *pa, const void *pb)
+/* ctx: the walker. */
+static int cmp_obj_type(const void *pa, const void *pb, const void *ctx)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const walker *w = sort_walker;
+    const walker *w = ctx;
     uint32_t ta = w->h->object_type[a], tb = w->h->object_type[b];
     if (ta != tb)
         return ta < tb ? -1 : 1;
@@ -128,9 +127,10 @@ static int cmp_obj_type(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-static int cmp_group(const void *pa, const void *pb)
+static int cmp_group(const void *pa, const void *pb, const void *ctx)
 {
     const group *a = pa, *b = pb;
+    const walker *sort_walker = ctx;
     if (a->retained != b->retained)
         return a->retained > b->retained ? -1 : 1;
     if (a->len != b->len)
@@ -164,8 +164,7 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
             push_group(w, cg);
         }
     } else {
-        sort_walker = w;
-        qsort(w->objs + obj_mark, w->nobjs - obj_mark, sizeof *w->objs, cmp_obj_type);
+        cli_sort(w->objs + obj_mark, w->nobjs - obj_mark, sizeof *w->objs, cmp_obj_type, w);
         for (size_t k = obj_mark; k < w->nobjs;) {
             uint32_t ty = h->object_type[w->objs[k]];
             group cg = { k, 0, ty, 0, 0 };
@@ -176,7 +175,7 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
             }
             push_group(w, cg);
         }
-        qsort(w->grps + grp_start, w->ngrps - grp_start, sizeof *w->grps, cmp_group);
+        cli_sort(w->grps + grp_start, w->ngrps - grp_start, sizeof *w->grps, cmp_group, w);
     }
     size_t shown = grp_start;
     while (shown < w->ngrps && shown - grp_start < w->top && w->grps[shown].retained >= w->min_bytes)
@@ -332,12 +331,13 @@ static void walk_folded(walker *w, strbuf *p, uint64_t max_depth, cli_out *out)
 
 /* ---- command ---- */
 
-static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap *h, uint32_t start,
-                    const cli_common *c, const dom_state *s, int multi)
+static int dom_heap(cli_out *out, report *rep, const char *path, gch_analysis *an, const gch_heap *h,
+                    uint32_t start, const cli_common *c, const dom_state *s, int multi)
 {
-    gch_domtree t;
-    if (cli_domtree(h, c, 1, &t) != 0)
+    const gch_domtree *tree;
+    if (cli_domtree(an, h, c, GCH_TREE_CHILDREN, &tree) != 0)
         return EXIT_INPUT;
+    const gch_domtree t = *tree;
     walker w;
     memset(&w, 0, sizeof w);
     w.h = h;
@@ -389,7 +389,6 @@ static int dom_heap(cli_out *out, report *rep, const char *path, const gch_heap 
         report_end_section(rep);
     }
     walker_free(&w);
-    gch_domtree_free(&t);
     return 0;
 }
 
@@ -407,7 +406,7 @@ static int dom_prepare(cli_run *run)
     const cli_input *in = &run->in[0];
     if (run->nargs < 2)
         return 0;
-    return why_resolve_ids("dom", in->path, in->heaps, in->count, run->args + 1, 1, &s->found);
+    return why_resolve_ids("dom", in, run->args + 1, 1, &s->found);
 }
 
 static int dom_report(cli_run *run)
@@ -444,7 +443,7 @@ static int dom_report(cli_run *run)
     for (size_t i = 0; i < in->count && rc == 0; i++) {
         if (found && found[i] == GCH_NONE)
             continue;
-        rc = dom_heap(run->out, rep, in->path, in->heaps[i], found ? found[i] : GCH_DOM_VROOT, c, s,
+        rc = dom_heap(run->out, rep, in->path, in->an, in->heaps[i], found ? found[i] : GCH_DOM_VROOT, c, s,
                       shown > 1);
     }
     return rc;

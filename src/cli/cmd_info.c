@@ -34,15 +34,12 @@ static void snake(const char *in, char *out, size_t cap)
     out[n] = '\0';
 }
 
-static int info_heap(report *rep, const cli_common *c, const gch_dump *d, const gch_heap *h)
+static int info_heap(report *rep, const cli_common *c, gch_analysis *an, const gch_dump *d,
+                     const gch_heap *h)
 {
     uint64_t live_count = 0, live_bytes = 0;
-    gch_error err;
-    if (gch_live_set_ex(h, &(gch_live_options){ c->include_weak, cli_threads(c) }, NULL, &live_count,
-                        &live_bytes, &err) != GCH_OK) {
-        cli_error("%s", err.message);
+    if (cli_live(an, h, c, NULL, &live_count, &live_bytes) != 0)
         return EXIT_INPUT;
-    }
     uint64_t strong = 0, weak = 0;
     for (uint32_t r = 0; r < h->root_count; r++)
         (h->root_flags[r] & GCH_ROOT_WEAK) ? weak++ : strong++;
@@ -108,7 +105,7 @@ static int info_report(cli_run *run)
     report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = info_heap(rep, run->c, in->dump, in->heaps[i]);
+        rc = info_heap(rep, run->c, in->an, in->dump, in->heaps[i]);
     return rc;
 }
 

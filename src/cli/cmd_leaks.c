@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
 
@@ -149,12 +150,12 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
 
 /* Adds the sections of one dump to their series. */
 static int add_dump(gch_leak_series **series, size_t sections, gch_heap **heaps,
-                    const gch_dump *dump, const cli_common *c)
+                    gch_analysis *an, const cli_common *c)
 {
     for (size_t i = 0; i < sections; i++) {
         gch_error err;
         cli_phase(c, "comparing dumps");
-        gch_status st = gch_leaks_add(series[i], heaps[i], dump->ids_stable, &err);
+        gch_status st = gch_leaks_add_in(series[i], an, heaps[i], gch_analysis_dump(an)->ids_stable, &err);
         cli_phase_end();
         if (st != GCH_OK) {
             cli_error("%s", err.message);
@@ -186,20 +187,22 @@ static int leaks_prepare(cli_run *run)
         }
     }
     if (rc == 0)
-        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].dump, c);
+        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].an, c);
     const gch_heap *const *last = (const gch_heap *const *)run->in[0].heaps;
     st->format = run->in[0].dump->format;
-    gch_dump *later = NULL;
+    cli_held *held = NULL;
     gch_heap **heaps = NULL;
     for (size_t k = 1; k < dumps && rc == 0; k++) {
         size_t count = 0;
-        gch_dump_free(later);
+        cli_session_close(run->session, held);
         free(heaps);
-        later = NULL;
+        held = NULL;
         heaps = NULL;
         const char *path = run->args[k];
-        if ((rc = cli_load(path, c, CLI_LOAD_REFS | CLI_LOAD_LABELS, &later)) != 0 ||
-            (rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
+        if ((rc = cli_session_open(run->session, path, c, CLI_LOAD_REFS | CLI_LOAD_LABELS, &held)) != 0)
+            break;
+        gch_dump *later = cli_held_dump(held);
+        if ((rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
             break;
         if (strcmp(later->format, run->in[0].dump->format) != 0) {
             /* Types, ids and sizes mean different things in another format. */
@@ -216,8 +219,8 @@ static int leaks_prepare(cli_run *run)
             break;
         }
         for (size_t i = 0; i < count; i++)
-            cli_warn_anomalies(path, later, heaps[i], c);
-        rc = add_dump(series, sections, heaps, later, c);
+            cli_warn_anomalies(path, later, heaps[i], c, CLI_LOAD_REFS | CLI_LOAD_LABELS);
+        rc = add_dump(series, sections, heaps, cli_held_analysis(held), c);
         last = (const gch_heap *const *)heaps;
         st->format = later->format; /* static storage */
     }
@@ -238,7 +241,7 @@ static int leaks_prepare(cli_run *run)
     for (size_t i = 0; i < sections; i++)
         gch_leaks_free(series[i]);
     free(series);
-    gch_dump_free(later);
+    cli_session_close(run->session, held);
     free(heaps);
     return rc;
 }
@@ -265,7 +268,7 @@ static int leaks_report(cli_run *run)
                        &found);
     if (st->fail_set && found) {
         if (!run->c->quiet)
-            fprintf(stderr, "gcheap: leaks: %" PRIu64 " finding%s at or above --fail-on-leak\n",
+            fprintf(cli_ctx_get()->err, "gcheap: leaks: %" PRIu64 " finding%s at or above --fail-on-leak\n",
                     found, found == 1 ? "" : "s");
         return EXIT_LIMIT;
     }

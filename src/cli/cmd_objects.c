@@ -7,16 +7,18 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "payload.h"
+#include "sites.h"
 #include "why.h"
 
 typedef struct objects_state {
     const char *type;
     uint64_t min_size, max_size;
     int min_given, max_given;
-    int live, dead, retained, values, whole_values;
+    int live, dead, retained, values, whole_values, sites;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
 } objects_state;
@@ -32,9 +34,11 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "dead", objects_state, dead, "only objects no strong root reaches"),
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
     OPT_BOOL(0, "values", objects_state, values,
-             "add a value column: the text of a java.lang.String or char[] (HPROF)"),
+             "add a value column: the text of a String (HPROF, Ruby) or char[] (HPROF)"),
     OPT_BOOL(0, "whole-values", objects_state, whole_values,
              "--values, not cut after " PAYLOAD_VALUE_CHARS_TEXT " characters"),
+    OPT_BOOL(0, "sites", objects_state, sites,
+             "add a site column: where the object was allocated (Ruby, traced)"),
     OPT_END
 };
 
@@ -56,22 +60,34 @@ static const char description[] =
     "--values (HPROF read from a file): the text of each java.lang.String\n"
     "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[], cut after\n"
     PAYLOAD_VALUE_CHARS_TEXT " characters and \"...\" in every format (quoted in tables);\n"
-    "--whole-values: the same, whole; '-' (empty, null) for other objects. The characters are read from the dump file\n"
-    "again: from a pipe or a gzip file there are none (a warning says so).\n"
-    "Columns: id, size, live, distance, [retained,] [value,] type, domain. json adds\n"
+    "--whole-values: the same, whole; '-' (empty, null) for other objects.\n"
+    "The characters are read from the dump file again: from a pipe or a gzip\n"
+    "file there are none (a warning says so).\n"
+    "Ruby: the \"value\" the dump gives a String (ASCII-only ones), kept while\n"
+    "loading, so from a pipe or gzip too.\n"
+    "--sites: where each object was allocated (\"file:line\"; Ruby dumps made\n"
+    "after ObjectSpace.trace_object_allocations_start); '-' (empty, null) for\n"
+    "objects without one; a warning when the dump records none.\n"
+    "Columns: id, size, live, distance, [retained,] [value,] [site,] type, domain. json adds\n"
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 
-/* qsort has no context argument in C11. */
-static const gch_heap *sort_heap;
-static const uint32_t *sort_dist;
-static const uint64_t *sort_retained;
-static int sort_key;
+/* What the order of the rows depends on. */
+typedef struct row_order {
+    const gch_heap *heap;
+    const uint32_t *dist;
+    const uint64_t *retained;
+    int key;  /* an index into sort_keys */
+} row_order;
 
-static int compare_rows(const void *pa, const void *pb)
+static int compare_rows(const void *pa, const void *pb, const void *ctx)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const gch_heap *h = sort_heap;
+    const row_order *ro = ctx;
+    const gch_heap *h = ro->heap;
+    const uint32_t *sort_dist = ro->dist;
+    const uint64_t *sort_retained = ro->retained;
+    const int sort_key = ro->key;
     switch (sort_key) {
     case 1: { /* retained */
         uint64_t ra = sort_retained[a], rb = sort_retained[b];
@@ -166,13 +182,16 @@ static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_
     report_cell_text(rep, sb_str(text));
 }
 
-static int report_heap(report *rep, const char *path, const gch_dump *dump, const gch_heap *h,
-                       const uint8_t *mask, const cli_common *c, const objects_state *s)
+static int report_heap(report *rep, const cli_input *in, const gch_heap *h, const uint8_t *mask,
+                       const cli_common *c, const objects_state *s)
 {
+    const char *path = in->path;
+    const gch_dump *dump = in->dump;
     gch_error err;
     uint32_t *dist = NULL;
     gch_domtree t;
     memset(&t, 0, sizeof t);
+    const gch_domtree *tree = NULL;
     cli_phase(c, "measuring distances from the roots");
     gch_status st = gch_root_distance(h, c->include_weak, &dist, &err);
     cli_phase_end();
@@ -180,10 +199,12 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    if (s->retained && cli_domtree(h, c, 0, &t) != 0) {
+    if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0) {
         gch_free(dist);
         return EXIT_INPUT;
     }
+    if (tree)
+        t = *tree;
     size_t n = 0;
     uint64_t bytes = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
@@ -195,15 +216,14 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
             rows[n++] = o;
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
-    sort_heap = h;
-    sort_dist = dist;
-    sort_retained = t.retained;
-    sort_key = key_index(c);
-    qsort(rows, n, sizeof *rows, compare_rows);
+    row_order ro = { h, dist, t.retained, key_index(c) };
+    cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
-    payload_file pf = { NULL, 0 };
+    payload_file pf = { NULL, 0, 0 };
     const char *why = NULL;
+    if (s->sites)
+        sites_warn_none(path, h, c);
     if (wants_values(s) && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
         stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",
                       cli_display_path(path), why);
@@ -227,6 +247,13 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
         }
         if (wants_values(s))
             value_cell(rep, &pf, h, o, c, s, &text);
+        if (s->sites) {
+            const char *site = site_of(h, o);
+            if (site)
+                report_cell_text(rep, site);
+            else
+                report_cell_none(rep);
+        }
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, tb, sizeof tb));
     }
     report_note_more(rep, shown, n, "objects");
@@ -241,34 +268,31 @@ static int report_heap(report *rep, const char *path, const gch_dump *dump, cons
     sb_free(&text);
     free(rows);
     gch_free(dist);
-    gch_domtree_free(&t);
     return 0;
 }
 
 static int objects_report(cli_run *run)
 {
     const objects_state *s = run->state;
-    static const col_spec cols[] = { { "id", COL_ID }, { "size", COL_BYTES }, { "live", COL_TEXT },
-                                     { "distance", COL_COUNT }, { "type", COL_TEXT } };
-    static const col_spec ret_cols[] = { { "id", COL_ID }, { "size", COL_BYTES }, { "live", COL_TEXT },
-                                         { "distance", COL_COUNT }, { "retained", COL_BYTES },
-                                         { "type", COL_TEXT } };
-    static const col_spec value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
-                                           { "live", COL_TEXT }, { "distance", COL_COUNT },
-                                           { "value", COL_TEXT }, { "type", COL_TEXT } };
-    static const col_spec ret_value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
-                                               { "live", COL_TEXT }, { "distance", COL_COUNT },
-                                               { "retained", COL_BYTES }, { "value", COL_TEXT },
-                                               { "type", COL_TEXT } };
+    col_spec cols[8];
+    size_t nc = 0;
+    cols[nc++] = (col_spec){ "id", COL_ID };
+    cols[nc++] = (col_spec){ "size", COL_BYTES };
+    cols[nc++] = (col_spec){ "live", COL_TEXT };
+    cols[nc++] = (col_spec){ "distance", COL_COUNT };
+    if (s->retained)
+        cols[nc++] = (col_spec){ "retained", COL_BYTES };
+    if (wants_values(s))
+        cols[nc++] = (col_spec){ "value", COL_TEXT };
+    if (s->sites)
+        cols[nc++] = (col_spec){ "site", COL_TEXT };
+    cols[nc++] = (col_spec){ "type", COL_TEXT };
     const cli_input *in = &run->in[0];
     int multi = in->count > 1;
-    report *rep = s->retained && wants_values(s) ? report_new(run->out, REPORT_COLUMNS(ret_value_cols), multi)
-                : wants_values(s)               ? report_new(run->out, REPORT_COLUMNS(value_cols), multi)
-                : s->retained             ? report_new(run->out, REPORT_COLUMNS(ret_cols), multi)
-                                          : report_new(run->out, REPORT_COLUMNS(cols), multi);
+    report *rep = report_new(run->out, cols, nc, multi);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
-        rc = report_heap(rep, in->path, in->dump, in->heaps[k], s->masks ? s->masks[k] : NULL,
+        rc = report_heap(rep, in, in->heaps[k], s->masks ? s->masks[k] : NULL,
                          run->c, s);
     return rc;
 }

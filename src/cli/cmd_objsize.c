@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 #include "gcheap/alloc.h"
 #include "stat_sort.h"
 #include "why.h"
@@ -149,11 +150,11 @@ typedef struct type_row {
     uint64_t count, reach_count, reach_bytes, retained;
 } type_row;
 
-static const gch_heap *sort_heap;
-
-static int cmp_type_row(const void *pa, const void *pb)
+/* ctx: the heap (type names). */
+static int cmp_type_row(const void *pa, const void *pb, const void *ctx)
 {
     const type_row *a = pa, *b = pb;
+    const gch_heap *sort_heap = ctx;
     if (a->retained != b->retained)
         return a->retained > b->retained ? -1 : 1;
     if (a->reach_bytes != b->reach_bytes)
@@ -162,19 +163,14 @@ static int cmp_type_row(const void *pa, const void *pb)
 }
 
 /* Rows for --type: one per matching type of h. */
-static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const cli_common *c,
+static int type_rows(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c,
                      const uint8_t *mask)
 {
     const uint32_t nt = h->type_count;
-    uint64_t *tret = xmalloc_array(nt, sizeof *tret);
-    size_t *first = xcalloc((size_t)nt + 1, sizeof *first);
-    gch_error err;
-    if (gch_type_retained(h, t, tret, &err) != GCH_OK) {
-        cli_error("%s", err.message);
-        free(tret);
-        free(first);
+    const uint64_t *tret;
+    if (cli_type_retained(an, h, c, &tret, NULL) != 0)
         return EXIT_INPUT;
-    }
+    size_t *first = xcalloc((size_t)nt + 1, sizeof *first);
     /* The instances of the matching types, grouped by type (counting sort):
      * type ty's are inst[first[ty] .. first[ty+1]-1]. */
     uint32_t *inst;
@@ -210,13 +206,11 @@ static int type_rows(report *rep, const gch_heap *h, const gch_domtree *t, const
     }
     free(by_type);
     free(first);
-    free(tret);
     if (rc) {
         free(rows);
         return rc;
     }
-    sort_heap = h;
-    qsort(rows, ntypes, sizeof *rows, cmp_type_row);
+    cli_sort(rows, ntypes, sizeof *rows, cmp_type_row, h);
     uint64_t shown = ntypes < c->top ? ntypes : c->top;
     char buf[8192];
     for (uint64_t i = 0; i < shown; i++) {
@@ -286,14 +280,14 @@ static int main_rows(report *rep, const cli_run *run, const gch_heap *h, size_t 
 {
     const objsize_state *s = run->state;
     const why_targets *tg = &s->targets;
-    gch_domtree t;
+    gch_analysis *an = run->in[0].an;
+    const gch_domtree *t;
     /* --type needs gch_type_retained (children lists); IDs only idom and
      * retained. */
-    int rc = cli_domtree(h, run->c, s->type != NULL, &t);
+    int rc = cli_domtree(an, h, run->c, s->type ? GCH_TREE_CHILDREN : GCH_TREE_BY_OBJECT, &t);
     if (!rc)
-        rc = s->type ? type_rows(rep, h, &t, run->c, tg->masks[k])
-                     : id_rows(rep, h, &t, run->c, tg->found + k * tg->nids, tg->nids);
-    gch_domtree_free(&t);
+        rc = s->type ? type_rows(rep, an, h, run->c, tg->masks[k])
+                     : id_rows(rep, h, t, run->c, tg->found + k * tg->nids, tg->nids);
     if (!rc && s->stat && run->c->format == FMT_JSON)
         rc = breakdown(rep, h, run->c, starts, nstarts, 0, 1);
     return rc;

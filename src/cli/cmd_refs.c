@@ -121,7 +121,7 @@ static int refs_prepare(cli_run *run)
 {
     refs_state *s = run->state;
     const cli_input *in = &run->in[0];
-    return why_resolve_ids("refs", in->path, in->heaps, in->count, s->ids, s->nids, &s->found);
+    return why_resolve_ids("refs", in, s->ids, s->nids, &s->found);
 }
 
 typedef struct refs_ctx {
@@ -130,6 +130,7 @@ typedef struct refs_ctx {
     const cli_common *c;
     const uint8_t *live;
     uint64_t top;
+    int labels;   /* field names loaded for this command (not only kept by the session) */
 } refs_ctx;
 
 static void ref_row(const refs_ctx *x, uint32_t object, const char *direction, uint32_t label,
@@ -146,9 +147,12 @@ static void ref_row(const refs_ctx *x, uint32_t object, const char *direction, u
     report_cell_text(x->rep, cli_type_name(h, h->object_type[other], x->c, tb, sizeof tb));
 }
 
-static uint32_t label_of(const gch_heap *h, uint32_t edge)
+/* refs does not ask for field names (loading them costs): a dump that a
+ * session keeps with them for other commands must not show them here either,
+ * so that refs answers alike in a session and alone. */
+static uint32_t label_of(const refs_ctx *x, uint32_t edge)
 {
-    return h->out_label ? h->out_label[edge] : GCH_NONE;
+    return x->labels && x->h->out_label ? x->h->out_label[edge] : GCH_NONE;
 }
 
 /* The out rows of object o; returns the number of references. */
@@ -158,7 +162,7 @@ static uint64_t out_rows(const refs_ctx *x, uint32_t o)
     uint64_t n = h->out_start[o + 1] - h->out_start[o];
     uint64_t shown = 0;
     for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1] && shown < x->top; e++, shown++)
-        ref_row(x, o, "out", label_of(h, e), h->out_target[e]);
+        ref_row(x, o, "out", label_of(x, e), h->out_target[e]);
     return n;
 }
 
@@ -178,7 +182,7 @@ static uint64_t in_rows(const refs_ctx *x, uint32_t o)
             if (h->out_target[e] != o)
                 continue;
             if (n < x->top)
-                ref_row(x, o, "in", label_of(h, e), src);
+                ref_row(x, o, "in", label_of(x, e), src);
             n++;
         }
     }
@@ -201,14 +205,10 @@ static int refs_report(cli_run *run)
             used += f[i] != GCH_NONE;
         if (!used)
             continue;
-        gch_error err;
-        uint8_t *live = NULL;
-        if (gch_heap_build_reverse(h, &err) != GCH_OK ||
-            gch_live_set(h, run->c->include_weak, &live, NULL, NULL, &err) != GCH_OK) {
-            cli_error("%s", err.message);
+        const uint8_t *live = NULL;
+        if (cli_reverse(in->an, h) != 0 || cli_live(in->an, h, run->c, &live, NULL, NULL) != 0)
             return EXIT_INPUT;
-        }
-        refs_ctx x = { rep, h, run->c, live, why_top(run->c, 20) };
+        refs_ctx x = { rep, h, run->c, live, why_top(run->c, 20), (run->load & CLI_LOAD_LABELS) != 0 };
         report_begin_section(rep, h->name);
         json_writer *w = report_section_json(rep);
         if (w)
@@ -241,7 +241,6 @@ static int refs_report(cli_run *run)
         if (w)
             json_end_array(w);
         report_end_section(rep);
-        gch_free(live);
     }
     return 0;
 }

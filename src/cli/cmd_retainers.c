@@ -70,22 +70,12 @@ typedef struct ctx {
     const cli_common *c;
     report *rep;          /* tsv/csv/json; NULL for table */
     cli_out *out;         /* table: the text blocks */
-    gch_paths strong;     /* built on first use */
-    gch_paths weak;       /* with every root; built on first use */
-    int have_strong, have_weak;
+    gch_analysis *an;     /* the loaded heap: paths and trees, built on first use */
 } ctx;
 
-static int paths_of(ctx *x, int weak, gch_paths **out)
+static int paths_of(ctx *x, int weak, const gch_paths **out)
 {
-    gch_paths *p = weak ? &x->weak : &x->strong;
-    int *have = weak ? &x->have_weak : &x->have_strong;
-    if (!*have) {
-        if (cli_paths(x->h, x->c, weak, p) != 0)
-            return EXIT_INPUT;
-        *have = 1;
-    }
-    *out = p;
-    return 0;
+    return cli_paths(x->an, x->h, weak, out);
 }
 
 /* Table: "  root: KIND[, FLAGS]  (static in CONTAINER, LABEL)". */
@@ -182,11 +172,8 @@ static void show_path_set(const ctx *x, uint32_t target, const char *status, con
 static int unreachable_block(ctx *x, uint32_t target)
 {
     gch_heap *h = x->h;
-    gch_error err;
-    if (gch_heap_build_reverse(h, &err) != GCH_OK) {
-        cli_error("%s", err.message);
+    if (cli_reverse(x->an, h) != 0)
         return EXIT_INPUT;
-    }
     out_printf(x->out, "  not reachable from any root\n");
     uint32_t b = h->in_start[target], e = h->in_start[target + 1];
     uint32_t distinct = 0;
@@ -238,8 +225,9 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
         size_t shown;
         int more = 0;
         if (s->all) {
-            if (gch_heap_build_reverse(h, &err) != GCH_OK ||
-                gch_paths_all(h, weak, target, (size_t)s->max_paths + 1, &ps, &err) != GCH_OK) {
+            if (cli_reverse(x->an, h) != 0)
+                return EXIT_INPUT;
+            if (gch_paths_all(h, weak, target, (size_t)s->max_paths + 1, &ps, &err) != GCH_OK) {
                 cli_error("%s", err.message);
                 return EXIT_INPUT;
             }
@@ -249,7 +237,7 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
                 more = 1;
             }
         } else {
-            gch_paths *p;
+            const gch_paths *p;
             if (paths_of(x, weak, &p) != 0)
                 return EXIT_INPUT;
             if (gch_paths_path(p, target, &ps, &err) != GCH_OK) {
@@ -428,7 +416,7 @@ static int type_heap(ctx *x, report *rep, const uint8_t *mask, const retainers_s
     uint32_t *inst;
     size_t ninst;
     why_instances(h, mask, &inst, &ninst);
-    gch_paths *p;
+    const gch_paths *p;
     if (paths_of(x, x->c->include_weak, &p) != 0) {
         free(inst);
         return EXIT_INPUT;
@@ -511,9 +499,13 @@ static int id_section(ctx *x, const retainers_state *s, const uint32_t *f, int *
 {
     gch_domtree t;
     memset(&t, 0, sizeof t);
+    const gch_domtree *tree;
     /* idom chains and retained sizes only: no children lists. */
-    if (s->dominators && cli_domtree(x->h, x->c, 0, &t) != 0)
-        return EXIT_INPUT;
+    if (s->dominators) {
+        if (cli_domtree(x->an, x->h, x->c, GCH_TREE_BY_OBJECT, &tree) != 0)
+            return EXIT_INPUT;
+        t = *tree;
+    }
     if (x->rep) {
         report_begin_section(x->rep, x->h->name);
     } else if (s->targets.nused > 1) {
@@ -536,7 +528,6 @@ static int id_section(ctx *x, const retainers_state *s, const uint32_t *f, int *
     }
     if (x->rep)
         report_end_section(x->rep);
-    gch_domtree_free(&t);
     return rc;
 }
 
@@ -565,12 +556,9 @@ static int retainers_report(cli_run *run)
         x.c = c;
         x.out = run->out;
         x.rep = rep;
+        x.an = in->an;
         rc = s->type ? type_heap(&x, rep, tg->masks[k], s)
                      : id_section(&x, s, tg->found + k * tg->nids, &sections);
-        if (x.have_strong)
-            gch_paths_free(&x.strong);
-        if (x.have_weak)
-            gch_paths_free(&x.weak);
     }
     return rc;
 }

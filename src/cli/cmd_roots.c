@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sort.h"
 
 typedef struct roots_state {
     int summary_only, list_only;
@@ -29,9 +30,6 @@ static const char description[] =
     "Summary columns: kind, flags, count, bytes.\n"
     "Sort keys for the list: none (dump order, default), bytes, name, kind.";
 
-static const gch_heap *sort_heap;
-static int sort_mode; /* 1 bytes, 2 name, 3 kind */
-
 static uint64_t root_size(const gch_heap *h, uint32_t r)
 {
     return h->root_object[r] == GCH_NONE ? 0 : gch_object_size(h, h->root_object[r]);
@@ -42,10 +40,18 @@ static const char *root_type(const gch_heap *h, uint32_t r)
     return h->root_object[r] == GCH_NONE ? "<absent object>" : gch_type_name(h, h->object_type[h->root_object[r]]);
 }
 
-static int compare_roots(const void *pa, const void *pb)
+/* The list's order: --sort's mode (1 bytes, 2 name, 3 kind) over a heap. */
+typedef struct root_order {
+    const gch_heap *heap;
+    int mode;
+} root_order;
+
+static int compare_roots(const void *pa, const void *pb, const void *ctx)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    const gch_heap *h = sort_heap;
+    const root_order *ro = ctx;
+    const gch_heap *h = ro->heap;
+    const int sort_mode = ro->mode;
     int c = 0;
     if (sort_mode == 1) {
         uint64_t sa = root_size(h, a), sb = root_size(h, b);
@@ -135,8 +141,8 @@ static summary_row *tabulate(const gch_heap *h, summary_row *total)
     }
     if (total->saturated) {
         char name[512];
-        cli_error("warning: roots [%s]: the bytes held by roots exceed 2^64-1; sums shown as "
-                  "18446744073709551615 are at least that (saturated, not wrapped)",
+        stderr_printf("gcheap: warning: roots [%s]: the bytes held by roots exceed 2^64-1; sums shown as "
+                      "18446744073709551615 are at least that (saturated, not wrapped)\n",
                   message_text(h->name, name, sizeof name));
     }
     return t;
@@ -197,13 +203,16 @@ static void summary_json(const gch_heap *h, json_writer *w)
 }
 
 /* Root record indices in the order --sort asks for. malloc'd. */
-static uint32_t *sorted_roots(const gch_heap *h)
+static uint32_t *sorted_roots(const gch_heap *h, const cli_common *c)
 {
+    const char *key = c->sort;
+    root_order ro = { h, !key || !strcmp(key, "none") ? 0 : !strcmp(key, "bytes") ? 1
+                         : !strcmp(key, "name")       ? 2
+                                                      : 3 };
     uint32_t *order = xmalloc_array(h->root_count, sizeof *order);
     for (uint32_t r = 0; r < h->root_count; r++)
         order[r] = r;
-    sort_heap = h;
-    qsort(order, h->root_count, sizeof *order, compare_roots);
+    cli_sort(order, h->root_count, sizeof *order, compare_roots, &ro);
     return order;
 }
 
@@ -228,7 +237,7 @@ static void list_report(cli_run *run, int table)
     report *rep = table ? report_new(run->out, REPORT_COLUMNS(table_cols), in->count > 1)
                         : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     for (size_t i = 0; i < in->count; i++) {
-        uint32_t *order = sorted_roots(in->heaps[i]);
+        uint32_t *order = sorted_roots(in->heaps[i], run->c);
         list_heap(rep, in->heaps[i], run->c, order);
         free(order);
     }
@@ -240,8 +249,6 @@ static int roots_report(cli_run *run)
     const roots_state *s = run->state;
     const cli_common *c = run->c;
     const cli_input *in = &run->in[0];
-    const char *key = c->sort;
-    sort_mode = !key || !strcmp(key, "none") ? 0 : !strcmp(key, "bytes") ? 1 : !strcmp(key, "name") ? 2 : 3;
     int machine = c->format == FMT_TSV || c->format == FMT_CSV;
     /* json: one object per section with both parts (list_heap adds the summary) */
     int want_summary = c->format != FMT_JSON && !s->list_only && (!machine || s->summary_only);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
 
@@ -149,7 +150,7 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     }
 }
 
-static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
+static int suspects_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c,
                          const suspects_state *st, int *failed)
 {
     gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
@@ -159,7 +160,7 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
     gch_suspects s;
     gch_error err;
     cli_phase(c, "finding leak suspects");
-    gch_status rc = gch_suspects_find(h, &opt, &s, &err);
+    gch_status rc = gch_suspects_find_in(an, h, &opt, &s, &err);
     cli_phase_end();
     if (rc != GCH_OK) {
         cli_error("%s", err.message);
@@ -178,7 +179,7 @@ static int suspects_heap(report *rep, const gch_heap *h, const cli_common *c,
         if (!above(g->retained, s.live_bytes, st->fail_above))
             continue;
         if (!c->quiet)
-            fprintf(stderr, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
+            fprintf(cli_ctx_get()->err, "gcheap: suspect %zu (%s%s) retains %s%% of the live heap, more than "
                             "--fail-above\n",
                     k + 1, g->group ? "instances of " : "",
                     cli_type_name(h, g->type, c, tb, sizeof tb),
@@ -211,7 +212,7 @@ static int suspects_report(cli_run *run)
     report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0, failed = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = suspects_heap(rep, in->heaps[i], run->c, run->state, &failed);
+        rc = suspects_heap(rep, in->an, in->heaps[i], run->c, run->state, &failed);
     return rc ? rc : failed ? EXIT_LIMIT : 0;
 }
 

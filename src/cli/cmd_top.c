@@ -83,11 +83,13 @@ static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
     return heap;
 }
 
-static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
+static int top_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c)
 {
-    gch_domtree t;
-    if (cli_domtree_preorder(h, c, &t) != 0) /* live objects and retained sizes, in preorder */
+    const gch_domtree *tree;
+    /* live objects and retained sizes, in preorder */
+    if (cli_domtree(an, h, c, GCH_TREE_PREORDER, &tree) != 0)
         return EXIT_INPUT;
+    const gch_domtree t = *tree;
     size_t n;
     uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);
     report_begin_section(rep, h->name);
@@ -110,7 +112,6 @@ static int top_heap(report *rep, const gch_heap *h, const cli_common *c)
     report_section_u64(rep, "live_bytes", t.live_bytes);
     report_end_section(rep);
     free(best);
-    gch_domtree_free(&t);
     return 0;
 }
 
@@ -123,7 +124,7 @@ static int top_report(cli_run *run)
     report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = top_heap(rep, in->heaps[i], run->c);
+        rc = top_heap(rep, in->an, in->heaps[i], run->c);
     return rc;
 }
 

@@ -4,20 +4,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 
 void cli_print_help(const cli_spec *spec)
 {
-    printf("%s\n%s\n", spec->usage, spec->description);
+    FILE *f = cli_ctx_get()->out;
+    fprintf(f, "%s\n%s\n", spec->usage, spec->description);
     cli_print_options(spec->options);
     cli_print_common_help();
     if (!spec->sort_keys) {
-        printf("--sort does not apply to %s.\n", spec->name);
+        fprintf(f, "--sort does not apply to %s.\n", spec->name);
         return;
     }
-    printf("--sort keys:");
+    fputs("--sort keys:", f);
     for (size_t i = 0; spec->sort_keys[i]; i++)
-        printf("%s %s%s", i ? "," : "", spec->sort_keys[i], i ? "" : " (default)");
-    printf("\n");
+        fprintf(f, "%s %s%s", i ? "," : "", spec->sort_keys[i], i ? "" : " (default)");
+    fputc('\n', f);
 }
 
 /* The number of positional arguments and --format folded. */
@@ -47,20 +49,33 @@ static int needs_refs(const cli_run *run)
     return (run->spec->flags & CLI_NEEDS_REFS) != 0;
 }
 
-/* Loads the dump(s) and selects --domain's sections. */
-static int open_inputs(cli_run *run)
+/* What the command needs loaded (CLI_LOAD_* bits). */
+static int load_needs(const cli_run *run)
 {
     const cli_spec *spec = run->spec;
-    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
     int wanted = needs_refs(run);
     int refs = (wanted ? CLI_LOAD_REFS : 0) | (wanted & CLI_LOAD_PAYLOADS) |
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
     if ((spec->flags & CLI_TYPE_TOTALS_OK) && !(refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_TYPE_TOTALS;
+    return refs;
+}
+
+/* Loads the dump(s) (or takes them from the session) and selects --domain's
+ * sections. */
+static int open_inputs(cli_run *run)
+{
+    const cli_spec *spec = run->spec;
+    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
+    run->load = load_needs(run);
     for (int i = 0; i < 1 + two; i++) {
         cli_input *in = &run->in[i];
         in->path = run->args[i];
-        int rc = cli_load(in->path, run->c, refs, &in->dump);
+        int rc = cli_session_open(run->session, in->path, run->c, run->load, &in->held);
+        if (rc == 0) {
+            in->dump = cli_held_dump(in->held);
+            in->an = cli_held_analysis(in->held);
+        }
         if (rc == 0)
             rc = cli_select(spec->name, in->path, in->dump, run->c, two, &in->heaps, &in->count);
         run->ninputs = i + 1;
@@ -81,14 +96,17 @@ static void warn_inputs(const cli_run *run)
         return;
     for (int i = 0; i < run->ninputs; i++)
         for (size_t k = 0; k < run->in[i].count; k++)
-            cli_warn_anomalies(run->in[i].path, run->in[i].dump, run->in[i].heaps[k], run->c);
+            cli_warn_anomalies(run->in[i].path, run->in[i].dump, run->in[i].heaps[k], run->c,
+                               run->load);
 }
 
 static void close_inputs(cli_run *run)
 {
     for (int i = 0; i < run->ninputs; i++) {
         free(run->in[i].heaps);
-        gch_dump_free(run->in[i].dump);
+        cli_session_close(run->session, run->in[i].held);
+        run->in[i].held = NULL;
+        run->in[i].dump = NULL;
     }
     run->ninputs = 0;
 }
@@ -110,7 +128,7 @@ static void envelope(cli_run *run)
 static int run_report(cli_run *run)
 {
     warn_inputs(run);
-    run->out = out_new(run->c, run->spec->name, stdout);
+    run->out = out_new(run->c, run->spec->name, cli_ctx_get()->out);
     envelope(run);
     int rc = run->spec->report(run);
     int wrc = out_finish(run->out);
@@ -118,7 +136,7 @@ static int run_report(cli_run *run)
     return wrc > rc ? wrc : rc;
 }
 
-int cli_run_command(const cli_spec *spec, int argc, char **argv)
+int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char **argv)
 {
     cli_common c;
     cli_args a = { NULL, 0 };
@@ -128,6 +146,9 @@ int cli_run_command(const cli_spec *spec, int argc, char **argv)
     cli_run run;
     memset(&run, 0, sizeof run);
     run.spec = spec;
+    run.session = session;
+    run.argc = argc;
+    run.argv = argv;
     run.c = &c;
     run.state = state;
     int rc = cli_parse(argc, argv, spec->name, spec->options, state, spec->sort_keys, &c, &a);
@@ -140,7 +161,7 @@ int cli_run_command(const cli_spec *spec, int argc, char **argv)
             rc = check_args(spec, &c, &a);
         if (rc == 0 && spec->check)
             rc = spec->check(&run);
-        if (rc == 0)
+        if (rc == 0 && !(spec->flags & CLI_NO_LOAD))
             rc = open_inputs(&run);
         if (rc == 0 && spec->prepare)
             rc = spec->prepare(&run);

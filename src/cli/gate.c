@@ -70,25 +70,16 @@ void named_types_free(named_type *types, size_t count)
     free(types);
 }
 
-int heap_types_for(const gch_heap *heap, int live, int retained, const cli_common *common,
-                   named_type **out, size_t *count, uint64_t *live_bytes)
+int heap_types_for(gch_analysis *an, const gch_heap *heap, int live, int retained,
+                   const cli_common *common, named_type **out, size_t *count, uint64_t *live_bytes)
 {
-    uint8_t *mask = NULL;
-    uint64_t *per_type = NULL;
-    gch_error err;
-    if (live && gch_live_set_ex(heap, &(gch_live_options){ common->include_weak, cli_threads(common) }, &mask,
-                                    NULL, NULL, &err) != GCH_OK) {
-        cli_error("%s", err.message);
+    const uint8_t *mask = NULL;
+    const uint64_t *per_type = NULL;
+    if (live && cli_live(an, heap, common, &mask, NULL, NULL) != 0)
         return EXIT_INPUT;
-    }
-    if (retained && cli_type_retained(heap, common, &per_type, live_bytes) != 0) {
-        gch_free(mask);
+    if (retained && cli_type_retained(an, heap, common, &per_type, live_bytes) != 0)
         return EXIT_INPUT;
-    }
-    int rc = named_types_of(heap, mask, per_type, common, out, count);
-    gch_free(mask);
-    free(per_type);
-    return rc;
+    return named_types_of(heap, mask, per_type, common, out, count);
 }
 
 /* ---- limits ---- */

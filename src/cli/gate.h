@@ -14,6 +14,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/limits.h"
 #include "json.h"
+#include "gcheap/analysis.h"
 #include "options.h"
 
 /* One type of a section: what the base and the new dump hold of it. */
@@ -44,8 +45,8 @@ void named_types_free(named_type *types, size_t count);
  * references). With retained (needs references) each type also gets its
  * retained size from the dominator tree, and *live_bytes (may be NULL) the
  * heap's live bytes. Prints an error and returns EXIT_INPUT on failure. */
-int heap_types_for(const gch_heap *heap, int live, int retained, const cli_common *common,
-                   named_type **out, size_t *count, uint64_t *live_bytes);
+int heap_types_for(gch_analysis *an, const gch_heap *heap, int live, int retained,
+                   const cli_common *common, named_type **out, size_t *count, uint64_t *live_bytes);
 
 typedef struct gate_section {
     const char *name;

@@ -5,8 +5,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_ctx.h"
 #include "platform.h"
 #include "text.h"
+
+int cli_ctx_err_is_tty(void) { return cli_ctx_get()->err == stderr && plat_stderr_is_tty(); }
 
 const char *cli_display_path(const char *path)
 {
@@ -92,11 +95,13 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     opts.hprof_compressed_refs = common->hprof_refs;
+    /* Ruby keeps String values in the heap, from a pipe or gzip too. */
+    opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
     progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */
     opts.no_read_ahead = prog.total > 0;
-    if (!common->no_progress && !common->quiet && plat_stderr_is_tty()) {
+    if (!common->no_progress && !common->quiet && cli_ctx_err_is_tty()) {
         opts.progress = on_progress;
         opts.progress_ctx = &prog;
     }
@@ -154,13 +159,14 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
         if (!common->domain || strcmp(common->domain, dump->heaps[i]->name) == 0)
             (*out)[(*count)++] = dump->heaps[i];
     if (*count == 0 && common->domain && !lenient) {
-        stderr_printf("gcheap: %s: %s: no section named '%s' (sections:", command,
-                cli_display_path(path), common->domain);
+        strbuf b = STRBUF_INIT;
+        sb_addf(&b, "%s: %s: no section named '%s' (sections:", command, cli_display_path(path),
+                common->domain);
         char safe[512];
         for (size_t i = 0; i < dump->heap_count; i++)
-            stderr_printf("%s '%s'", i ? "," : "",
-                    message_text(dump->heaps[i]->name, safe, sizeof safe));
-        fprintf(stderr, ")\n");
+            sb_addf(&b, "%s '%s'", i ? "," : "", message_text(dump->heaps[i]->name, safe, sizeof safe));
+        cli_error("%s)", sb_str(&b));
+        sb_free(&b);
         free(*out);
         *out = NULL;
         return EXIT_INPUT;
@@ -169,7 +175,7 @@ int cli_select(const char *command, const char *path, const gch_dump *dump, cons
 }
 
 void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *h,
-                        const cli_common *common)
+                        const cli_common *common, int loaded)
 {
     if (common->quiet)
         return;
@@ -179,7 +185,7 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
 #define ADD(...) n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0, __VA_ARGS__)
     const char *fmt = h->id_radix == 10 ? "%" PRIu64 : "%" PRIx64;
     char id[32];
-    if (a->dangling_refs) {
+    if (a->dangling_refs && (loaded & CLI_LOAD_REFS)) {
         snprintf(id, sizeof id, fmt, a->first_dangling_ref);
         ADD("%s%" PRIu64 " %s (first: %s)", n ? ", " : "", a->dangling_refs,
             a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gcheap/limits.h"
+#include "run_ctx.h"
 #include "xalloc.h"
 
 static const char *const format_words[] = { "table", "tsv", "csv", "json", "folded", NULL };
@@ -20,7 +21,7 @@ static int set_input_format(void *state, const char *command, const char *option
     (void)option;
     cli_common *c = state;
     if (gch_format_parse(value, &c->input_format) != 0)
-        return cli_usage_error(command, "unknown input format '%s' (gclog, gcdump, dart, v8 or hprof)", value);
+        return cli_usage_error(command, "unknown input format '%s' (" GCH_FORMAT_WORDS ")", value);
     return 0;
 }
 
@@ -34,7 +35,7 @@ static const cli_option common_options[] = {
     OPT_BOOL('q', "quiet", cli_common, quiet, "no warnings on stderr (errors are still printed)"),
     OPT_BOOL(0, "help", cli_common, help, "show help and exit"),
     OPT_STRING(0, "domain", cli_common, domain, "NAME", "report only the section (appdomain) NAME"),
-    OPT_CALLBACK(0, "input-format", set_input_format, "FMT", "gclog, gcdump, dart, v8 or hprof (default: detect)"),
+    OPT_CALLBACK(0, "input-format", set_input_format, "FMT", GCH_FORMAT_WORDS " (default: detect)"),
     OPT_BOOL(0, "include-weak", cli_common, include_weak, "count weak roots as strong"),
     OPT_UINT(0, "threads", cli_common, threads, "N", 0, CLI_MAX_THREADS,
              "worker threads: 0 = one per core (default), 1 = none"),
@@ -47,19 +48,32 @@ static const cli_option common_options[] = {
     OPT_END
 };
 
+const cli_option *cli_common_options(void) { return common_options; }
+
 unsigned cli_threads(const cli_common *common) { return (unsigned)common->threads; }
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
+    strbuf b = STRBUF_INIT;
+    sb_addf(&b, "gcheap: %s%s", command ? command : "", command ? ": " : "");
     va_list ap;
-    fprintf(stderr, "gcheap: %s%s", command ? command : "", command ? ": " : "");
     va_start(ap, fmt);
-    stderr_vprintf(fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    if (n > 0) {
+        char *raw = xmalloc((size_t)n + 1);
+        va_start(ap, fmt);
+        vsnprintf(raw, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        sb_escape(&b, ESC_STDERR, raw);
+        free(raw);
+    }
     if (command)
-        fprintf(stderr, "\nTry 'gcheap %s --help'.\n", command);
+        sb_addf(&b, "\nTry 'gcheap %s --help'.\n", command);
     else
-        fprintf(stderr, "\nTry 'gcheap --help'.\n");
+        sb_add(&b, "\nTry 'gcheap --help'.\n");
+    cli_ctx_add_error(cli_ctx_get(), b.s, b.len);
+    sb_free(&b);
     return 2;
 }
 
@@ -76,20 +90,20 @@ static void print_option_list(const cli_option *o)
                      v ? v : "");
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->long_name, gap, v ? v : "");
-        printf("  %-24s %s\n", left, o->help);
+        fprintf(cli_ctx_get()->out, "  %-24s %s\n", left, o->help);
     }
 }
 
 void cli_print_common_help(void)
 {
-    printf("Common options (anywhere on the command line):\n");
+    fputs("Common options (anywhere on the command line):\n", cli_ctx_get()->out);
     print_option_list(common_options);
 }
 
 void cli_print_options(const cli_option *options)
 {
     if (options && options->kind != CLI_OPT_END) {
-        printf("Options:\n");
+        fputs("Options:\n", cli_ctx_get()->out);
         print_option_list(options);
     }
 }

@@ -174,9 +174,9 @@ int out_finish(cli_out *o)
     free(o);
     if (failed) {
         if (reason)
-            fprintf(stderr, "gcheap: error writing output: %s\n", strerror(reason));
+            cli_error("error writing output: %s", strerror(reason));
         else
-            fputs("gcheap: error writing output\n", stderr);
+            cli_error("error writing output");
         return 2;
     }
     return 0;

@@ -293,6 +293,22 @@ void plat_out_discard(plat_out *o)
 
 int plat_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
+int plat_stdin_is_tty(void) { return isatty(STDIN_FILENO); }
+
+int plat_file_stamp(const char *path, plat_stamp *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->size = (uint64_t)st.st_size;
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    out->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+    out->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+    return 0;
+}
+
 double plat_now(void)
 {
     struct timespec ts;
@@ -328,4 +344,36 @@ void plat_clear_line_on_interrupt(void)
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(sigs[i], &sa, NULL);
     }
+}
+
+/* ---- the MCP server's needs (src/mcp, src/cli/cmd_mcp.c) ---- */
+
+char *plat_realpath(const char *path, const char **reason)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        *reason = strerror(errno);
+    return r;
+}
+
+FILE *plat_memstream(char **buf, size_t *len) { return open_memstream(buf, len); }
+
+FILE *plat_protocol_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    /* Anything else written to stdout from now on lands on stderr. */
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        fclose(f);
+        return NULL;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a client that went away is a write error, not a kill */
+    return f;
 }

@@ -3,6 +3,7 @@
 #ifndef GCHEAP_CLI_PLATFORM_H
 #define GCHEAP_CLI_PLATFORM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,6 +48,17 @@ int plat_out_commit(plat_out *o, const char **reason);
 /* Closes the stream and removes the temporary file, if any. Frees o. */
 void plat_out_discard(plat_out *o);
 
+/* What tells one version of a file from another: a dump kept loaded is read
+ * again when its stamp changed. */
+typedef struct plat_stamp {
+    uint64_t size, dev, ino;
+    int64_t mtime_sec, mtime_nsec;
+} plat_stamp;
+/* The stamp of the file at path: 0, or -1 when it cannot be had (absent, not
+ * a regular file). */
+int plat_file_stamp(const char *path, plat_stamp *st);
+/* 1 when standard input is a terminal (the shell prompts). */
+int plat_stdin_is_tty(void);
 /* 1 when stderr is a terminal. */
 int plat_stderr_is_tty(void);
 /* From now on, a fatal SIGINT/SIGTERM/SIGHUP/SIGQUIT first clears the
@@ -54,5 +66,16 @@ int plat_stderr_is_tty(void);
 void plat_clear_line_on_interrupt(void);
 /* Seconds on a monotonic clock. */
 double plat_now(void);
+
+/* The canonical absolute path of an existing path (symlinks and '..'
+ * resolved; malloc'd), or NULL with *reason (strerror text). */
+char *plat_realpath(const char *path, const char **reason);
+/* A stream writing into a growing memory buffer: *buf and *len are valid
+ * after fflush or fclose (then the caller frees *buf). NULL on failure. */
+FILE *plat_memstream(char **buf, size_t *len);
+/* For a protocol on standard output (gcheap mcp): a stream on the real
+ * stdout, which is then pointed at stderr so that no other write can reach
+ * the protocol's stream; SIGPIPE ignored. NULL on failure. */
+FILE *plat_protocol_stdout(void);
 
 #endif

@@ -4,14 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const gch_heap *sort_heap; /* qsort has no context argument in C11 */
-static int sort_key;              /* 0 bytes, 1 count, 2 name */
+#include "sort.h"
+
+/* The order: a key (0 bytes, 1 count, 2 name) over a heap's type names. */
+typedef struct type_order {
+    const gch_heap *heap;
+    int key;
+} type_order;
 
 static int cmp_u64_desc(uint64_t a, uint64_t b) { return a < b ? 1 : a > b ? -1 : 0; }
 
-static int compare(const void *pa, const void *pb)
+static int compare(const void *pa, const void *pb, const void *ctx)
 {
     const gch_type_row *a = pa, *b = pb;
+    const type_order *o = ctx;
+    const gch_heap *sort_heap = o->heap;
+    const int sort_key = o->key;
     int c = 0;
     if (sort_key == 2)
         c = strcmp(gch_type_name(sort_heap, a->type), gch_type_name(sort_heap, b->type));
@@ -33,7 +41,6 @@ int stat_sort_valid(const char *key)
 
 void stat_sort_rows(const gch_heap *heap, gch_type_row *rows, uint32_t n, const char *key)
 {
-    sort_heap = heap;
-    sort_key = !key || strcmp(key, "bytes") == 0 ? 0 : strcmp(key, "count") == 0 ? 1 : 2;
-    qsort(rows, n, sizeof *rows, compare);
+    type_order o = { heap, !key || strcmp(key, "bytes") == 0 ? 0 : strcmp(key, "count") == 0 ? 1 : 2 };
+    cli_sort(rows, n, sizeof *rows, compare, &o);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_ctx.h"
 #include "xalloc.h"
 
 /* ---- strbuf ---- */
@@ -278,7 +279,7 @@ void stderr_vprintf(const char *fmt, va_list ap)
         return;
     char *raw = xmalloc((size_t)n + 1);
     vsnprintf(raw, (size_t)n + 1, fmt, ap);
-    write_escaped(stderr, ESC_STDERR, raw);
+    write_escaped(cli_ctx_get()->err, ESC_STDERR, raw);
     free(raw);
 }
 

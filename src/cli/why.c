@@ -73,17 +73,12 @@ int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t
     return 0;
 }
 
-static const uint64_t *sort_raw;
-
-static int compare_raw(const void *pa, const void *pb)
+int why_resolve_ids(const char *cmd, const cli_input *in, const char *const *ids, size_t nids,
+                    uint32_t **found)
 {
-    uint64_t a = sort_raw[*(const size_t *)pa], b = sort_raw[*(const size_t *)pb];
-    return a < b ? -1 : a > b;
-}
-
-int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
-                    const char *const *ids, size_t nids, uint32_t **found)
-{
+    const char *path = in->path;
+    gch_heap **heaps = in->heaps;
+    size_t nheaps = in->count;
     *found = NULL;
     int radix = nheaps ? heaps[0]->id_radix : 16;
     uint64_t *raw = xmalloc_array(nids, sizeof *raw);
@@ -95,35 +90,17 @@ int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t 
             goto fail;
         }
     }
-    /* One pass over each heap's objects finds every id (gch_heap_find_object
-     * would scan once per id): the ids sorted, each object looked up by
-     * binary search, so thousands of ids piped in cost O(objects log ids). */
-    size_t *order = xmalloc_array(nids ? nids : 1, sizeof *order);
-    for (size_t i = 0; i < nids; i++)
-        order[i] = i;
-    sort_raw = raw;
-    qsort(order, nids, sizeof *order, compare_raw);
+    /* The loaded heap's id lookup: O(log objects) an id, kept for the next
+     * question. */
     for (size_t k = 0; k < nheaps; k++) {
-        const gch_heap *h = heaps[k];
-        for (size_t i = 0; i < nids; i++)
-            f[k * nids + i] = GCH_NONE;
-        for (uint32_t o = 0; o < h->object_count; o++) {
-            uint64_t id = h->object_id[o];
-            size_t lo = 0, hi = nids;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (raw[order[mid]] < id)
-                    lo = mid + 1;
-                else
-                    hi = mid;
+        for (size_t i = 0; i < nids; i++) {
+            gch_error err;
+            if (gch_analysis_find(in->an, heaps[k], raw[i], &f[k * nids + i], &err) != GCH_OK) {
+                cli_error("%s", err.message);
+                goto fail;
             }
-            /* every position asking for this id (an id may be given twice) */
-            for (; lo < nids && raw[order[lo]] == id; lo++)
-                if (f[k * nids + order[lo]] == GCH_NONE)
-                    f[k * nids + order[lo]] = o;
         }
     }
-    free(order);
     for (size_t i = 0; i < nids; i++) {
         int any = 0;
         for (size_t k = 0; k < nheaps && !any; k++)
@@ -199,7 +176,7 @@ int why_targets_find(const cli_run *run, const char *type, why_targets *t)
     t->nheaps = in->count;
     t->nids = type ? 0 : (size_t)run->nargs - 1;
     int rc = type ? why_match_types(cmd, in->path, in->heaps, in->count, type, run->c, &t->masks)
-                  : why_resolve_ids(cmd, in->path, in->heaps, in->count, run->args + 1, t->nids,
+                  : why_resolve_ids(cmd, in, run->args + 1, t->nids,
                                     &t->found);
     if (rc)
         return rc;

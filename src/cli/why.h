@@ -29,12 +29,12 @@ void why_free_masks(uint8_t **masks, size_t nheaps);
 int why_instances(const gch_heap *h, const uint8_t *mask, uint32_t **out, size_t *count);
 
 /* Parses ids[0..nids-1] (as written in the dump: hex with optional 0x, decimal
- * for Dart) and finds them in each selected heap: (*found)[k*nids + i] is the
+ * for Dart) and finds them in each selected heap of in (its loaded heap's id lookup): (*found)[k*nids + i] is the
  * object index of ids[i] in heaps[k], or GCH_NONE. Prints
  * "gcheap: CMD: FILE: bad object id 'X' ..." or "... no object with id X" and
  * returns EXIT_INPUT when an id is malformed or absent from every selected heap. */
-int why_resolve_ids(const char *cmd, const char *path, gch_heap **heaps, size_t nheaps,
-                    const char *const *ids, size_t nids, uint32_t **found);
+int why_resolve_ids(const char *cmd, const cli_input *in, const char *const *ids, size_t nids,
+                    uint32_t **found);
 
 /* What objsize and retainers are asked about: object IDs, or --type NAME. */
 typedef struct why_targets {

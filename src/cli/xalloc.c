@@ -1,5 +1,6 @@
 /* See xalloc.h. */
 #include "xalloc.h"
+#include "run_ctx.h"
 #include "text.h"
 
 #include <stdarg.h>
@@ -8,11 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "gcheap: MESSAGE\n" into the run's error (file names and values from the
+ * command line made safe, as on stderr). */
 static void vmessage(const char *fmt, va_list ap)
 {
-    fputs("gcheap: ", stderr);
-    stderr_vprintf(fmt, ap); /* file names and values from the command line, made safe */
-    fputc('\n', stderr);
+    cli_ctx *ctx = cli_ctx_get();
+    strbuf b = STRBUF_INIT;
+    sb_add(&b, "gcheap: ");
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n > 0) {
+        char *raw = xmalloc((size_t)n + 1);
+        vsnprintf(raw, (size_t)n + 1, fmt, ap);
+        sb_escape(&b, ESC_STDERR, raw);
+        free(raw);
+    }
+    sb_addc(&b, '\n');
+    cli_ctx_add_error(ctx, b.s, b.len);
+    sb_free(&b);
 }
 
 void cli_error(const char *fmt, ...)
@@ -23,32 +39,66 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Inside a run: back to the run's start with the error recorded. Outside:
+ * the message on stderr and exit 2. */
+_Noreturn static void leave_run(void)
+{
+    cli_ctx *ctx = cli_ctx_get();
+    if (ctx->oom)
+        longjmp(*ctx->oom, 1);
+    cli_ctx_flush_error(ctx, stderr);
+    exit(2);
+}
+
 void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vmessage(fmt, ap);
     va_end(ap);
-    exit(2);
+    leave_run();
 }
+
+/* Out of memory: the message needs no allocation. */
+_Noreturn static void out_of_memory(void)
+{
+    static const char msg[] = "gcheap: out of memory\n";
+    cli_ctx_add_error(cli_ctx_get(), msg, sizeof msg - 1);
+    leave_run();
+}
+
+/* Tests only (cli_xalloc_fail_at): the allocation that fails, counted per
+ * thread; -1: none. */
+static _Thread_local long fail_at = -1, calls;
+
+void cli_xalloc_fail_at(long n)
+{
+    fail_at = n;
+    calls = 0;
+}
+
+static int injected(void) { return fail_at >= 0 && calls++ == fail_at; }
 
 static void *checked(void *p)
 {
     if (!p)
-        die("out of memory");
+        out_of_memory();
     return p;
 }
 
-void *xmalloc(size_t size) { return checked(malloc(size ? size : 1)); }
+void *xmalloc(size_t size) { return checked(injected() ? NULL : malloc(size ? size : 1)); }
 
-void *xcalloc(size_t n, size_t size) { return checked(calloc(n ? n : 1, size ? size : 1)); }
+void *xcalloc(size_t n, size_t size)
+{
+    return checked(injected() ? NULL : calloc(n ? n : 1, size ? size : 1));
+}
 
-void *xrealloc(void *p, size_t size) { return checked(realloc(p, size ? size : 1)); }
+void *xrealloc(void *p, size_t size) { return checked(injected() ? NULL : realloc(p, size ? size : 1)); }
 
 static size_t array_bytes(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
-        die("out of memory");
+        out_of_memory();
     return n * size;
 }
 
@@ -69,7 +119,7 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
     size_t nc = *cap ? *cap : 64;
     while (nc < need) {
         if (nc > SIZE_MAX / 2)
-            die("out of memory");
+            out_of_memory();
         nc *= 2;
     }
     p = xrealloc_array(p, nc, elem);

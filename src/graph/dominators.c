@@ -973,9 +973,16 @@ static void results_preorder(dom_build *b, gch_domtree *out, int keep_idom)
  * vert and idom_pre: on big heaps the idom scatter runs on another thread.
  * Allocates the results (here, on the calling thread); frees rsize and
  * idom_pre. */
-static gch_status results_by_object(dom_build *b, gch_domtree *out, int want_children)
+static gch_status results_by_object(dom_build *b, gch_domtree *out, int want_children,
+                                    int keep_preorder)
 {
     const uint32_t n = b->n, N = b->N, *vert = b->vert;
+    if (keep_preorder) { /* vert becomes the children lists: the preorder is a copy */
+        out->preorder = gch_reallocarray(NULL, N ? N : 1, sizeof *out->preorder);
+        if (!out->preorder)
+            return GCH_ENOMEM;
+        memcpy(out->preorder, vert + 1, (size_t)N * sizeof *vert);
+    }
     out->retained = gch_calloc(n ? n : 1, sizeof *out->retained);
     out->idom = gch_reallocarray(NULL, n ? n : 1, sizeof *out->idom);
     if (!out->retained || !out->idom)
@@ -1000,9 +1007,18 @@ static gch_status results_by_object(dom_build *b, gch_domtree *out, int want_chi
         gch_thread_join(&th);
     else
         idom_scatter(&job);
-    gch_free(b->rsize);
+    if (keep_preorder) { /* as results_preorder hands them over */
+        memmove(b->rsize, b->rsize + 1, (size_t)N * sizeof *b->rsize);
+        out->preorder_retained = b->rsize;
+        uint32_t *idom = b->idom_pre;
+        for (uint32_t i = 0; i < N; i++)
+            idom[i] = idom[i + 1] ? idom[i + 1] - 1 : GCH_DOM_VROOT;
+        out->preorder_idom = idom;
+    } else {
+        gch_free(b->rsize);
+        gch_free(b->idom_pre);
+    }
     b->rsize = NULL;
-    gch_free(b->idom_pre);
     b->idom_pre = NULL;
     return GCH_OK;
 }
@@ -1087,7 +1103,7 @@ static gch_status dom_build_run(dom_build *b, const gch_domtree_options *opts, g
         step_done(opts, 100);
         return GCH_OK;
     }
-    if ((st = results_by_object(b, out, opts->children != 0)) != GCH_OK)
+    if ((st = results_by_object(b, out, opts->children != 0, opts->keep_preorder != 0)) != GCH_OK)
         return st;
     if (!opts->children) { /* no step 8: child_start and children stay NULL */
         step_done(opts, 100);
@@ -1109,6 +1125,8 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     if (opts->preorder_only && opts->children)
         return gch_error_set(err, GCH_EINVAL,
                              "a dominator tree in preorder only has no children lists");
+    if (opts->keep_preorder && opts->preorder_only)
+        return gch_error_set(err, GCH_EINVAL, "keep_preorder is for a tree by object");
     if (opts->preorder_idom && !opts->preorder_only)
         return gch_error_set(err, GCH_EINVAL,
                              "preorder_idom is kept only for a dominator tree in preorder only");

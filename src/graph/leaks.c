@@ -265,7 +265,7 @@ void gch_leaks_free(gch_leak_series *s)
 /* What one dump's analysis needs, freed together. */
 typedef struct dump_work {
     const gch_heap *h;
-    gch_domtree t;
+    gch_domtree t;        /* the analysis's (copies of its fields; not freed here) */
     gch_paths p;
     uint32_t *key;        /* per object: path node, GCH_NONE when not computed */
     uint32_t *type_name;  /* per type index: interned name */
@@ -275,8 +275,6 @@ typedef struct dump_work {
 
 static void work_free(dump_work *w)
 {
-    gch_domtree_free(&w->t);
-    gch_paths_free(&w->p);
     gch_free(w->key);
     gch_free(w->type_name);
     gch_free(w->stack);
@@ -611,6 +609,23 @@ static int intern_types(gch_leak_series *s, dump_work *w)
 gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stable,
                          gch_error *err)
 {
+    gch_analysis *an;
+    gch_analysis_options ao;
+    memset(&ao, 0, sizeof ao);
+    ao.threads = s->opts.threads;
+    gch_status st = gch_analysis_of_heap((gch_heap *)heap, &ao, &an, err);
+    if (st != GCH_OK) {
+        s->failed = 1;
+        return st;
+    }
+    st = gch_leaks_add_in(s, an, heap, ids_stable, err);
+    gch_analysis_free(an);
+    return st;
+}
+
+gch_status gch_leaks_add_in(gch_leak_series *s, gch_analysis *an, const gch_heap *heap,
+                            int ids_stable, gch_error *err)
+{
     if (s->failed)
         return gch_error_set(err, GCH_EINVAL, "the series failed before");
     if (s->added >= s->dumps)
@@ -625,20 +640,20 @@ gch_status gch_leaks_add(gch_leak_series *s, const gch_heap *heap, int ids_stabl
     const int last = k + 1 == D;
     s->all_stable &= ids_stable != 0;
     gch_status st;
-    gch_domtree_options dopt = GCH_DOMTREE_OPTIONS_INIT;
-    dopt.include_weak = s->opts.include_weak;
-    dopt.threads = s->opts.threads;
-    uint64_t *type_ret = NULL;
-    if ((st = gch_domtree_build_ex(heap, &dopt, &w.t, err)) != GCH_OK ||
-        (st = gch_paths_build(heap, s->opts.include_weak, &w.p, err)) != GCH_OK)
+    const gch_domtree *tree;
+    const gch_paths *paths;
+    const uint64_t *type_ret = NULL;
+    if ((st = gch_analysis_domtree(an, heap, s->opts.include_weak, GCH_TREE_CHILDREN, &tree, err)) !=
+            GCH_OK ||
+        (st = gch_analysis_paths(an, heap, s->opts.include_weak, &paths, err)) != GCH_OK ||
+        (st = gch_analysis_type_retained(an, heap, s->opts.include_weak, &type_ret, err)) != GCH_OK)
         goto out;
-    type_ret = gch_calloc(T ? T : 1, sizeof *type_ret);
+    w.t = *tree;
+    w.p = *paths;
     w.key = gch_reallocarray(NULL, n ? n : 1, sizeof *w.key);
     w.type_name = gch_reallocarray(NULL, T ? T : 1, sizeof *w.type_name);
-    if (!type_ret || !w.key || !w.type_name)
+    if (!w.key || !w.type_name)
         goto nomem;
-    if ((st = gch_type_retained(heap, &w.t, type_ret, err)) != GCH_OK)
-        goto out;
     for (uint32_t v = 0; v < n; v++)
         w.key[v] = GCH_NONE;
     if (!intern_types(s, &w))
@@ -658,7 +673,6 @@ nomem:
 out:
     if (st != GCH_OK)
         s->failed = 1;
-    gch_free(type_ret);
     work_free(&w);
     return st;
 }

@@ -40,7 +40,7 @@ uint32_t gch_ref_label(const gch_heap *heap, uint32_t from, uint32_t to)
 typedef struct finder {
     const gch_heap *h;
     const gch_suspects_options *o;
-    gch_domtree t;
+    gch_domtree t;        /* the analysis's tree (a copy of its fields; not freed here) */
     uint32_t *label;      /* per position: suspect number + 1 above it, 0 for none */
     uint32_t *walk_pos;   /* per suspect: position of the walk's current node */
     uint32_t *start_pos;  /* per suspect: its position (a group: its biggest instance's) */
@@ -448,7 +448,6 @@ static int suspect_before(const gch_suspect *a, const gch_suspect *b)
 
 static void finder_free(finder *f)
 {
-    gch_domtree_free(&f->t);
     gch_free(f->label);
     gch_free(f->walk_pos);
     gch_free(f->start_pos);
@@ -461,6 +460,24 @@ static void finder_free(finder *f)
 
 gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *opts,
                              gch_suspects *out, gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    gch_analysis *an;
+    gch_analysis_options ao;
+    memset(&ao, 0, sizeof ao);
+    ao.threads = opts ? opts->threads : 0;
+    /* The analysis only reads the heap: it builds no reverse index here. */
+    gch_status st = gch_analysis_of_heap((gch_heap *)heap, &ao, &an, err);
+    if (st != GCH_OK)
+        return st;
+    st = gch_suspects_find_in(an, heap, opts, out, err);
+    gch_analysis_free(an);
+    return st;
+}
+
+gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
+                                const gch_suspects_options *opts, gch_suspects *out,
+                                gch_error *err)
 {
     static const gch_suspects_options defaults = GCH_SUSPECTS_OPTIONS_INIT;
     if (!opts)
@@ -476,15 +493,11 @@ gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *o
     memset(&f, 0, sizeof f);
     f.h = heap;
     f.o = opts;
-    gch_domtree_options dopt = GCH_DOMTREE_OPTIONS_INIT;
-    dopt.include_weak = opts->include_weak;
-    dopt.children = 0;
-    dopt.preorder_only = 1;
-    dopt.preorder_idom = 1;
-    dopt.threads = opts->threads;
-    gch_status st = gch_domtree_build_ex(heap, &dopt, &f.t, err);
+    const gch_domtree *tree;
+    gch_status st = gch_analysis_domtree(an, heap, opts->include_weak, GCH_TREE_PREORDER_IDOM, &tree, err);
     if (st != GCH_OK)
         return st;
+    f.t = *tree;
     out->live_count = f.t.live_count;
     out->live_bytes = f.t.live_bytes;
     if ((st = top_level(&f, err)) != GCH_OK || (st = walk(&f, err)) != GCH_OK)
@@ -514,8 +527,7 @@ gch_status gch_suspects_find(const gch_heap *heap, const gch_suspects_options *o
         bfs_free(&job);
         goto fail;
     }
-    /* The big per-position arrays are not needed to read the paths back. */
-    gch_domtree_free(&f.t);
+    /* The big per-position array is not needed to read the paths back. */
     gch_free(f.label);
     f.label = NULL;
     if ((st = bfs_finish(&f, &job, out, err)) != GCH_OK)

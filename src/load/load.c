@@ -3,7 +3,8 @@
  * Order: gzip first (1f 8b: the input is decompressed on the way, and what
  * follows sees the decompressed bytes), then the format from the signature,
  * then, when no format claims the input, what it looks like if it cannot be
- * a dump at all (sniff.h). */
+ * a dump at all (sniff.h). What each format is, and how it is read, is its
+ * row of the reader table (readers.h). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,89 +12,17 @@
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "gzip.h"
+#include "readers.h"
 #include "sniff.h"
-
-static const char *const format_names[] = { "auto", "gclog", "gcdump", "dart", "v8", "hprof" };
-
-const char *gch_format_name(gch_format format)
-{
-    return (unsigned)format < sizeof format_names / sizeof *format_names ? format_names[format] : "?";
-}
-
-int gch_format_parse(const char *name, gch_format *out)
-{
-    for (unsigned i = 0; i < sizeof format_names / sizeof *format_names; i++) {
-        if (strcmp(name, format_names[i]) == 0) {
-            *out = (gch_format)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Whether the bytes start a JSON object whose first key is "snapshot". */
-static int starts_v8_snapshot(const unsigned char *p, size_t n)
-{
-    static const char key[] = "\"snapshot\"";
-    size_t i = 0;
-    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
-        i++;
-    if (i >= n || p[i] != '{')
-        return 0;
-    i++;
-    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
-        i++;
-    if (n - i < sizeof key - 1 || memcmp(p + i, key, sizeof key - 1) != 0)
-        return 0;
-    i += sizeof key - 1;
-    while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
-        i++;
-    return i < n && p[i] == ':';
-}
-
-gch_format gch_detect_format(const void *head, size_t n)
-{
-    static const char fast[] = "!FastSerialization";
-    static const unsigned char fast_length[4] = { 20, 0, 0, 0 };
-    const unsigned char *p = head;
-    if (n >= 8 && memcmp(p, "dartheap", 8) == 0)
-        return GCH_FORMAT_DART;
-    if (n >= 17 && memcmp(p, "JAVA PROFILE 1.0.", 17) == 0)
-        return GCH_FORMAT_HPROF;
-    if (n >= 4 + sizeof fast - 1 && memcmp(p + 4, fast, sizeof fast - 1) == 0)
-        return GCH_FORMAT_GCDUMP;
-    if (starts_v8_snapshot(p, n))
-        return GCH_FORMAT_V8;
-    /* A whole input shorter than its signature that starts like one is a
-     * binary dump cut short: its reader says so at an offset (a .gclog
-     * message about an unknown record would mislead). */
-    if (n > 0 && n < 8 && memcmp(p, "dartheap", n) == 0)
-        return GCH_FORMAT_DART;
-    if (n > 0 && n < 4 + sizeof fast - 1 &&
-        memcmp(p, fast_length, n < 4 ? n : 4) == 0 &&
-        (n <= 4 || memcmp(p + 4, fast, n - 4) == 0))
-        return GCH_FORMAT_GCDUMP;
-    return GCH_FORMAT_GCLOG;
-}
 
 /* The reader of a known format over a buffer. */
 static gch_status read_buffer(const void *data, size_t size, gch_format format,
-                                        const gch_load_options *opts, gch_dump **out, gch_error *err)
+                              const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
-    switch (format) {
-    case GCH_FORMAT_GCLOG:
-        return gch_read_gclog_buffer(data, size, opts, out, err);
-    case GCH_FORMAT_GCDUMP:
-        return gch_read_gcdump_buffer(data, size, opts, out, err);
-    case GCH_FORMAT_DART:
-        return gch_read_dart_buffer(data, size, opts, out, err);
-    case GCH_FORMAT_V8:
-        return gch_read_v8_buffer(data, size, opts, out, err);
-    case GCH_FORMAT_HPROF:
-        return gch_read_hprof_buffer(data, size, opts, out, err);
-    default:
+    const gch_reader *r = gch_reader_of(format);
+    if (!r)
         return gch_error_set(err, GCH_EINVAL, "unknown input format");
-    }
+    return r->read_buffer(data, size, opts, out, err);
 }
 
 /* A source that first replays bytes already read for detection. */
@@ -157,8 +86,8 @@ static gch_status slurp(const gch_source *src, const char *what, unsigned char *
 static gch_status refuse_early(const unsigned char *head, size_t n, gch_format format,
                                const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
-    if ((format != GCH_FORMAT_GCDUMP && format != GCH_FORMAT_DART && format != GCH_FORMAT_HPROF) ||
-        gch_detect_format(head, n) == format)
+    const gch_reader *r = gch_reader_of(format);
+    if (!r || !r->refuse_unsigned || gch_detect_format(head, n) == format)
         return GCH_OK;
     gch_status st = read_buffer(head, n, format, opts, out, err);
     if (st == GCH_OK) { /* cannot happen: the signature is not there */
@@ -177,7 +106,10 @@ static gch_status classify(const unsigned char *head, size_t n, int inside_gzip,
     if (*format != GCH_FORMAT_AUTO)
         return GCH_OK;
     *format = gch_detect_format(head, n);
-    const char *looks = *format == GCH_FORMAT_GCLOG ? gch_sniff_foreign(head, n, inside_gzip) : NULL;
+    /* Only the fallback format (the one without a signature) may be
+     * something else altogether. */
+    const gch_reader *r = gch_reader_of(*format);
+    const char *looks = r && !r->signature ? gch_sniff_foreign(head, n, inside_gzip) : NULL;
     if (looks)
         return gch_error_set(err, GCH_EFORMAT, "not a heap dump (looks like %s)", looks);
     return GCH_OK;
@@ -198,10 +130,9 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
         return st;
     replay rp = { src, head, n, 0 };
     gch_source chained = { replay_read, &rp };
-    if (format == GCH_FORMAT_GCLOG)
-        return gch_read_gclog(&chained, opts, out, err);
-    if (format == GCH_FORMAT_V8)
-        return gch_read_v8(&chained, opts, out, err);
+    const gch_reader *r = gch_reader_of(format);
+    if (r && r->read_stream)
+        return r->read_stream(&chained, opts, out, err);
 
     unsigned char *data = NULL;
     size_t size = 0;
@@ -324,7 +255,8 @@ static gch_status load_gzip(gz_input *g, gch_format format, const gch_load_optio
     inner_opts.progress_ctx = g;
     gch_format inside = format == GCH_FORMAT_AUTO ? gch_detect_format(head, n) : format;
     /* Formats read whole into memory are read on this thread: progress from here. */
-    g->progress_here = inside != GCH_FORMAT_GCLOG && inside != GCH_FORMAT_V8;
+    const gch_reader *r = gch_reader_of(inside);
+    g->progress_here = !r || !r->read_stream;
     int early = 0;
     if (got >= 0)
         st = load_stream(&inner, head, n, format, 1, &inner_opts, out, err, &early);

@@ -16,6 +16,7 @@
 #include "../../src/cli/options.c"
 #include "../../src/cli/xalloc.c"
 #include "../../src/cli/text.c"
+#include "../../src/cli/run_ctx.c"
 
 typedef struct test_state {
     int flag;

@@ -17,6 +17,7 @@
 #include "../../src/cli/output.c"
 #include "../../src/cli/text.c"
 #include "../../src/cli/xalloc.c"
+#include "../../src/cli/run_ctx.c"
 
 typedef void (*writer)(FILE *, const char *);
 

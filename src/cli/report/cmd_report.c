@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "platform.h"
+#include "run_ctx.h"
 #include "html_escape.h"
 #include "report_data.h"
 
@@ -31,7 +32,7 @@ static const cli_option report_options[] = {
     OPT_UINT(0, "types", report_state, types, "N", 1, 10000000,
              "rows of each type table and of the comparison (default 20000)"),
     OPT_BOOL(0, "suspects", report_state, suspects,
-             "add the leak suspects (as gcheap suspects; about doubles the time)"),
+             "add the leak suspects (as gcheap suspects; from the same dominator tree)"),
     OPT_END
 };
 
@@ -121,18 +122,22 @@ static int report_run(cli_run *run)
     for (int i = 0; i < run->ninputs; i++) {
         d[i].path = cli_display_path(run->in[i].path);
         d[i].dump = run->in[i].dump;
+        d[i].an = run->in[i].an;
+        d[i].labels = (run->load & CLI_LOAD_LABELS) != 0;
         d[i].heaps = run->in[i].heaps;
         d[i].count = run->in[i].count;
     }
-    FILE *f = stdout;
+    FILE *out = cli_ctx_get()->out;
+    FILE *f = out;
     plat_out *o = NULL;
     const char *why = NULL;
     if (s->output && !(o = plat_out_open(s->output, &f, &why))) {
         cli_error("cannot write %s: %s", s->output, why);
         return EXIT_INPUT;
     }
-    static char buf[1 << 16];
-    setvbuf(f, buf, _IOFBF, sizeof buf);
+    static _Thread_local char buf[1 << 16];
+    if (f != out || f == stdout) /* a memory stream keeps its own buffer */
+        setvbuf(f, buf, _IOFBF, sizeof buf);
     report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects };
     int rc = write_page(f, &d[0], run->ninputs == 2 ? &d[1] : NULL, &lim, run->c);
     if (o && rc) {

@@ -12,6 +12,7 @@
 #include "gcheap/leaks.h"
 #include "gcheap/task.h"
 #include "html_escape.h"
+#include "sort.h"
 
 #ifndef GCHEAP_VERSION
 #define GCHEAP_VERSION "dev"
@@ -58,9 +59,10 @@ typedef struct section_data {
     uint64_t omitted_types, omitted_bytes;
 } section_data;
 
-static const uint64_t *g_bytes;
-static int by_bytes_desc(const void *a, const void *b)
+/* ctx: bytes per type. */
+static int by_bytes_desc(const void *a, const void *b, const void *ctx)
 {
+    const uint64_t *g_bytes = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     if (g_bytes[x] != g_bytes[y])
         return g_bytes[x] > g_bytes[y] ? -1 : 1;
@@ -70,32 +72,35 @@ static int by_bytes_desc(const void *a, const void *b)
 /* Retained sizes by type, on a thread of their own while the tree is
  * summarised: both only read the tree. */
 typedef struct type_job {
+    gch_analysis *an;
     const gch_heap *h;
-    const gch_domtree *t;
+    int include_weak;
     uint64_t *out;
     gch_error err;
     gch_status st;
 } type_job;
 
+/* The loaded heap's retained sizes by type, from the tree collect() had it
+ * build (only the tree is read meanwhile, by the summary). */
 static int type_thread(void *arg)
 {
     type_job *j = arg;
-    j->st = gch_type_retained(j->h, j->t, j->out, &j->err);
+    const uint64_t *per_type;
+    j->st = gch_analysis_type_retained(j->an, j->h, j->include_weak, &per_type, &j->err);
+    if (j->st == GCH_OK)
+        memcpy(j->out, per_type, (size_t)j->h->type_count * sizeof *j->out);
     return 0;
 }
 
-static int collect(const gch_heap *h, const report_limits *lim, const cli_common *c,
-                   section_data *s)
+static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim,
+                   const cli_common *c, section_data *s)
 {
     gch_error err;
     memset(s, 0, sizeof *s);
-    gch_domtree_options opts = GCH_DOMTREE_OPTIONS_INIT;
-    opts.include_weak = c->include_weak;
-    opts.children = 0;
-    opts.preorder_only = 1;
-    opts.preorder_idom = 1;
-    cli_phase(c, "computing the dominator tree");
-    gch_status st = gch_domtree_build_ex(h, &opts, &s->tree, &err);
+    const gch_domtree *tree;
+    gch_status st = gch_analysis_domtree(an, h, c->include_weak, GCH_TREE_PREORDER_IDOM, &tree, &err);
+    if (st == GCH_OK)
+        s->tree = *tree;
     const uint32_t types = h->type_count;
     s->type_count = xcalloc(types, sizeof *s->type_count);
     s->type_bytes = xcalloc(types, sizeof *s->type_bytes);
@@ -104,8 +109,9 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
         cli_phase(c, "summarising the dominator tree");
         type_job job;
         memset(&job, 0, sizeof job);
+        job.an = an;
         job.h = h;
-        job.t = &s->tree;
+        job.include_weak = c->include_weak;
         job.out = s->type_retained;
         gch_task *task = gch_task_start(cli_threads(c), type_thread, &job);
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
@@ -144,8 +150,7 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
     for (uint32_t t = 0; t < types; t++)
         if (s->type_count[t])
             order[present++] = t;
-    g_bytes = s->type_bytes;
-    qsort(order, present, sizeof *order, by_bytes_desc);
+    cli_sort(order, present, sizeof *order, by_bytes_desc, s->type_bytes);
     s->row_of = xcalloc(types, sizeof *s->row_of);
     for (uint32_t t = 0; t < types; t++)
         s->row_of[t] = GCH_NONE;
@@ -172,7 +177,6 @@ static int collect(const gch_heap *h, const report_limits *lim, const cli_common
 
 static void section_free(section_data *s)
 {
-    gch_domtree_free(&s->tree);
     gch_dom_summary_free(&s->sum);
     free(s->type_count);
     free(s->type_bytes);
@@ -266,16 +270,17 @@ static void kv_id(FILE *f, int *first, const char *k, const gch_heap *h, uint32_
 /* Leak suspects (gch_suspects_find: Eclipse MAT's rule) as an array of
  * {group, id, type, instances, retained, retained_objects, accumulation:
  * {id, type, retained, depth}, root_kind, path: [{id, type, field}], holds:
- * [{type, count, bytes}]}. The library builds its own dominator tree: this
- * doubles the report's time, so it runs only with --suspects. */
-static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
+ * [{type, count, bytes}]}. From the loaded heap's tree, the one collect()
+ * used: no second build. Only with --suspects. */
+static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cli_common *c,
+                          int labels)
 {
     gch_suspects_options opts = GCH_SUSPECTS_OPTIONS_INIT;
     opts.include_weak = c->include_weak;
     gch_suspects sus;
     gch_error err;
     cli_phase(c, "finding leak suspects");
-    gch_status st = gch_suspects_find(h, &opts, &sus, &err);
+    gch_status st = gch_suspects_find_in(an, h, &opts, &sus, &err);
     cli_phase_end();
     if (st != GCH_OK) {
         cli_error("%s", err.message);
@@ -311,7 +316,7 @@ static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
             fputs(k ? ",{" : "{", f);
             kv_id(f, &pf, "id", h, o);
             kv_str(f, &pf, "type", cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
-            uint32_t label = k ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
+            uint32_t label = k && labels ? gch_ref_label(h, sus.path[s->path_start + k - 1], o) : GCH_NONE;
             kv_str(f, &pf, "field", gch_heap_string(h, label));
             putc('}', f);
         }
@@ -334,11 +339,11 @@ static int write_suspects(FILE *f, const gch_heap *h, const cli_common *c)
     return 0;
 }
 
-static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const report_limits *lim,
-                         const cli_common *c)
+static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch_heap *h,
+                         const report_limits *lim, const cli_common *c, int labels)
 {
     section_data s;
-    if (collect(h, lim, c, &s) != 0) {
+    if (collect(an, h, lim, c, &s) != 0) {
         section_free(&s);
         return EXIT_INPUT;
     }
@@ -385,7 +390,7 @@ static int write_section(FILE *f, const gch_dump *d, const gch_heap *h, const re
     key(f, &first, "suspects");
     if (!lim->suspects)
         fputs("null", f);
-    else if (write_suspects(f, h, c) != 0)
+    else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
     putc('}', f);
     return 0;
@@ -403,7 +408,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
     for (size_t i = 0; i < d->count; i++) {
         if (i)
             putc(',', f);
-        if (write_section(f, d->dump, d->heaps[i], lim, c) != 0)
+        if (write_section(f, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
             return EXIT_INPUT;
     }
     fputs("]}", f);

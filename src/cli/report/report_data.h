@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gcheap/analysis.h"
 #include "gcheap/heap.h"
 #include "options.h"
 
@@ -21,6 +22,9 @@ typedef struct report_limits {
 typedef struct report_dump {
     const char *path;        /* as shown */
     const gch_dump *dump;
+    gch_analysis *an;        /* its loaded heap (trees, retained sizes) */
+    int labels;              /* field names loaded for the report (else not shown, even
+                                when a session kept them for another command) */
     gch_heap *const *heaps;
     size_t count;
 } report_dump;

@@ -16,7 +16,7 @@
 
 #include "dart_cursor.h"
 #include "gcheap/error.h"
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 
 #define GCH_DART_NO_NAME SIZE_MAX
 

@@ -8,7 +8,7 @@
 
 #include "gcheap/error.h"
 #include "gcheap/builder.h"
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 
 /* The MemoryGraph. The node offsets, blob and addresses point into the input
  * buffer (already checked to fit); *_at are their file offsets, for messages. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 #include "grow.h"
 #include "hprof_internal.h"
 

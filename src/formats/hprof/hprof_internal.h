@@ -20,7 +20,7 @@
 #include "hash.h"
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 
 /* Top-level record tags. */
 enum {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 #include "threading.h"
 
 /* One integer list: the bytes after its '[' up to its ']' (at end). */
@@ -44,7 +44,7 @@ const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index)
 
 /* Whether [begin, end) (after a '[', up to its ']') is a list of integers
  * below 2^32 as v8_bulk_parse takes them: then the careful path's check of
- * it (v8_skip_value) would pass too. */
+ * it (gch_json_skip_value) would pass too. */
 int v8_bulk_is_list(const unsigned char *begin, const unsigned char *end);
 
 /* The end (just after the closing quote) of the JSON string whose opening

@@ -32,7 +32,7 @@
 #include "grow.h"
 #include "threading.h"
 #include "v8_bulk.h"
-#include "v8_json.h"
+#include "json_tokenizer.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
 #define MAX_TYPES 255        /* entries of a type enumeration */
@@ -49,7 +49,7 @@ enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_
 
 /* A list of names from snapshot.meta (fields, or one type enumeration). */
 typedef struct name_list {
-    v8_text pool;               /* names, each NUL-terminated */
+    gch_json_text pool;               /* names, each NUL-terminated */
     uint32_t off[MAX_TYPES + 1];
     unsigned count;
     int present;
@@ -115,10 +115,10 @@ static void w_free(wide32 *a)
 }
 
 typedef struct v8_reader {
-    v8_in in;
+    gch_json_in in;
     const gch_load_options *opts;
     gch_error *err;
-    v8_text key;                /* scratch: the current object key */
+    gch_json_text key;                /* scratch: the current object key */
     gch_builder *b;
 
     /* snapshot */
@@ -132,7 +132,7 @@ typedef struct v8_reader {
     const name_list *node_types;
     uint64_t node_count_decl, edge_count_decl, root_index;
     int have_node_count, have_edge_count, has_detachedness;
-    v8_text title;
+    gch_json_text title;
 
     /* nodes, struct of arrays: class is a dense id of `classes` */
     size_t node_n, node_cap, root;
@@ -162,7 +162,7 @@ typedef struct v8_reader {
     int any_string;
 
     /* strings: only those in `wanted` (sorted) are kept, when it is set */
-    v8_text pool;
+    gch_json_text pool;
     uint64_t *str_off;          /* pool offsets: by string index, or by position
                                    in wanted when it is set; UINT64_MAX: not read */
     size_t str_n, str_cap;
@@ -191,9 +191,9 @@ static gch_status oom(v8_reader *r)
 /* snapshot.meta */
 
 /* A list or object that closes at once: consumes the closing bracket. */
-static inline int closes_empty(v8_in *in, int close)
+static inline int closes_empty(gch_json_in *in, int close)
 {
-    if (v8_peek(in) != close)
+    if (gch_json_peek(in) != close)
         return 0;
     in->p++;
     return 1;
@@ -201,22 +201,22 @@ static inline int closes_empty(v8_in *in, int close)
 
 /* After an element or member: consumes the ',' (*more = 1) or the closing bracket
  * (*more = 0); anything else is an error. */
-static inline gch_status after_item(v8_in *in, int close, int *more)
+static inline gch_status after_item(gch_json_in *in, int close, int *more)
 {
-    int c = v8_peek(in);
+    int c = gch_json_peek(in);
     in->p += c == ',' || c == close;
     *more = c == ',';
     if (c == ',' || c == close)
         return GCH_OK;
-    return v8_expect(in, ',', close == ']' ? "',' or ']'" : "',' or '}'");
+    return gch_json_expect(in, ',', close == ']' ? "',' or ']'" : "',' or '}'");
 }
 
 static gch_status name_list_read_one(v8_reader *r, name_list *l)
 {
     if (l->count >= MAX_TYPES)
-        return v8_fail(&r->in, "snapshot.meta: more than %d names in a list", MAX_TYPES);
+        return gch_json_fail(&r->in, "snapshot.meta: more than %d names in a list", MAX_TYPES);
     l->off[l->count++] = (uint32_t)l->pool.len;
-    gch_status st = v8_string(&r->in, &l->pool);
+    gch_status st = gch_json_string(&r->in, &l->pool);
     if (st == GCH_OK) {
         size_t len = l->pool.len;
         /* keep the terminating NUL as part of the pool */
@@ -231,7 +231,7 @@ static gch_status name_list_read_one(v8_reader *r, name_list *l)
 /* Reads ["a", "b", ...] into l. */
 static gch_status read_name_list(v8_reader *r, name_list *l)
 {
-    gch_status st = v8_expect(&r->in, '[', "'[' (a list of names)");
+    gch_status st = gch_json_expect(&r->in, '[', "'[' (a list of names)");
     if (st != GCH_OK)
         return st;
     l->present = 1;
@@ -252,15 +252,15 @@ static gch_status read_name_list(v8_reader *r, name_list *l)
  * a description string; the enumerations are kept per position. */
 static gch_status read_type_lists(v8_reader *r, name_list *per_field)
 {
-    gch_status st = v8_expect(&r->in, '[', "'[' (snapshot.meta types)");
+    gch_status st = gch_json_expect(&r->in, '[', "'[' (snapshot.meta types)");
     if (st != GCH_OK)
         return st;
     if (closes_empty(&r->in, ']'))
         return GCH_OK;
     for (unsigned k = 0;; k++) {
         if (k >= MAX_FIELDS)
-            return v8_fail(&r->in, "snapshot.meta: more than %d field types", MAX_FIELDS);
-        st = v8_peek(&r->in) == '[' ? read_name_list(r, &per_field[k]) : v8_skip_value(&r->in);
+            return gch_json_fail(&r->in, "snapshot.meta: more than %d field types", MAX_FIELDS);
+        st = gch_json_peek(&r->in) == '[' ? read_name_list(r, &per_field[k]) : gch_json_skip_value(&r->in);
         if (st != GCH_OK)
             return st;
         int more;
@@ -279,7 +279,7 @@ typedef gch_status (*member_fn)(v8_reader *r);
 
 static gch_status read_object(v8_reader *r, member_fn fn, const char *what)
 {
-    gch_status st = v8_expect(&r->in, '{', what);
+    gch_status st = gch_json_expect(&r->in, '{', what);
     if (st != GCH_OK)
         return st;
     if (closes_empty(&r->in, '}'))
@@ -288,7 +288,7 @@ static gch_status read_object(v8_reader *r, member_fn fn, const char *what)
         r->key.len = 0;
         if (r->key.s)
             r->key.s[0] = '\0';
-        if ((st = v8_string(&r->in, &r->key)) != GCH_OK || (st = v8_expect(&r->in, ':', "':'")) != GCH_OK ||
+        if ((st = gch_json_string(&r->in, &r->key)) != GCH_OK || (st = gch_json_expect(&r->in, ':', "':'")) != GCH_OK ||
             (st = fn(r)) != GCH_OK)
             return st;
         int more;
@@ -312,7 +312,7 @@ static gch_status meta_member(v8_reader *r)
         return read_type_lists(r, r->node_enum);
     if (key_is(r, "edge_types"))
         return read_type_lists(r, r->edge_enum);
-    return v8_skip_value(&r->in);
+    return gch_json_skip_value(&r->in);
 }
 
 static gch_status snapshot_member(v8_reader *r)
@@ -323,19 +323,19 @@ static gch_status snapshot_member(v8_reader *r)
     }
     if (key_is(r, "node_count")) {
         r->have_node_count = 1;
-        return v8_uint(&r->in, &r->node_count_decl, "snapshot.node_count");
+        return gch_json_uint(&r->in, &r->node_count_decl, "snapshot.node_count");
     }
     if (key_is(r, "edge_count")) {
         r->have_edge_count = 1;
-        return v8_uint(&r->in, &r->edge_count_decl, "snapshot.edge_count");
+        return gch_json_uint(&r->in, &r->edge_count_decl, "snapshot.edge_count");
     }
     if (key_is(r, "root_index"))
-        return v8_uint(&r->in, &r->root_index, "snapshot.root_index");
-    if (key_is(r, "title") && v8_peek(&r->in) == '"') {
+        return gch_json_uint(&r->in, &r->root_index, "snapshot.root_index");
+    if (key_is(r, "title") && gch_json_peek(&r->in) == '"') {
         r->title.len = 0;
-        return v8_string(&r->in, &r->title);
+        return gch_json_string(&r->in, &r->title);
     }
-    return v8_skip_value(&r->in);
+    return gch_json_skip_value(&r->in);
 }
 
 static int field_index(const name_list *l, const char *name)
@@ -352,11 +352,11 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
     static const char *const nf_names[] = { "type", "name", "id", "self_size", "edge_count" };
     static const char *const ef_names[] = { "type", "name_or_index", "to_node" };
     if (!r->have_meta || !r->node_fields.present || !r->edge_fields.present)
-        return v8_fail_at(&r->in, at, "snapshot.meta with node_fields and edge_fields must come before the arrays");
+        return gch_json_fail_at(&r->in, at, "snapshot.meta with node_fields and edge_fields must come before the arrays");
     r->nfields = r->node_fields.count;
     r->efields = r->edge_fields.count;
     if (r->nfields > MAX_FIELDS || r->efields > MAX_FIELDS)
-        return v8_fail_at(&r->in, at, "snapshot.meta declares more than %d fields", MAX_FIELDS);
+        return gch_json_fail_at(&r->in, at, "snapshot.meta declares more than %d fields", MAX_FIELDS);
     for (unsigned k = 0; k < r->nfields; k++) {
         const char *n = list_name(&r->node_fields, k);
         r->node_field[k] = NF_OTHER;
@@ -370,7 +370,7 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
     }
     for (unsigned f = 0; f < 5; f++)
         if (field_index(&r->node_fields, nf_names[f]) < 0)
-            return v8_fail_at(&r->in, at, "snapshot.meta.node_fields has no \"%s\"", nf_names[f]);
+            return gch_json_fail_at(&r->in, at, "snapshot.meta.node_fields has no \"%s\"", nf_names[f]);
     for (unsigned k = 0; k < r->efields; k++) {
         const char *n = list_name(&r->edge_fields, k);
         r->edge_field[k] = EF_OTHER;
@@ -380,12 +380,12 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
     }
     for (unsigned f = 0; f < 3; f++)
         if (field_index(&r->edge_fields, ef_names[f]) < 0)
-            return v8_fail_at(&r->in, at, "snapshot.meta.edge_fields has no \"%s\"", ef_names[f]);
+            return gch_json_fail_at(&r->in, at, "snapshot.meta.edge_fields has no \"%s\"", ef_names[f]);
 
     const name_list *nt = &r->node_enum[field_index(&r->node_fields, "type")];
     const name_list *et = &r->edge_enum[field_index(&r->edge_fields, "type")];
     if (!nt->present || !et->present)
-        return v8_fail_at(&r->in, at, "snapshot.meta: no enumeration of node or edge types");
+        return gch_json_fail_at(&r->in, at, "snapshot.meta: no enumeration of node or edge types");
     r->node_types = nt;
     r->ntypes = nt->count;
     for (unsigned k = 0; k < nt->count; k++) {
@@ -523,18 +523,18 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
         switch (r->node_field[k]) {
         case NF_TYPE:
             if (v >= r->ntypes)
-                return v8_fail_at(&r->in, at, "node %zu: type %llu is not in snapshot.meta.node_types", i,
+                return gch_json_fail_at(&r->in, at, "node %zu: type %llu is not in snapshot.meta.node_types", i,
                                   (unsigned long long)v);
             type = v;
             break;
         case NF_NAME:
             if (v > UINT32_MAX)
-                return v8_fail_at(&r->in, at, "node %zu: name index %llu is too large", i, (unsigned long long)v);
+                return gch_json_fail_at(&r->in, at, "node %zu: name index %llu is too large", i, (unsigned long long)v);
             name = v;
             break;
         case NF_ID:
             if (v == 0)
-                return v8_fail_at(&r->in, at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
+                return gch_json_fail_at(&r->in, at, "node %zu: id 0 (no V8 node has it; gcheap reserves it)", i);
             if (!w_set(&r->n_id, i, v, i, r->node_cap))
                 return oom(r);
             break;
@@ -544,7 +544,7 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
             break;
         case NF_EDGE_COUNT:
             if (v > UINT32_MAX)
-                return v8_fail_at(&r->in, at, "node %zu: edge_count %llu is too large", i, (unsigned long long)v);
+                return gch_json_fail_at(&r->in, at, "node %zu: edge_count %llu is too large", i, (unsigned long long)v);
             r->n_edges[i] = (uint32_t)v;
             r->edge_sum += v;
             break;
@@ -575,13 +575,13 @@ static gch_status bulk_read(v8_reader *r, int *done);
 
 static gch_status read_nodes(v8_reader *r)
 {
-    uint64_t at = v8_offset(&r->in);
+    uint64_t at = gch_json_offset(&r->in);
     gch_status st = resolve_meta(r, at);
     if (st != GCH_OK)
         return st;
     if (r->nodes_done)
-        return v8_fail(&r->in, "a second \"nodes\" array");
-    if ((st = v8_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
+        return gch_json_fail(&r->in, "a second \"nodes\" array");
+    if ((st = gch_json_expect(&r->in, '[', "'[' (nodes)")) != GCH_OK)
         return st;
     int done;
     if ((st = bulk_read(r, &done)) != GCH_OK || done)
@@ -596,8 +596,8 @@ static gch_status read_nodes(v8_reader *r)
     unsigned col = 0;
     while (!closed) {
         size_t n;
-        uint64_t batch_at = v8_offset(&r->in);
-        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in nodes")) != GCH_OK)
+        uint64_t batch_at = gch_json_offset(&r->in);
+        if ((st = gch_json_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in nodes")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
             row[col++] = vals[k];
@@ -609,15 +609,15 @@ static gch_status read_nodes(v8_reader *r)
         }
     }
     if (col != 0)
-        return v8_fail(&r->in, "nodes: %llu numbers, not a multiple of the %u node fields",
+        return gch_json_fail(&r->in, "nodes: %llu numbers, not a multiple of the %u node fields",
                        (unsigned long long)r->node_n * r->nfields + col, r->nfields);
     if (r->have_node_count && r->node_count_decl != r->node_n)
-        return v8_fail(&r->in, "nodes: %zu nodes, but snapshot.node_count says %llu", r->node_n,
+        return gch_json_fail(&r->in, "nodes: %zu nodes, but snapshot.node_count says %llu", r->node_n,
                        (unsigned long long)r->node_count_decl);
     if (r->node_n == 0)
-        return v8_fail(&r->in, "the snapshot has no nodes (not even the synthetic root)");
+        return gch_json_fail(&r->in, "the snapshot has no nodes (not even the synthetic root)");
     if (r->root_index % r->nfields != 0 || r->root_index / r->nfields >= r->node_n)
-        return v8_fail(&r->in, "snapshot.root_index %llu is not the start of a node",
+        return gch_json_fail(&r->in, "snapshot.root_index %llu is not the start of a node",
                        (unsigned long long)r->root_index);
     r->root = (size_t)(r->root_index / r->nfields);
     r->nodes_done = 1;
@@ -1184,7 +1184,7 @@ static gch_status bulk_read(v8_reader *r, int *done)
     r->nodes_done = 1;
     r->in.p = nclose + 1;
     *done = 1;
-    return v8_fill(&r->in, 1) < 0 ? GCH_EIO : GCH_OK; /* progress, and the parsed bytes released */
+    return gch_json_fill(&r->in, 1) < 0 ? GCH_EIO : GCH_OK; /* progress, and the parsed bytes released */
 }
 
 /* Streams the edges: the edges of node i are the next n_edges[i] rows. */
@@ -1192,10 +1192,10 @@ static gch_status read_edges(v8_reader *r)
 {
     gch_status st;
     if (!r->nodes_done)
-        return v8_fail(&r->in, "\"edges\" before \"nodes\" (V8 writes nodes first)");
+        return gch_json_fail(&r->in, "\"edges\" before \"nodes\" (V8 writes nodes first)");
     if (r->edges_done)
-        return v8_fail(&r->in, "a second \"edges\" array");
-    if ((st = v8_expect(&r->in, '[', "'[' (edges)")) != GCH_OK)
+        return gch_json_fail(&r->in, "a second \"edges\" array");
+    if ((st = gch_json_expect(&r->in, '[', "'[' (edges)")) != GCH_OK)
         return st;
     if (r->bulk) { /* read with the nodes (only ever right after them) */
         r->in.p = r->bulk_edges_close + 1;
@@ -1216,8 +1216,8 @@ static gch_status read_edges(v8_reader *r)
         return st;
     while (!closed) {
         size_t n;
-        uint64_t batch_at = v8_offset(&r->in);
-        if ((st = v8_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in edges")) != GCH_OK)
+        uint64_t batch_at = gch_json_offset(&r->in);
+        if ((st = gch_json_uint_batch(&r->in, &state, vals, BATCH, &n, &closed, "an integer in edges")) != GCH_OK)
             return st;
         for (size_t k = 0; k < n; k++) {
             row[col++] = vals[k];
@@ -1225,7 +1225,7 @@ static gch_status read_edges(v8_reader *r)
                 continue;
             col = 0;
             if (c.node >= r->node_n)
-                return v8_fail_at(&r->in, batch_at, "edges: more than the %llu edges the nodes' edge_count add up to",
+                return gch_json_fail_at(&r->in, batch_at, "edges: more than the %llu edges the nodes' edge_count add up to",
                                   (unsigned long long)r->edge_sum);
             uint64_t type = 0, name = 0, to = 0;
             for (unsigned f = 0; f < r->efields; f++) {
@@ -1239,13 +1239,13 @@ static gch_status read_edges(v8_reader *r)
             }
             uint64_t e = r->edge_n;
             if (type >= r->etypes)
-                return v8_fail_at(&r->in, batch_at, "edge %llu: type %llu is not in snapshot.meta.edge_types",
+                return gch_json_fail_at(&r->in, batch_at, "edge %llu: type %llu is not in snapshot.meta.edge_types",
                                   (unsigned long long)e, (unsigned long long)type);
             if (name > UINT32_MAX)
-                return v8_fail_at(&r->in, batch_at, "edge %llu: name_or_index %llu is too large",
+                return gch_json_fail_at(&r->in, batch_at, "edge %llu: name_or_index %llu is too large",
                                   (unsigned long long)e, (unsigned long long)name);
             if (to >= node_len || to % r->nfields != 0)
-                return v8_fail_at(&r->in, batch_at,
+                return gch_json_fail_at(&r->in, batch_at,
                                   "edge %llu: to_node %llu is not the start of a node (%zu nodes of %u fields)",
                                   (unsigned long long)e, (unsigned long long)to, r->node_n, r->nfields);
             uint8_t erole = r->edge_role[type];
@@ -1271,13 +1271,13 @@ static gch_status read_edges(v8_reader *r)
         }
     }
     if (col != 0)
-        return v8_fail(&r->in, "edges: %llu numbers, not a multiple of the %u edge fields",
+        return gch_json_fail(&r->in, "edges: %llu numbers, not a multiple of the %u edge fields",
                        (unsigned long long)r->edge_n * r->efields + col, r->efields);
     if (r->edge_n != r->edge_sum)
-        return v8_fail(&r->in, "edges: %llu edges, but the nodes' edge_count add up to %llu",
+        return gch_json_fail(&r->in, "edges: %llu edges, but the nodes' edge_count add up to %llu",
                        (unsigned long long)r->edge_n, (unsigned long long)r->edge_sum);
     if (r->have_edge_count && r->edge_count_decl != r->edge_n)
-        return v8_fail(&r->in, "edges: %llu edges, but snapshot.edge_count says %llu",
+        return gch_json_fail(&r->in, "edges: %llu edges, but snapshot.edge_count says %llu",
                        (unsigned long long)r->edge_n, (unsigned long long)r->edge_count_decl);
     r->edges_done = 1;
     return GCH_OK;
@@ -1328,11 +1328,11 @@ static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
     if (r->strings_done)
-        return v8_fail(&r->in, "a second \"strings\" array");
+        return gch_json_fail(&r->in, "a second \"strings\" array");
     /* After the arrays (V8's order), only the strings they name are kept. */
     if (r->nodes_done && r->edges_done && (st = collect_wanted(r)) != GCH_OK)
         return st;
-    if ((st = v8_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
+    if ((st = gch_json_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
         return st;
     r->strings_done = 1;
     if (closes_empty(&r->in, ']'))
@@ -1373,28 +1373,28 @@ static gch_status read_strings(v8_reader *r)
  * bulk way does not take, the careful way (which then says what is wrong). */
 static gch_status skip_member(v8_reader *r)
 {
-    if (!r->in.src && v8_peek(&r->in) == '[') {
+    if (!r->in.src && gch_json_peek(&r->in) == '[') {
         const unsigned char *b = r->in.p + 1, *e = memchr(b, ']', (size_t)(r->in.end - b));
         if (e && v8_bulk_is_list(b, e)) {
             r->in.p = e + 1;
             return GCH_OK;
         }
     }
-    return v8_skip_value(&r->in);
+    return gch_json_skip_value(&r->in);
 }
 
 /* Reads a string of the table into the pool, or skips it (a plain one of a
  * snapshot in memory by its closing quote). */
 static gch_status table_string(v8_reader *r, int keep)
 {
-    if (!keep && !r->in.src && v8_peek(&r->in) == '"') {
+    if (!keep && !r->in.src && gch_json_peek(&r->in) == '"') {
         const unsigned char *q = v8_bulk_plain_string(r->in.p, r->in.end);
         if (q) {
             r->in.p = q;
             return GCH_OK;
         }
     }
-    return v8_string(&r->in, keep ? &r->pool : NULL);
+    return gch_json_string(&r->in, keep ? &r->pool : NULL);
 }
 
 static gch_status top_member(v8_reader *r)
@@ -1417,20 +1417,20 @@ static gch_status parse(v8_reader *r)
     gch_status st = read_object(r, top_member, "'{' (a V8 heap snapshot starts with {\"snapshot\":)");
     if (st != GCH_OK)
         return st;
-    int c = v8_peek(&r->in);
+    int c = gch_json_peek(&r->in);
     if (c == -2)
         return GCH_EIO;
     if (c != -1)
-        return v8_fail(&r->in, "data after the end of the snapshot object");
+        return gch_json_fail(&r->in, "data after the end of the snapshot object");
     if (!r->have_snapshot)
-        return v8_fail(&r->in, "no \"snapshot\" member");
+        return gch_json_fail(&r->in, "no \"snapshot\" member");
     if (!r->nodes_done || !r->edges_done || !r->strings_done)
-        return v8_fail(&r->in, "the snapshot has no \"%s\" array",
+        return gch_json_fail(&r->in, "the snapshot has no \"%s\" array",
                        !r->nodes_done ? "nodes" : !r->edges_done ? "edges" : "strings");
     if (r->any_string && r->max_string >= r->str_n && r->bulk)
         r->max_string_at = bulk_offset(r, r->max_string_in_edges ? r->bulk_edges : r->bulk_nodes, r->max_string_at);
     if (r->any_string && r->max_string >= r->str_n)
-        return v8_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
+        return gch_json_fail_at(&r->in, r->max_string_at, "string index %llu is out of range (%zu strings)",
                           (unsigned long long)r->max_string, r->str_n);
     return GCH_OK;
 }
@@ -1463,7 +1463,7 @@ static const char *str_at(const v8_reader *r, uint32_t index)
  * "(system)" for hidden, "(compiled code)" for code, "(TYPE)" otherwise. */
 static gch_status declare_types(v8_reader *r)
 {
-    v8_text name = { 0 };
+    gch_json_text name = { 0 };
     gch_status st = GCH_OK;
     for (size_t c = 0; c < r->classes.len && st == GCH_OK; c++) {
         uint64_t key = r->classes.keys[c];
@@ -1497,7 +1497,7 @@ static gch_status declare_types(v8_reader *r)
 
 /* Writes the label of an edge (DevTools' JSHeapSnapshotEdge.toString, with
  * "context NAME" for context variables) into t. */
-static int format_label(const v8_reader *r, uint8_t role, uint32_t name, v8_text *t)
+static int format_label(const v8_reader *r, uint8_t role, uint32_t name, gch_json_text *t)
 {
     char num[16];
     const char *open = "{", *close = "}", *text;
@@ -1552,7 +1552,7 @@ static gch_status name_labels(v8_reader *r)
 {
     size_t n = r->labels.len;
     uint32_t *map = gch_reallocarray(NULL, n ? n : 1, sizeof *map);
-    v8_text t = { 0 };
+    gch_json_text t = { 0 };
     gch_status st = map ? GCH_OK : oom(r);
     for (size_t k = 0; k < n && st == GCH_OK; k++) {
         uint64_t key = r->labels.keys[k];
@@ -1577,7 +1577,7 @@ static gch_status add_meta_u64(gch_builder *b, const char *key, uint64_t v, gch_
 
 static gch_status emit_meta(v8_reader *r, gch_builder *b)
 {
-    v8_text fields = { 0 };
+    gch_json_text fields = { 0 };
     for (unsigned k = 0; k < r->nfields; k++) {
         const char *n = list_name(&r->node_fields, k);
         size_t len = strlen(n);
@@ -1698,7 +1698,7 @@ static void reader_free(v8_reader *r)
 {
     free_arrays(r);
     gch_builder_free(r->b);
-    v8_in_free(&r->in);
+    gch_json_free(&r->in);
     gch_free(r->key.s);
     gch_free(r->title.s);
     gch_free(r->node_fields.pool.s);
@@ -1733,7 +1733,7 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
     r->opts = opts ? opts : &no_options;
     r->err = err;
     r->par = gch_parallel_for(r->opts->threads);
-    v8_in_init_buffer(&r->in, data, size, r->opts, err);
+    gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
     reader_free(r);
     return st;
@@ -1748,7 +1748,7 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     r->opts = opts ? opts : &no_options;
     r->err = err;
-    gch_status st = v8_in_init_source(&r->in, src, r->opts, err);
+    gch_status st = gch_json_init_source(&r->in, src, r->opts, err);
     if (st == GCH_OK)
         st = run(r, out);
     reader_free(r);

@@ -1,5 +1,5 @@
-/* The streaming JSON tokenizer of the V8 reader: see v8_json.h. */
-#include "v8_json.h"
+/* The streaming JSON tokenizer of the JSON-based readers: see json_tokenizer.h. */
+#include "json_tokenizer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #define BLOCK_BYTES (4u << 20)     /* source mode: bytes read at a time */
 #define PROGRESS_BYTES (8u << 20)  /* input between progress (and release) calls */
 
-void v8_in_init_buffer(v8_in *in, const void *data, size_t size, const gch_load_options *opts,
+void gch_json_init_buffer(gch_json_in *in, const void *data, size_t size, const gch_load_options *opts,
                        gch_error *err)
 {
     memset(in, 0, sizeof *in);
@@ -24,7 +24,7 @@ void v8_in_init_buffer(v8_in *in, const void *data, size_t size, const gch_load_
     in->next_progress = PROGRESS_BYTES;
 }
 
-gch_status v8_in_init_source(v8_in *in, const gch_source *src, const gch_load_options *opts,
+gch_status gch_json_init_source(gch_json_in *in, const gch_source *src, const gch_load_options *opts,
                              gch_error *err)
 {
     memset(in, 0, sizeof *in);
@@ -40,14 +40,14 @@ gch_status v8_in_init_source(v8_in *in, const gch_source *src, const gch_load_op
     return GCH_OK;
 }
 
-void v8_in_free(v8_in *in)
+void gch_json_free(gch_json_in *in)
 {
     gch_free(in->buf);
     gch_free(in->depth);
     in->buf = in->depth = NULL;
 }
 
-static gch_status fail_va(v8_in *in, uint64_t at, const char *fmt, va_list ap)
+static gch_status fail_va(gch_json_in *in, uint64_t at, const char *fmt, va_list ap)
 {
     char msg[200];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -58,16 +58,16 @@ static gch_status fail_va(v8_in *in, uint64_t at, const char *fmt, va_list ap)
     return gch_error_set(in->err, GCH_EFORMAT, "%s", msg);
 }
 
-gch_status v8_fail(v8_in *in, const char *fmt, ...)
+gch_status gch_json_fail(gch_json_in *in, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    gch_status st = fail_va(in, v8_offset(in), fmt, ap);
+    gch_status st = fail_va(in, gch_json_offset(in), fmt, ap);
     va_end(ap);
     return st;
 }
 
-gch_status v8_fail_at(v8_in *in, uint64_t at, const char *fmt, ...)
+gch_status gch_json_fail_at(gch_json_in *in, uint64_t at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -77,9 +77,9 @@ gch_status v8_fail_at(v8_in *in, uint64_t at, const char *fmt, ...)
 }
 
 /* Progress, and in buffer mode the release of parsed bytes. */
-static void tick(v8_in *in)
+static void tick(gch_json_in *in)
 {
-    uint64_t at = v8_offset(in);
+    uint64_t at = gch_json_offset(in);
     if (at < in->next_progress)
         return;
     in->next_progress = at + PROGRESS_BYTES;
@@ -91,7 +91,7 @@ static void tick(v8_in *in)
     }
 }
 
-long long v8_fill(v8_in *in, size_t want)
+long long gch_json_fill(gch_json_in *in, size_t want)
 {
     tick(in);
     size_t avail = (size_t)(in->end - in->p);
@@ -121,14 +121,14 @@ static int is_blank(int c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-int v8_peek(v8_in *in)
+int gch_json_peek(gch_json_in *in)
 {
     for (;;) {
         while (in->p < in->end && is_blank(*in->p))
             in->p++;
         if (in->p < in->end)
             return *in->p;
-        long long got = v8_fill(in, 1);
+        long long got = gch_json_fill(in, 1);
         if (got < 0)
             return -2;
         if (got == 0)
@@ -137,27 +137,27 @@ int v8_peek(v8_in *in)
 }
 
 /* The message for an unexpected byte c (or the end of the input). */
-static gch_status unexpected(v8_in *in, int c, const char *what)
+static gch_status unexpected(gch_json_in *in, int c, const char *what)
 {
     if (c == -2)
         return GCH_EIO;
     if (c == -1)
-        return v8_fail(in, "the input ends where %s was expected (truncated snapshot?)", what);
+        return gch_json_fail(in, "the input ends where %s was expected (truncated snapshot?)", what);
     if (c >= 0x20 && c < 0x7f)
-        return v8_fail(in, "expected %s, found '%c'", what, c);
-    return v8_fail(in, "expected %s, found byte 0x%02x", what, c);
+        return gch_json_fail(in, "expected %s, found '%c'", what, c);
+    return gch_json_fail(in, "expected %s, found byte 0x%02x", what, c);
 }
 
-gch_status v8_expect(v8_in *in, int c, const char *what)
+gch_status gch_json_expect(gch_json_in *in, int c, const char *what)
 {
-    int got = v8_peek(in);
+    int got = gch_json_peek(in);
     if (got != c)
         return unexpected(in, got, what);
     in->p++;
     return GCH_OK;
 }
 
-static int text_put(v8_text *out, const void *bytes, size_t n)
+static int text_put(gch_json_text *out, const void *bytes, size_t n)
 {
     if (!out)
         return 1;
@@ -219,13 +219,13 @@ static long read_hex4(const unsigned char *p)
 
 /* Decodes one escape; in->p is at the backslash and 12 bytes are readable
  * when the input has them. */
-static gch_status escape(v8_in *in, v8_text *out)
+static gch_status escape(gch_json_in *in, gch_json_text *out)
 {
-    long long avail = v8_fill(in, 12);
+    long long avail = gch_json_fill(in, 12);
     if (avail < 0)
         return GCH_EIO;
     if (avail < 2)
-        return v8_fail(in, "the input ends inside a string escape (truncated snapshot?)");
+        return gch_json_fail(in, "the input ends inside a string escape (truncated snapshot?)");
     const unsigned char *p = in->p;
     static const char plain_from[] = "\"\\/bfnrt", plain_to[] = "\"\\/\b\f\n\r\t";
     const char *hit = p[1] ? strchr(plain_from, p[1]) : NULL;
@@ -236,10 +236,10 @@ static gch_status escape(v8_in *in, v8_text *out)
         return GCH_OK;
     }
     if (p[1] != 'u')
-        return v8_fail(in, "invalid escape in a string");
+        return gch_json_fail(in, "invalid escape in a string");
     long cp = avail >= 6 ? read_hex4(p + 2) : -1;
     if (cp < 0)
-        return v8_fail(in, "invalid \\u escape in a string");
+        return gch_json_fail(in, "invalid \\u escape in a string");
     size_t used = 6;
     if (cp >= 0xd800 && cp <= 0xdbff) {
         long lo = avail >= 12 && p[6] == '\\' && p[7] == 'u' ? read_hex4(p + 8) : -1;
@@ -259,9 +259,9 @@ static gch_status escape(v8_in *in, v8_text *out)
     return GCH_OK;
 }
 
-gch_status v8_string(v8_in *in, v8_text *out)
+gch_status gch_json_string(gch_json_in *in, gch_json_text *out)
 {
-    gch_status st = v8_expect(in, '"', "a string");
+    gch_status st = gch_json_expect(in, '"', "a string");
     if (st != GCH_OK)
         return st;
     for (;;) {
@@ -271,11 +271,11 @@ gch_status v8_string(v8_in *in, v8_text *out)
         if (!text_put(out, run, (size_t)(in->p - run)))
             return gch_error_set(in->err, GCH_ENOMEM, "out of memory");
         if (in->p == in->end) {
-            long long got = v8_fill(in, 1);
+            long long got = gch_json_fill(in, 1);
             if (got < 0)
                 return GCH_EIO;
             if (got == 0)
-                return v8_fail(in, "the input ends inside a string (truncated snapshot?)");
+                return gch_json_fail(in, "the input ends inside a string (truncated snapshot?)");
             continue;
         }
         if (*in->p == '"') {
@@ -283,53 +283,53 @@ gch_status v8_string(v8_in *in, v8_text *out)
             return GCH_OK;
         }
         if (*in->p < 0x20)
-            return v8_fail(in, "control byte 0x%02x inside a string", *in->p);
+            return gch_json_fail(in, "control byte 0x%02x inside a string", *in->p);
         if ((st = escape(in, out)) != GCH_OK)
             return st;
     }
 }
 
-gch_status v8_uint(v8_in *in, uint64_t *out, const char *what)
+gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what)
 {
-    int c = v8_peek(in);
+    int c = gch_json_peek(in);
     if (c < '0' || c > '9') {
         if (c == '-')
-            return v8_fail(in, "%s: negative number", what);
+            return gch_json_fail(in, "%s: negative number", what);
         return unexpected(in, c, what);
     }
-    if (v8_fill(in, V8_NUMBER_BYTES) < 0)
+    if (gch_json_fill(in, GCH_JSON_NUMBER_BYTES) < 0)
         return GCH_EIO;
     const unsigned char *p = in->p, *end = in->end;
     uint64_t v = 0;
     while (p < end && (unsigned)(*p - '0') < 10) {
         unsigned d = (unsigned)(*p - '0');
         if (v > (UINT64_MAX - d) / 10)
-            return v8_fail(in, "%s: number larger than 2^64-1", what);
+            return gch_json_fail(in, "%s: number larger than 2^64-1", what);
         v = v * 10 + d;
         p++;
     }
     if (p - in->p > 1 && *in->p == '0')
-        return v8_fail(in, "%s: number with a leading zero", what);
+        return gch_json_fail(in, "%s: number with a leading zero", what);
     if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
-        return v8_fail(in, "%s: expected a non-negative integer", what);
+        return gch_json_fail(in, "%s: expected a non-negative integer", what);
     in->p = p;
     *out = v;
     return GCH_OK;
 }
 
 /* Checks and skips a JSON number of any form. */
-static gch_status skip_number(v8_in *in)
+static gch_status skip_number(gch_json_in *in)
 {
-    if (v8_fill(in, V8_NUMBER_BYTES) < 0)
+    if (gch_json_fill(in, GCH_JSON_NUMBER_BYTES) < 0)
         return GCH_EIO;
     const unsigned char *p = in->p, *end = in->end;
-    /* A number longer than the window: read it through v8_fill byte by byte. */
+    /* A number longer than the window: read it through gch_json_fill byte by byte. */
     int phase = 0; /* 0 sign, 1 int first, 2 int rest, 3 frac first, 4 frac, 5 exp sign, 6 exp first, 7 exp */
     int leading_zero = 0;
     for (;;) {
         if (p == end) {
             in->p = p;
-            long long got = v8_fill(in, 1);
+            long long got = gch_json_fill(in, 1);
             if (got < 0)
                 return GCH_EIO;
             p = in->p;
@@ -347,7 +347,7 @@ static gch_status skip_number(v8_in *in)
         } else if (phase == 2 && digit) {
             if (leading_zero) {
                 in->p = p;
-                return v8_fail(in, "number with a leading zero");
+                return gch_json_fail(in, "number with a leading zero");
             }
         } else if (phase == 2 && c == '.') {
             phase = 3;
@@ -366,14 +366,14 @@ static gch_status skip_number(v8_in *in)
     }
     in->p = p;
     if (phase != 2 && phase != 4 && phase != 7)
-        return v8_fail(in, "malformed number");
+        return gch_json_fail(in, "malformed number");
     return GCH_OK;
 }
 
-static gch_status skip_literal(v8_in *in)
+static gch_status skip_literal(gch_json_in *in)
 {
     static const char *const words[] = { "true", "false", "null" };
-    long long avail = v8_fill(in, 5);
+    long long avail = gch_json_fill(in, 5);
     if (avail < 0)
         return GCH_EIO;
     for (int i = 0; i < 3; i++) {
@@ -386,32 +386,32 @@ static gch_status skip_literal(v8_in *in)
     return unexpected(in, *in->p, "a value");
 }
 
-gch_status v8_skip_value(v8_in *in)
+gch_status gch_json_skip_value(gch_json_in *in)
 {
     size_t depth = 0;
     gch_status st;
     for (;;) {
         /* A value. */
-        int c = v8_peek(in);
+        int c = gch_json_peek(in);
         if (c == '{' || c == '[') {
             if (!gch_grow((void **)&in->depth, &in->depth_cap, depth + 1, 1, 64))
                 return gch_error_set(in->err, GCH_ENOMEM, "out of memory");
             in->depth[depth++] = (unsigned char)c;
             in->p++;
             int close = c == '{' ? '}' : ']';
-            if (v8_peek(in) == close) {
+            if (gch_json_peek(in) == close) {
                 in->p++;
                 depth--;
             } else {
                 if (c == '{') {
-                    if ((st = v8_string(in, NULL)) != GCH_OK ||
-                        (st = v8_expect(in, ':', "':'")) != GCH_OK)
+                    if ((st = gch_json_string(in, NULL)) != GCH_OK ||
+                        (st = gch_json_expect(in, ':', "':'")) != GCH_OK)
                         return st;
                 }
                 continue;
             }
         } else if (c == '"') {
-            if ((st = v8_string(in, NULL)) != GCH_OK)
+            if ((st = gch_json_string(in, NULL)) != GCH_OK)
                 return st;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             if ((st = skip_number(in)) != GCH_OK)
@@ -428,7 +428,7 @@ gch_status v8_skip_value(v8_in *in)
                 return GCH_OK;
             int open = in->depth[depth - 1];
             int close = open == '{' ? '}' : ']';
-            c = v8_peek(in);
+            c = gch_json_peek(in);
             if (c == close) {
                 in->p++;
                 depth--;
@@ -438,14 +438,14 @@ gch_status v8_skip_value(v8_in *in)
                 return unexpected(in, c, open == '{' ? "',' or '}'" : "',' or ']'");
             in->p++;
             if (open == '{' &&
-                ((st = v8_string(in, NULL)) != GCH_OK || (st = v8_expect(in, ':', "':'")) != GCH_OK))
+                ((st = gch_json_string(in, NULL)) != GCH_OK || (st = gch_json_expect(in, ':', "':'")) != GCH_OK))
                 return st;
             break;
         }
     }
 }
 
-gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_t *n, int *closed,
+gch_status gch_json_uint_batch(gch_json_in *in, int *state, uint64_t *out, size_t max, size_t *n, int *closed,
                          const char *what)
 {
     size_t k = 0;
@@ -453,7 +453,7 @@ gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_
     *closed = 0;
     tick(in); /* a mapped file is parsed without refills: report here */
     if (*state == 0) {
-        int c = v8_peek(in);
+        int c = gch_json_peek(in);
         if (c == ']') {
             in->p++;
             *closed = 1;
@@ -463,12 +463,12 @@ gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_
         if (c < 0)
             return unexpected(in, c, what);
         *state = 1;
-        if ((st = v8_uint(in, &out[k++], what)) != GCH_OK)
+        if ((st = gch_json_uint(in, &out[k++], what)) != GCH_OK)
             return st;
     }
     while (k < max) {
         /* The hot loop: ",digits" with blanks allowed, refilled to hold a number. */
-        if (in->end - in->p < V8_NUMBER_BYTES + 8 && v8_fill(in, V8_NUMBER_BYTES + 8) < 0)
+        if (in->end - in->p < GCH_JSON_NUMBER_BYTES + 8 && gch_json_fill(in, GCH_JSON_NUMBER_BYTES + 8) < 0)
             return GCH_EIO;
         const unsigned char *p = in->p, *end = in->end;
         while (p < end && is_blank(*p))
@@ -491,12 +491,12 @@ gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_
                 p = start; /* long or odd: the careful path */
             }
             in->p = p;
-            if ((st = v8_uint(in, &out[k++], what)) != GCH_OK)
+            if ((st = gch_json_uint(in, &out[k++], what)) != GCH_OK)
                 return st;
             continue;
         }
         in->p = p;
-        int c = v8_peek(in);
+        int c = gch_json_peek(in);
         if (c == ']') {
             in->p++;
             *closed = 1;

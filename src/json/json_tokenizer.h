@@ -1,23 +1,25 @@
-/* A streaming JSON tokenizer for V8 heap snapshots. Internal to the V8 reader.
+/* json/json_tokenizer.h - a streaming JSON tokenizer for the JSON-based
+ * readers (V8 heap snapshots today; any format under src/formats/ may use it:
+ * the layer src/json/ uses only util).
  *
  * It reads through a window over the input: the whole buffer when the input
  * is in memory, or a block refilled from a gch_source. Nothing is recursive
  * (nesting depth lives in a growable stack) and no token is limited by the
  * window: strings are copied out in runs, numbers get a window refilled to at
- * least V8_NUMBER_BYTES before they are read.
+ * least GCH_JSON_NUMBER_BYTES before they are read.
  */
-#ifndef GCHEAP_V8_JSON_H
-#define GCHEAP_V8_JSON_H
+#ifndef GCHEAP_JSON_TOKENIZER_H
+#define GCHEAP_JSON_TOKENIZER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gcheap/error.h"
-#include "gcheap/load.h"
+#include "gcheap/reader.h"
 
-#define V8_NUMBER_BYTES 32 /* longer than any integer that fits 64 bits */
+#define GCH_JSON_NUMBER_BYTES 32 /* longer than any integer that fits 64 bits */
 
-typedef struct v8_in {
+typedef struct gch_json_in {
     const unsigned char *p, *end; /* unread bytes of the window */
     const unsigned char *win;     /* start of the window */
     uint64_t win_offset;          /* input offset of win */
@@ -31,30 +33,30 @@ typedef struct v8_in {
     gch_error *err;
     unsigned char *depth;         /* nesting stack of skip_value: '{' or '[' */
     size_t depth_cap;
-} v8_in;
+} gch_json_in;
 
 /* Opens a window over size bytes at data. */
-void v8_in_init_buffer(v8_in *in, const void *data, size_t size, const gch_load_options *opts,
+void gch_json_init_buffer(gch_json_in *in, const void *data, size_t size, const gch_load_options *opts,
                        gch_error *err);
 /* Opens a window over a source, read in blocks. */
-gch_status v8_in_init_source(v8_in *in, const gch_source *src, const gch_load_options *opts,
+gch_status gch_json_init_source(gch_json_in *in, const gch_source *src, const gch_load_options *opts,
                              gch_error *err);
-void v8_in_free(v8_in *in);
+void gch_json_free(gch_json_in *in);
 
 /* Input offset of the next unread byte. */
-static inline uint64_t v8_offset(const v8_in *in)
+static inline uint64_t gch_json_offset(const gch_json_in *in)
 {
     return in->win_offset + (uint64_t)(in->p - in->win);
 }
 
 /* Fails with GCH_EFORMAT at the offset of the next unread byte. */
-gch_status v8_fail(v8_in *in, const char *fmt, ...)
+gch_status gch_json_fail(gch_json_in *in, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Fails with GCH_EFORMAT at input offset `at`. */
-gch_status v8_fail_at(v8_in *in, uint64_t at, const char *fmt, ...)
+gch_status gch_json_fail_at(gch_json_in *in, uint64_t at, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -64,33 +66,33 @@ gch_status v8_fail_at(v8_in *in, uint64_t at, const char *fmt, ...)
  * moves the unread bytes to the front of the block and reads). Returns the
  * bytes readable, fewer than want only at the end of the input; -1 on a read
  * error (err is set). Also reports progress. */
-long long v8_fill(v8_in *in, size_t want);
+long long gch_json_fill(gch_json_in *in, size_t want);
 
 /* Skips whitespace; returns the next byte without consuming it, -1 at the end
  * of the input, -2 on a read error. */
-int v8_peek(v8_in *in);
+int gch_json_peek(gch_json_in *in);
 /* Skips whitespace and consumes the byte c, or fails naming what was expected. */
-gch_status v8_expect(v8_in *in, int c, const char *what);
+gch_status gch_json_expect(gch_json_in *in, int c, const char *what);
 
 /* A growable byte buffer for decoded strings. */
-typedef struct v8_text {
+typedef struct gch_json_text {
     char *s;
     size_t len, cap;
-} v8_text;
+} gch_json_text;
 
 /* Reads a JSON string (the next non-blank byte must be '"'), appending its
  * decoded UTF-8 bytes to out (NULL: only checked). \uXXXX escapes are decoded,
  * surrogate pairs joined, lone surrogates replaced by U+FFFD. */
-gch_status v8_string(v8_in *in, v8_text *out);
+gch_status gch_json_string(gch_json_in *in, gch_json_text *out);
 /* Reads a non-negative integer (JSON syntax, no fraction or exponent). */
-gch_status v8_uint(v8_in *in, uint64_t *out, const char *what);
+gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what);
 /* Checks and skips one JSON value of any kind. */
-gch_status v8_skip_value(v8_in *in);
+gch_status gch_json_skip_value(gch_json_in *in);
 
 /* Reads integers of a JSON array whose '[' was consumed: up to max values go
  * to out, *n receives how many; *closed becomes 1 when the ']' was read
  * (state: 0 before the first value, 1 after a value). */
-gch_status v8_uint_batch(v8_in *in, int *state, uint64_t *out, size_t max, size_t *n, int *closed,
+gch_status gch_json_uint_batch(gch_json_in *in, int *state, uint64_t *out, size_t max, size_t *n, int *closed,
                          const char *what);
 
 #endif

@@ -1,0 +1,133 @@
+/* gcheap/analysis.h - one loaded dump and everything derived from it.
+ *
+ * A gch_analysis owns a gch_dump and computes, on first use, what questions
+ * about its heaps (sections) need: the live set (strong roots, or with weak
+ * roots: two views), the dominator tree and retained sizes of each view, the
+ * shortest-path tree of each view, retained sizes by type, the reverse
+ * references and the id lookup. Each is computed once and kept until
+ * gch_analysis_free, so any number of questions over one loaded heap pays for
+ * each structure once. It is the only caller of the dominator builder, the
+ * path builder and the live-set walk in gcheap (suspects, leaks and the
+ * program's commands take their trees from here).
+ *
+ * Ownership: the analysis owns the dump given to gch_analysis_new (on
+ * success) and every structure it hands out; pointers it returns stay valid
+ * until gch_analysis_free. Callers must not free them nor write to them.
+ *
+ * Errors: every call that may compute returns a gch_status and fills err
+ * (NULL allowed): GCH_ENOMEM when an allocation fails (nothing is kept of the
+ * failed computation; the analysis stays usable and a later call tries
+ * again), GCH_EINVAL for a heap that is not one of the dump's or whose
+ * references were not loaded.
+ *
+ * Threads: one analysis is used by one thread at a time. */
+#ifndef GCHEAP_ANALYSIS_H
+#define GCHEAP_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gcheap/dominators.h"
+#include "gcheap/error.h"
+#include "gcheap/heap.h"
+#include "gcheap/paths.h"
+
+typedef struct gch_analysis gch_analysis;
+
+/* How an analysis computes. A zeroed struct is the default. */
+typedef struct gch_analysis_options {
+    /* Threads each computation may use, the caller's included (as
+     * gch_domtree_options.threads): 0 as many as the machine has, at most 2;
+     * 1 creates no thread. Results never depend on it. */
+    unsigned threads;
+    /* Nonzero: a dominator tree is built whole on first use of its view
+     * (idom, retained sizes, children lists and the preorder arrays
+     * together), so that every later request of that view is served from the
+     * one build. 0: a request builds only the parts it asks for (less time and
+     * memory for a single question); a later request that needs more parts
+     * builds the view again with all of them. */
+    int keep_whole_trees;
+    /* Called (when not NULL) on the calling thread while a long computation
+     * runs: phase names it ("computing the dominator tree", "finding shortest
+     * paths from the roots"), percent is its progress; percent 101 says the
+     * phase ended. */
+    void (*progress)(void *ctx, const char *phase, unsigned percent);
+    void *progress_ctx;
+} gch_analysis_options;
+
+/* Makes an analysis of dump. On success the analysis owns dump (freed by
+ * gch_analysis_free); on failure (GCH_ENOMEM) dump is still the caller's and
+ * *out is NULL. opts: NULL means the defaults; copied. */
+gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
+                            gch_error *err);
+
+/* An analysis of one heap that stays the caller's (not freed by
+ * gch_analysis_free; it must outlive the analysis). For the library's own
+ * one-question entry points (gch_suspects_find, gch_leaks_add) and tests. */
+gch_status gch_analysis_of_heap(gch_heap *heap, const gch_analysis_options *opts,
+                                gch_analysis **out, gch_error *err);
+
+/* Frees the analysis, its dump (unless made by gch_analysis_of_heap) and
+ * everything computed. NULL is allowed. */
+void gch_analysis_free(gch_analysis *a);
+
+/* The dump (owned by the analysis). Its heaps may be handed to the calls
+ * below; a heap's reverse references are built in place by
+ * gch_analysis_reverse. */
+gch_dump *gch_analysis_dump(const gch_analysis *a);
+
+/* Changes the thread count and the progress callback for later computations. */
+void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts);
+
+/* Parts of a dominator tree a caller needs (a bit set). */
+#define GCH_TREE_BY_OBJECT     0x1u /* idom[] and retained[] by object, gch_dom_chain */
+#define GCH_TREE_CHILDREN      0x2u /* child_start/children (implies BY_OBJECT) */
+#define GCH_TREE_PREORDER      0x4u /* preorder[] and preorder_retained[] */
+#define GCH_TREE_PREORDER_IDOM 0x8u /* preorder_idom[] (implies PREORDER) */
+
+/* The dominator tree of heap (include_weak: the view with weak roots) with at
+ * least the parts asked for; live_count and live_bytes are always set.
+ * *out points into the analysis. The tree's preorder arrays, when present,
+ * list the live objects so that each comes after its immediate dominator
+ * (built whole, they are the build's own DFS preorder, the same as a tree
+ * built with preorder_only). */
+gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                unsigned parts, const gch_domtree **out, gch_error *err);
+
+/* Retained size of every type (gch_type_retained) of a view: *per_type has
+ * heap->type_count entries, owned by the analysis. */
+gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                      const uint64_t **per_type, gch_error *err);
+
+/* The shortest-path tree (gch_paths_build) of a view, owned by the analysis. */
+gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                              const gch_paths **out, gch_error *err);
+
+/* The live set of a view: *live (may be NULL when only the totals are
+ * wanted) gets one byte per object, 1 when live, owned by the analysis;
+ * *count / *bytes (may be NULL) the totals. */
+gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_weak,
+                             const uint8_t **live, uint64_t *count, uint64_t *bytes,
+                             gch_error *err);
+
+/* Builds heap->in_start/in_source (gch_heap_build_reverse) if not built. */
+gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err);
+
+/* The object of heap with dump id `id` in *index, GCH_NONE when none: O(log
+ * n) (a binary search of the ids when they increase, else of a sorted index
+ * built on first use, 4 bytes per object). */
+gch_status gch_analysis_find(gch_analysis *a, const gch_heap *heap, uint64_t id, uint32_t *index,
+                             gch_error *err);
+
+/* Bytes held by the dump and the structures computed so far (an estimate
+ * from the arrays' lengths). */
+size_t gch_analysis_memory(const gch_analysis *a);
+
+/* What has been computed how often (for tests: a structure is built once per
+ * heap and view however many questions use it). */
+typedef enum gch_analysis_step {
+    GCH_STEP_DOMTREE, GCH_STEP_PATHS, GCH_STEP_LIVE, GCH_STEP_REVERSE, GCH_STEP_LOOKUP,
+    GCH_STEP_COUNT
+} gch_analysis_step;
+unsigned long gch_analysis_count(const gch_analysis *a, gch_analysis_step step);
+
+#endif

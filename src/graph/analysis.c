@@ -1,0 +1,424 @@
+/* One loaded dump and what is derived from it: see include/gcheap/analysis.h. */
+#include <string.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/analysis.h"
+#include "gcheap/graph.h"
+#include "graph_internal.h"
+
+#define ALL_PARTS (GCH_TREE_BY_OBJECT | GCH_TREE_CHILDREN | GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM)
+
+/* What one view (strong roots, or with weak roots) of one heap has computed. */
+typedef struct view {
+    gch_domtree tree;
+    unsigned parts;        /* GCH_TREE_* bits tree has; 0: none built */
+    uint64_t *type_ret;    /* retained size per type, or NULL */
+    gch_paths paths;
+    int has_paths;
+    uint8_t *live;         /* the live mask, or NULL */
+    int has_totals;
+    uint64_t live_count, live_bytes;
+} view;
+
+typedef struct heap_state {
+    gch_heap *h;
+    view v[2];
+    int lookup_done;       /* ids_increasing or sorted is set */
+    int ids_increasing;    /* object_id strictly increasing: search it directly */
+    uint32_t *sorted;      /* else object indices in id order */
+} heap_state;
+
+struct gch_analysis {
+    gch_dump *dump;
+    int owns_dump;
+    gch_dump wrapper;      /* gch_analysis_of_heap: a dump of the caller's heap */
+    gch_heap *wrapped;
+    gch_analysis_options o;
+    heap_state *hs;
+    unsigned long counts[GCH_STEP_COUNT];
+};
+
+gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
+                            gch_error *err)
+{
+    *out = NULL;
+    gch_analysis *a = gch_calloc(1, sizeof *a);
+    heap_state *hs = gch_calloc(dump->heap_count ? dump->heap_count : 1, sizeof *hs);
+    if (!a || !hs) {
+        gch_free(a);
+        gch_free(hs);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < dump->heap_count; i++)
+        hs[i].h = dump->heaps[i];
+    a->dump = dump;
+    a->owns_dump = 1;
+    a->hs = hs;
+    if (opts)
+        a->o = *opts;
+    *out = a;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_of_heap(gch_heap *heap, const gch_analysis_options *opts,
+                                gch_analysis **out, gch_error *err)
+{
+    gch_dump one;
+    memset(&one, 0, sizeof one);
+    one.heap_count = 1;
+    one.heaps = &heap;
+    gch_status st = gch_analysis_new(&one, opts, out, err);
+    if (st != GCH_OK)
+        return st;
+    gch_analysis *a = *out;
+    a->wrapped = heap;
+    a->wrapper.heaps = &a->wrapped;
+    a->wrapper.heap_count = 1;
+    a->wrapper.format = "";
+    a->dump = &a->wrapper;
+    a->owns_dump = 0;
+    a->hs[0].h = heap;
+    return GCH_OK;
+}
+
+static void view_free(view *v)
+{
+    gch_domtree_free(&v->tree);
+    gch_free(v->type_ret);
+    gch_paths_free(&v->paths);
+    gch_free(v->live);
+    memset(v, 0, sizeof *v);
+}
+
+void gch_analysis_free(gch_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->dump->heap_count; i++) {
+        view_free(&a->hs[i].v[0]);
+        view_free(&a->hs[i].v[1]);
+        gch_free(a->hs[i].sorted);
+    }
+    gch_free(a->hs);
+    if (a->owns_dump)
+        gch_dump_free(a->dump);
+    gch_free(a);
+}
+
+gch_dump *gch_analysis_dump(const gch_analysis *a) { return a->dump; }
+
+void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts)
+{
+    static const gch_analysis_options defaults;
+    a->o = opts ? *opts : defaults;
+}
+
+unsigned long gch_analysis_count(const gch_analysis *a, gch_analysis_step step)
+{
+    return step < GCH_STEP_COUNT ? a->counts[step] : 0;
+}
+
+/* The state of heap h, or NULL when h is not one of the dump's. */
+static heap_state *state_of(gch_analysis *a, const gch_heap *h, gch_error *err)
+{
+    for (size_t i = 0; i < a->dump->heap_count; i++)
+        if (a->hs[i].h == h)
+            return &a->hs[i];
+    gch_error_set(err, GCH_EINVAL, "the heap is not one of the analysis's dump");
+    return NULL;
+}
+
+/* ---- progress ---- */
+
+typedef struct phase {
+    const gch_analysis *a;
+    const char *what;
+} phase;
+
+static void phase_percent(void *ctx, unsigned percent)
+{
+    const phase *p = ctx;
+    if (p->a->o.progress)
+        p->a->o.progress(p->a->o.progress_ctx, p->what, percent > 100 ? 100 : percent);
+}
+
+static void phase_edge(const phase *p, unsigned percent)
+{
+    if (p->a->o.progress)
+        p->a->o.progress(p->a->o.progress_ctx, p->what, percent);
+}
+
+/* ---- dominator trees ---- */
+
+static unsigned normal_parts(unsigned parts)
+{
+    if (parts & GCH_TREE_CHILDREN)
+        parts |= GCH_TREE_BY_OBJECT;
+    if (parts & GCH_TREE_PREORDER_IDOM)
+        parts |= GCH_TREE_PREORDER;
+    return parts;
+}
+
+/* The builder's options for parts: by object (with the preorder arrays kept
+ * when asked), or in preorder only. Returns the parts the build gives. */
+static unsigned build_options(unsigned parts, gch_domtree_options *o)
+{
+    if (!(parts & GCH_TREE_BY_OBJECT)) {
+        o->children = 0;
+        o->preorder_only = 1;
+        o->preorder_idom = (parts & GCH_TREE_PREORDER_IDOM) != 0;
+        return GCH_TREE_PREORDER | (o->preorder_idom ? GCH_TREE_PREORDER_IDOM : 0);
+    }
+    o->children = (parts & GCH_TREE_CHILDREN) != 0;
+    o->keep_preorder = (parts & GCH_TREE_PREORDER) != 0;
+    return GCH_TREE_BY_OBJECT | (o->children ? GCH_TREE_CHILDREN : 0) |
+           (o->keep_preorder ? GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM : 0);
+}
+
+gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                unsigned parts, const gch_domtree **out, gch_error *err)
+{
+    *out = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    parts = normal_parts(parts);
+    if (v->parts && (v->parts & parts) == parts) {
+        *out = &v->tree;
+        return GCH_OK;
+    }
+    /* Build again with what the old tree had too, so that requests
+     * alternating between parts do not rebuild each time. */
+    unsigned want = a->o.keep_whole_trees ? ALL_PARTS : parts | v->parts;
+    gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
+    o.include_weak = include_weak;
+    o.threads = a->o.threads;
+    unsigned got = build_options(want, &o);
+    phase p = { a, "computing the dominator tree" };
+    o.progress = phase_percent;
+    o.progress_ctx = &p;
+    gch_domtree t;
+    phase_edge(&p, 0);
+    gch_status st = gch_domtree_build_ex(heap, &o, &t, err);
+    phase_edge(&p, 101);
+    a->counts[GCH_STEP_DOMTREE]++;
+    if (st != GCH_OK)
+        return st;
+    gch_domtree_free(&v->tree);
+    v->tree = t;
+    v->parts = got;
+    *out = &v->tree;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                      const uint64_t **per_type, gch_error *err)
+{
+    *per_type = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    if (!v->type_ret) {
+        const gch_domtree *t;
+        /* Children lists or the preorder with its idoms both answer: use the
+         * tree the view has when it has either. */
+        unsigned parts = (v->parts & GCH_TREE_PREORDER_IDOM) ? GCH_TREE_PREORDER_IDOM : GCH_TREE_CHILDREN;
+        gch_status st = gch_analysis_domtree(a, heap, include_weak, parts, &t, err);
+        if (st != GCH_OK)
+            return st;
+        uint64_t *r = gch_calloc(heap->type_count ? heap->type_count : 1, sizeof *r);
+        if (!r)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory computing retained sizes by type");
+        if ((st = gch_type_retained(heap, t, r, err)) != GCH_OK) {
+            gch_free(r);
+            return st;
+        }
+        v->type_ret = r;
+    }
+    *per_type = v->type_ret;
+    return GCH_OK;
+}
+
+/* ---- paths, live set, reverse references ---- */
+
+gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                              const gch_paths **out, gch_error *err)
+{
+    *out = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    if (!v->has_paths) {
+        phase p = { a, "finding shortest paths from the roots" };
+        gch_paths_options o = { include_weak, phase_percent, &p };
+        phase_edge(&p, 0);
+        gch_status st = gch_paths_build_ex(heap, &o, &v->paths, err);
+        phase_edge(&p, 101);
+        a->counts[GCH_STEP_PATHS]++;
+        if (st != GCH_OK)
+            return st;
+        v->has_paths = 1;
+    }
+    *out = &v->paths;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_weak,
+                             const uint8_t **live, uint64_t *count, uint64_t *bytes,
+                             gch_error *err)
+{
+    if (live)
+        *live = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    if (!v->has_totals && v->parts) { /* a tree knows the totals */
+        v->live_count = v->tree.live_count;
+        v->live_bytes = v->tree.live_bytes;
+        v->has_totals = 1;
+    }
+    if ((live && !v->live) || !v->has_totals) {
+        gch_live_options o = { include_weak, a->o.threads };
+        uint8_t *mask = NULL;
+        uint64_t c, b;
+        gch_status st = gch_live_set_ex(heap, &o, live ? &mask : NULL, &c, &b, err);
+        a->counts[GCH_STEP_LIVE]++;
+        if (st != GCH_OK)
+            return st;
+        if (mask)
+            v->live = mask;
+        v->live_count = c;
+        v->live_bytes = b;
+        v->has_totals = 1;
+    }
+    if (live)
+        *live = v->live;
+    if (count)
+        *count = v->live_count;
+    if (bytes)
+        *bytes = v->live_bytes;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err)
+{
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    if (s->h->in_start)
+        return GCH_OK;
+    a->counts[GCH_STEP_REVERSE]++;
+    return gch_heap_build_reverse(s->h, err);
+}
+
+/* ---- id lookup ---- */
+
+static int id_before(const void *ctx, uint32_t x, uint32_t y)
+{
+    const uint64_t *id = ctx;
+    return id[x] != id[y] ? id[x] < id[y] : x < y;
+}
+
+static gch_status build_lookup(gch_analysis *a, heap_state *s, gch_error *err)
+{
+    const gch_heap *h = s->h;
+    const uint32_t n = h->object_count;
+    a->counts[GCH_STEP_LOOKUP]++;
+    uint32_t i = 1;
+    while (i < n && h->object_id[i - 1] < h->object_id[i])
+        i++;
+    if (i >= n) {
+        s->ids_increasing = 1;
+        s->lookup_done = 1;
+        return GCH_OK;
+    }
+    uint32_t *sorted = gch_reallocarray(NULL, n, sizeof *sorted);
+    if (!sorted)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory indexing object ids");
+    for (uint32_t k = 0; k < n; k++)
+        sorted[k] = k;
+    gch__sort_u32(sorted, n, id_before, h->object_id);
+    s->sorted = sorted;
+    s->lookup_done = 1;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_find(gch_analysis *a, const gch_heap *heap, uint64_t id, uint32_t *index,
+                             gch_error *err)
+{
+    *index = GCH_NONE;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    gch_status st;
+    if (!s->lookup_done && (st = build_lookup(a, s, err)) != GCH_OK)
+        return st;
+    const uint64_t *ids = heap->object_id;
+    size_t lo = 0, hi = heap->object_count;
+    while (lo < hi) { /* the first position whose id is >= id */
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t o = s->ids_increasing ? (uint32_t)mid : s->sorted[mid];
+        if (ids[o] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < heap->object_count) {
+        uint32_t o = s->ids_increasing ? (uint32_t)lo : s->sorted[lo];
+        if (ids[o] == id)
+            *index = o; /* the first record with that id, as a linear scan finds */
+    }
+    return GCH_OK;
+}
+
+/* ---- memory ---- */
+
+static size_t heap_bytes(const gch_heap *h)
+{
+    size_t n = h->object_count, m = (size_t)h->ref_count, r = h->root_count, t = h->type_count;
+    size_t b = h->strings_size + n * (8 + 4 + 4 + 4) + m * 4 + r * 28 + t * 32 +
+               (size_t)h->big_size_count * 12 + h->payload_count * sizeof(gch_payload);
+    if (h->out_label)
+        b += m * 4;
+    if (h->in_start)
+        b += n * 4 + m * 4;
+    return b;
+}
+
+static size_t view_bytes(const view *v, size_t n, size_t types)
+{
+    size_t b = 0, live = (size_t)v->tree.live_count;
+    if (v->tree.idom)
+        b += n * 12;
+    if (v->tree.children)
+        b += n * 4 + live * 4;
+    if (v->tree.preorder)
+        b += live * 12;
+    if (v->tree.preorder_idom)
+        b += live * 4;
+    if (v->type_ret)
+        b += types * 8;
+    if (v->has_paths)
+        b += n * 4 + (size_t)v->paths.root_object_count * 8;
+    if (v->live)
+        b += n;
+    return b;
+}
+
+size_t gch_analysis_memory(const gch_analysis *a)
+{
+    size_t b = sizeof *a;
+    for (size_t i = 0; i < a->dump->heap_count; i++) {
+        const heap_state *s = &a->hs[i];
+        b += heap_bytes(s->h);
+        for (int k = 0; k < 2; k++)
+            b += view_bytes(&s->v[k], s->h->object_count, s->h->type_count);
+        if (s->sorted)
+            b += (size_t)s->h->object_count * 4;
+    }
+    return b;
+}

@@ -1,0 +1,256 @@
+/* The loaded heap (gcheap/analysis.h): what it hands out equals what the
+ * builders give when called directly (the oracle), each structure is built
+ * once per heap and view however many questions use it, the id lookup finds
+ * what a linear scan finds, and every allocation failing in turn gives
+ * GCH_ENOMEM, leaves nothing allocated and the analysis usable. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/analysis.h"
+#include "gcheap/graph.h"
+#include "gcheap/leaks.h"
+#include "graph_heap.h"
+
+static void same_u32(const uint32_t *a, const uint32_t *b, size_t n)
+{
+    if (n)
+        assert_memory_equal(a, b, n * sizeof *a);
+}
+
+static void same_u64(const uint64_t *a, const uint64_t *b, size_t n)
+{
+    if (n)
+        assert_memory_equal(a, b, n * sizeof *a);
+}
+
+/* One heap, both views: the analysis's trees (whole, and each part set
+ * alone) against direct builds. */
+static void check_views(gch_heap *h, int whole)
+{
+    gch_analysis *an;
+    gch_analysis_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.keep_whole_trees = whole;
+    opt.threads = 1;
+    assert_int_equal(gch_analysis_of_heap(h, &opt, &an, NULL), GCH_OK);
+    const uint32_t n = h->object_count;
+    for (int weak = 0; weak < 2; weak++) {
+        gch_domtree full, pre;
+        gch_domtree_options d = GCH_DOMTREE_OPTIONS_INIT;
+        d.include_weak = weak;
+        assert_int_equal(gch_domtree_build_ex(h, &d, &full, NULL), GCH_OK);
+        d.children = 0;
+        d.preorder_only = 1;
+        d.preorder_idom = 1;
+        assert_int_equal(gch_domtree_build_ex(h, &d, &pre, NULL), GCH_OK);
+        const gch_domtree *t;
+        /* preorder first, then by object: in the lean mode the second
+         * request builds again with both; whole builds once. */
+        assert_int_equal(gch_analysis_domtree(an, h, weak, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+        assert_int_equal(t->live_count, pre.live_count);
+        same_u32(t->preorder, pre.preorder, (size_t)pre.live_count);
+        same_u64(t->preorder_retained, pre.preorder_retained, (size_t)pre.live_count);
+        same_u32(t->preorder_idom, pre.preorder_idom, (size_t)pre.live_count);
+        assert_int_equal(gch_analysis_domtree(an, h, weak, GCH_TREE_CHILDREN, &t, NULL), GCH_OK);
+        same_u32(t->idom, full.idom, n);
+        same_u64(t->retained, full.retained, n);
+        same_u32(t->child_start, full.child_start, (size_t)n + 2);
+        same_u32(t->children, full.children, (size_t)full.live_count);
+        assert_int_equal(t->live_bytes, full.live_bytes);
+        /* and the preorder arrays kept beside them (keep_preorder) */
+        same_u32(t->preorder, pre.preorder, (size_t)pre.live_count);
+        same_u64(t->preorder_retained, pre.preorder_retained, (size_t)pre.live_count);
+        same_u32(t->preorder_idom, pre.preorder_idom, (size_t)pre.live_count);
+        /* asked again, any part: no new build */
+        unsigned long builds = gch_analysis_count(an, GCH_STEP_DOMTREE);
+        for (unsigned parts = 1; parts < 16; parts++)
+            assert_int_equal(gch_analysis_domtree(an, h, weak, parts, &t, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), builds);
+
+        uint64_t *tr = calloc(h->type_count, sizeof *tr);
+        assert_int_equal(gch_type_retained(h, &full, tr, NULL), GCH_OK);
+        const uint64_t *atr;
+        assert_int_equal(gch_analysis_type_retained(an, h, weak, &atr, NULL), GCH_OK);
+        same_u64(atr, tr, h->type_count);
+        free(tr);
+
+        gch_paths p;
+        assert_int_equal(gch_paths_build(h, weak, &p, NULL), GCH_OK);
+        const gch_paths *ap;
+        assert_int_equal(gch_analysis_paths(an, h, weak, &ap, NULL), GCH_OK);
+        same_u32(ap->parent, p.parent, n);
+        assert_int_equal(ap->root_object_count, p.root_object_count);
+        gch_paths_free(&p);
+
+        uint8_t *mask;
+        uint64_t lc, lb, alc, alb;
+        assert_int_equal(gch_live_set(h, weak, &mask, &lc, &lb, NULL), GCH_OK);
+        const uint8_t *amask;
+        assert_int_equal(gch_analysis_live(an, h, weak, &amask, &alc, &alb, NULL), GCH_OK);
+        assert_int_equal(alc, lc);
+        assert_int_equal(alb, lb);
+        if (n)
+            assert_memory_equal(amask, mask, n);
+        gch_free(mask);
+        gch_domtree_free(&full);
+        gch_domtree_free(&pre);
+    }
+    /* Each structure once per view, whatever was asked twice. */
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), whole ? 2 : 4);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
+    const gch_paths *ap;
+    assert_int_equal(gch_analysis_paths(an, h, 0, &ap, NULL), GCH_OK);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
+    /* find: what a linear scan finds, and nothing for absent ids */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o;
+        assert_int_equal(gch_analysis_find(an, h, h->object_id[i], &o, NULL), GCH_OK);
+        assert_int_equal(o, gch_heap_find_object(h, h->object_id[i]));
+    }
+    uint32_t o;
+    assert_int_equal(gch_analysis_find(an, h, UINT64_MAX, &o, NULL), GCH_OK);
+    assert_int_equal(o, GCH_NONE);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_LOOKUP), n > 0);
+    assert_true(gch_analysis_memory(an) > 0);
+    gch_analysis_free(an);
+}
+
+static void random_heaps(void **state)
+{
+    (void)state;
+    th_rng r = { 0x9e3779b97f4a7c15u };
+    for (int k = 0; k < 200; k++) {
+        gch_dump *d = th_random_dump(&r, 60);
+        gch_heap *h = d->heaps[0];
+        /* ids in a shuffled order half of the time: the sorted index */
+        if (k % 2)
+            for (uint32_t i = 0; i < h->object_count; i++)
+                h->object_id[i] = (uint64_t)((i * 7919u) % 100003u) + 1;
+        check_views(h, k % 4 < 2);
+        gch_dump_free(d);
+    }
+}
+
+/* `report --suspects` in the one-shot program (lean trees): the report's
+ * tree in preorder, the retained sizes by type, then the suspects, all from
+ * one build (it built two before the loaded heap); and the suspects equal
+ * those of gch_suspects_find, which builds its own. */
+static void report_suspects_one_tree(void **state)
+{
+    (void)state;
+    th_rng r = { 77 };
+    for (int k = 0; k < 50; k++) {
+        gch_dump *d = th_random_dump(&r, 60);
+        gch_heap *h = d->heaps[0];
+        gch_analysis *an;
+        assert_int_equal(gch_analysis_of_heap(h, NULL, &an, NULL), GCH_OK);
+        const gch_domtree *t;
+        const uint64_t *tr;
+        assert_int_equal(gch_analysis_domtree(an, h, 0, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_type_retained(an, h, 0, &tr, NULL), GCH_OK);
+        gch_suspects_options o = GCH_SUSPECTS_OPTIONS_INIT;
+        o.threshold = 1;
+        gch_suspects a, b;
+        assert_int_equal(gch_suspects_find_in(an, h, &o, &a, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 1);
+        assert_int_equal(gch_suspects_find(h, &o, &b, NULL), GCH_OK);
+        assert_int_equal(a.count, b.count);
+        assert_int_equal(a.live_bytes, b.live_bytes);
+        for (size_t i = 0; i < a.count; i++) {
+            assert_int_equal(a.items[i].object, b.items[i].object);
+            assert_int_equal(a.items[i].retained, b.items[i].retained);
+            assert_int_equal(a.items[i].accumulation, b.items[i].accumulation);
+            assert_int_equal(a.items[i].path_len, b.items[i].path_len);
+        }
+        gch_suspects_free(&a);
+        gch_suspects_free(&b);
+        gch_analysis_free(an);
+        gch_dump_free(d);
+    }
+}
+
+/* The questions a session asks, in turn; returns the first failure. */
+static gch_status ask_all(gch_analysis *an, gch_heap *h)
+{
+    const gch_domtree *t;
+    const uint64_t *tr;
+    const gch_paths *p;
+    const uint8_t *live;
+    uint32_t o;
+    gch_status st;
+    for (int weak = 0; weak < 2; weak++) {
+        if ((st = gch_analysis_live(an, h, weak, NULL, NULL, NULL, NULL)) != GCH_OK ||
+            (st = gch_analysis_domtree(an, h, weak, GCH_TREE_PREORDER, &t, NULL)) != GCH_OK ||
+            (st = gch_analysis_domtree(an, h, weak, GCH_TREE_CHILDREN, &t, NULL)) != GCH_OK ||
+            (st = gch_analysis_type_retained(an, h, weak, &tr, NULL)) != GCH_OK ||
+            (st = gch_analysis_paths(an, h, weak, &p, NULL)) != GCH_OK ||
+            (st = gch_analysis_live(an, h, weak, &live, NULL, NULL, NULL)) != GCH_OK)
+            return st;
+    }
+    if ((st = gch_analysis_reverse(an, h, NULL)) != GCH_OK ||
+        (st = gch_analysis_find(an, h, h->object_id[0], &o, NULL)) != GCH_OK)
+        return st;
+    return GCH_OK;
+}
+
+/* Every allocation of making the analysis and answering every question fails
+ * in turn: GCH_ENOMEM, the analysis stays usable (asking again without
+ * failures gives the results of a run without any) and nothing leaks. */
+static void alloc_failure(void **state)
+{
+    (void)state;
+    th_rng r = { 12345 };
+    gch_dump *d = th_random_dump(&r, 80);
+    gch_heap *h = d->heaps[0];
+    for (uint32_t i = 0; i < h->object_count; i++) /* unsorted ids: the sorted index too */
+        h->object_id[i] = (uint64_t)((i * 7919u) % 100003u) + 1;
+    for (int whole = 0; whole < 2; whole++) {
+        long fail = 0;
+        for (;; fail++) {
+            gch_analysis_options o;
+            memset(&o, 0, sizeof o);
+            o.keep_whole_trees = whole;
+            o.threads = 1;
+            th_alloc_install(fail);
+            gch_analysis *an = NULL;
+            gch_status st = gch_analysis_of_heap(h, &o, &an, NULL);
+            if (st == GCH_OK)
+                st = ask_all(an, h);
+            long calls = th_alloc_calls();
+            if (st != GCH_OK) {
+                assert_int_equal(st, GCH_ENOMEM);
+                if (an) /* usable after the failure */
+                    assert_int_equal(ask_all(an, h), GCH_OK);
+            }
+            gch_analysis_free(an);
+            /* the reverse index belongs to the heap: free it between runs */
+            gch_free(h->in_start);
+            gch_free(h->in_source);
+            h->in_start = h->in_source = NULL;
+            size_t live = th_alloc_live_blocks();
+            th_alloc_uninstall();
+            assert_int_equal(live, 0);
+            if (st == GCH_OK && fail >= calls)
+                break;
+        }
+        assert_true(fail > 10);
+    }
+    gch_dump_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_heaps),
+        cmocka_unit_test(alloc_failure),
+        cmocka_unit_test(report_suspects_one_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
