@@ -247,7 +247,7 @@ static void test_hprof(void **state)
 static void test_v8(void **state)
 {
     (void)state;
-    run("v8", GCH_FORMAT_V8, chain_v8, 40000, 16);
+    run("v8", GCH_FORMAT_V8, chain_v8, 20000, 16);
 }
 
 static void test_gcdump(void **state)
