@@ -184,6 +184,33 @@ int flood_near_linear(const char *what, void (*fn)(void *ctx, int k), void *ctx)
     return ok;
 }
 
+void flood_assert_scaling(const char *what, void (*fn)(void *ctx, int k), void *ctx, int plain)
+{
+    double t[8] = { 0 };
+    int inputs = plain ? 8 : 4;
+    for (int run = 0; run < 3; run++)
+        for (int k = 0; k < inputs; k++) {
+            double x = flood_time(fn, ctx, k);
+            if (run == 0 || x < t[k])
+                t[k] = x;
+        }
+    double growth = t[3] / t[0], bound = 16;
+    printf("# %s: n %.4f s, 2n %.4f s, 4n %.4f s, 8n %.4f s (8n/n x%.2f)\n", what, t[0], t[1],
+           t[2], t[3], growth);
+    if (plain) {
+        double plain_growth = t[7] / t[4];
+        bound = 16 * (plain_growth > 8 ? plain_growth / 8 : 1);
+        printf("# %s: plain n %.4f s, 8n %.4f s (x%.2f, bound x%.2f); against plain at 8n x%.2f\n",
+               what, t[4], t[7], plain_growth, bound, t[3] / t[7]);
+        if (t[3] / t[7] >= 4)
+            fail_msg("%s: the input took %.1fx the time of an ordinary one of its size", what,
+                     t[3] / t[7]);
+    }
+    if (growth >= bound)
+        fail_msg("%s: 8x the input took %.1fx the time (%.4f s against %.4f s): not near-linear",
+                 what, growth, t[3], t[0]);
+}
+
 uint64_t flood_plain_u64(uint64_t *state)
 {
     for (;;) {

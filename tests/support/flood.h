@@ -59,6 +59,17 @@ void flood_check_each(void (*fn)(void *ctx, int k), void *ctx);
  *  - the attack on 4n costs under 3 times the ordinary input on 4n. */
 int flood_near_linear(const char *what, void (*fn)(void *ctx, int k), void *ctx);
 
+/* Growth over four sizes n, 2n, 4n, 8n: fn(ctx, k) runs size k (0..3), and
+ * with `plain`, fn(ctx, 4 + k) an ordinary input of the same shape and size.
+ * Each time is the fastest of three, the inputs taken in turn. Fails
+ * (cmocka) when 8n costs 16 times n or more (linear gives 8, n log n a
+ * little more, quadratic 64); with `plain`, the bound grows with the plain
+ * input's own growth (16 * max(1, plain(8n) / (8 * plain(n))): tables that
+ * outgrow the caches) and the input at 8n must cost under 4 times the plain
+ * one. The smallest size must take a few milliseconds (flood_time's 1 ms
+ * floor would otherwise decide the ratio). Prints the times. */
+void flood_assert_scaling(const char *what, void (*fn)(void *ctx, int k), void *ctx, int plain);
+
 /* A deterministic stream of nonzero 64-bit numbers (splitmix64) for the
  * ordinary inputs. */
 uint64_t flood_plain_u64(uint64_t *state);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "platform.h"
 #include "run_ctx.h"
 #include "html_escape.h"
 #include "report_data.h"
@@ -140,8 +141,10 @@ static int report_run(cli_run *run)
     }
     FILE *out = cli_ctx_get()->out;
     FILE *f = out;
-    if (s->output && !(f = fopen(s->output, "w"))) {
-        cli_error("cannot write %s", s->output);
+    plat_out *o = NULL;
+    const char *why = NULL;
+    if (s->output && !(o = plat_out_open(s->output, &f, &why))) {
+        cli_error("cannot write %s: %s", s->output, why);
         return EXIT_INPUT;
     }
     static _Thread_local char buf[1 << 16];
@@ -149,15 +152,17 @@ static int report_run(cli_run *run)
         setvbuf(f, buf, _IOFBF, sizeof buf);
     report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects, s->waste };
     int rc = write_page(f, &d[0], run->ninputs == 2 ? &d[1] : NULL, &lim, run->c);
-    int werr = fflush(f) != 0 || ferror(f);
-    if (f != out)
-        werr |= fclose(f) != 0;
-    if (!rc && werr) {
-        cli_error("cannot write %s", s->output ? s->output : "the report to standard output");
+    if (o && rc) {
+        plat_out_discard(o); /* no half page left behind; only our temporary file goes */
+    } else if (o) {
+        if (plat_out_commit(o, &why) != 0) {
+            cli_error("cannot write %s: %s", s->output, why);
+            rc = EXIT_INPUT;
+        }
+    } else if (fflush(f) != 0 || ferror(f)) {
+        cli_error("cannot write %s", "the report to standard output");
         rc = EXIT_INPUT;
     }
-    if (rc && s->output)
-        remove(s->output); /* no half page left behind */
     return rc;
 }
 

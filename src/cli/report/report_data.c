@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 #include "anomalies.h"
 #include "cli.h"
@@ -12,6 +11,7 @@
 #include "gcheap/dominators.h"
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
+#include "gcheap/task.h"
 #include "html_escape.h"
 #include "report_waste.h"
 #include "sort.h"
@@ -115,13 +115,9 @@ static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim
         job.h = h;
         job.include_weak = c->include_weak;
         job.out = s->type_retained;
-        thrd_t th;
-        int threaded = cli_threads(c) != 1 && thrd_create(&th, type_thread, &job) == thrd_success;
+        gch_task *task = gch_task_start(cli_threads(c), type_thread, &job);
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
-        if (threaded)
-            thrd_join(th, NULL);
-        else
-            type_thread(&job);
+        gch_task_finish(task);
         if (st == GCH_OK && job.st != GCH_OK) {
             st = job.st;
             err = job.err;

@@ -218,7 +218,8 @@ static gch_status decode_fields(emitter *e, const hp_class *k, const unsigned ch
 {
     hprof_reader *r = e->r;
     const hp_class *holder = k;
-    for (uint32_t c = (uint32_t)(k - r->classes); c != HP_NONE; c = r->classes[c].super_index) {
+    uint32_t first = k->field_count ? (uint32_t)(k - r->classes) : k->next_fields;
+    for (uint32_t c = first; c != HP_NONE; c = r->classes[c].next_fields) {
         const hp_class *level = &r->classes[c];
         const hp_field *f = r->layout + level->layout_first;
         for (uint32_t i = 0; i < level->field_count; i++, f++) {
@@ -616,6 +617,10 @@ static void reader_free(hprof_reader *r)
     gch_free(r->class_hash);
     gch_free(r->load_class);
     gch_free(r->threads);
+    gch_free(r->thread_by_serial);
+    gch_free(r->field_label_of);
+    gch_free(r->static_label_of);
+    gch_free(r->class_name_of);
     gch_free(r->runs);
     gch_free(r->layout);
     gch_free(r->static_label);

@@ -411,23 +411,60 @@ uint32_t hp_class_find(const hprof_reader *r, uint64_t id)
     }
 }
 
-const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len)
+uint32_t hp_string_index(const hprof_reader *r, uint64_t id)
 {
     size_t lo = GCH_LOWER_BOUND_BY(r->strings, hp_string, id, 0, r->string_count, id);
-    if (lo < r->string_count && r->strings[lo].id == id) {
-        *len = r->strings[lo].len;
-        return (const char *)r->data + r->strings[lo].off;
+    return lo < r->string_count && r->strings[lo].id == id ? (uint32_t)lo : HP_NONE;
+}
+
+const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len)
+{
+    uint32_t i = hp_string_index(r, id);
+    if (i != HP_NONE) {
+        *len = r->strings[i].len;
+        return (const char *)r->data + r->strings[i].off;
     }
     *len = 0;
     return NULL;
 }
 
+/* The first thread (in dump order) with serial: a binary search of
+ * thread_by_serial, whose entries sort by serial, then by index. */
 const hp_thread *hp_thread_find(const hprof_reader *r, uint32_t serial)
 {
-    for (size_t i = 0; i < r->thread_count; i++)
-        if (r->threads[i].serial == serial)
-            return &r->threads[i];
+    size_t lo = 0, hi = r->thread_count;
+    uint64_t key = (uint64_t)serial << 32;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->thread_by_serial[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < r->thread_count && r->thread_by_serial[lo] >> 32 == serial)
+        return &r->threads[(uint32_t)r->thread_by_serial[lo]];
     return NULL;
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static gch_status index_threads(hprof_reader *r)
+{
+    if (r->thread_count == 0)
+        return GCH_OK;
+    if (r->thread_count > UINT32_MAX - 1)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32 thread roots");
+    r->thread_by_serial = gch_malloc(r->thread_count * sizeof *r->thread_by_serial);
+    if (!r->thread_by_serial)
+        return hp_oom(r);
+    for (size_t i = 0; i < r->thread_count; i++)
+        r->thread_by_serial[i] = (uint64_t)r->threads[i].serial << 32 | i;
+    qsort(r->thread_by_serial, r->thread_count, sizeof *r->thread_by_serial, compare_u64);
+    return GCH_OK;
 }
 
 static gch_status finish_indexes(hprof_reader *r)
@@ -447,7 +484,8 @@ static gch_status finish_indexes(hprof_reader *r)
         if (j < r->load_class_count && r->load_class[2 * j] == r->classes[i].id)
             r->classes[i].name_id = r->load_class[2 * j + 1];
     }
-    return build_class_hash(r);
+    gch_status st = index_threads(r);
+    return st != GCH_OK ? st : build_class_hash(r);
 }
 
 gch_status hp_scan(hprof_reader *r)
