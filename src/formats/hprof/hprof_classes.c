@@ -307,7 +307,7 @@ static int in_group(const hprof_reader *r, const hp_class *k, const hp_field *f)
 
 static unsigned field_bytes(const hp_field *f, unsigned ref)
 {
-    return f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT ? ref : hp_elem_size(f->type);
+    return f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT ? ref : gch_elem_size(f->type);
 }
 
 /* Appends the fields of k (group: those of its @Contended group, or the
@@ -322,7 +322,7 @@ static uint32_t append_fields(const hprof_reader *r, const hp_class *k, int grou
         for (uint32_t i = 0; i < k->field_count; i++) {
             const hp_field *f = &r->layout[k->layout_first + i];
             int is_ref = f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT;
-            if (in_group(r, k, f) != group || (sizes[si] ? is_ref || hp_elem_size(f->type) != sizes[si] : !is_ref))
+            if (in_group(r, k, f) != group || (sizes[si] ? is_ref || gch_elem_size(f->type) != sizes[si] : !is_ref))
                 continue;
             unsigned b = field_bytes(f, ref);
             *pos = (*pos + b - 1) / b * b + b;
