@@ -54,8 +54,11 @@ static void test_sniff_signatures(void **state)
     SNIFF("\n<HTML><body>", 0, "an HTML page");
     SNIFF("<?xml version=\"1.0\"?>", 0, "an XML document");
     SNIFF("<svg xmlns=", 0, "HTML or XML markup");
-    SNIFF(" {\"a\": 1}", 0, "JSON text, but not a V8 heap snapshot");
-    SNIFF("[1, 2]", 0, "JSON text, but not a V8 heap snapshot");
+    SNIFF(" {\"a\": 1}", 0, "JSON text, but not a V8 or JavaScriptCore heap snapshot");
+    SNIFF("[1, 2]", 0, "JSON text, but not a V8 or JavaScriptCore heap snapshot");
+    SNIFF("4242:\n num     #instances         #bytes  class name (module)\n", 0,
+          "a JVM class histogram (jcmd GC.class_histogram, jmap -histo), which counts classes "
+          "but holds no objects: take a heap dump with jcmd PID GC.heap_dump FILE");
     SNIFF("MDMP\x93\xa7\0\0", 0, "a Windows minidump, a process image");
     SNIFF("\xfe\xed\xfa\xcf\0\0", 0, "a Mach-O file");
     SNIFF("\xcf\xfa\xed\xfe\0\0", 0, "a Mach-O file");
