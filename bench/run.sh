@@ -5,7 +5,13 @@
 #
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
-#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text]
+#                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
+#                [--ruby-objects N] [--no-ruby]
+#
+# --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
+# dump: in one `gcheap mcp` run, the first question against later ones
+# (top with another --top, retainers of another id); target >= 20x. The
+# default run ends with the same row.
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -31,6 +37,10 @@
 # Then bench/v8_bench.sh: real Node.js heap snapshots of --v8-sizes nodes
 # (written once and cached), gcheap's stat and top on them, and memlab
 # beside gcheap on the 1M one (skipped with --no-v8 or without node).
+# Then bench/ruby_bench.sh: a real Ruby heap dump of --ruby-objects objects
+# (default 1000000; written once by ruby and cached), gcheap per object
+# against the .gclog reader on as many objects, heapy and Ruby's JSON.parse
+# (skipped with --no-ruby or without ruby).
 # --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
 # bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
@@ -64,7 +74,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,43s/^# \{0,1\}//p' "$0"
+    sed -n '2,50s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -86,9 +96,12 @@ while [ $# -gt 0 ]; do
     --quick) SIZES="100000 1000000"; RUNS=1; V8_SIZES=1000000; shift ;;
     --v8-sizes) V8_SIZES=$2; shift 2 ;;
     --no-v8) V8=0; shift ;;
+    --no-ruby) RUBY=0; shift ;;
+    --ruby-objects) RUBY_N=$2; shift 2 ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
+    --mcp) MCP_ONLY=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -167,6 +180,19 @@ dump() {
 }
 
 # ---------------------------------------------------------------- timing
+
+# The loaded-heap row (issue 37): one `gcheap mcp` run, a first question and
+# later ones on the 1M-object dump.
+mcp_row() {
+    local f
+    f=$(dump 1000000) || return
+    echo
+    bash "$here/mcp_bench.sh" --gcheap "$GCHEAP" --dump "$f" --runs "$RUNS"
+}
+if [ "${MCP_ONLY:-0}" = 1 ]; then
+    mcp_row
+    exit 0
+fi
 
 # run_once OUT ERR CMD...: runs CMD; sets R_RC, R_WALL (s), R_RSS (KB or "").
 run_once() {
@@ -766,8 +792,13 @@ if [ -n "$nas" ]; then
     echo "Not measured (command missing or failing):"
     printf '%s' "$nas"
 fi
+mcp_row
 if [ "$V8" = 1 ]; then
     echo
     bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --sizes "$V8_SIZES" --dir "$DIR"
+fi
+if [ "${RUBY:-1}" = 1 ]; then
+    echo
+    bash "$here/ruby_bench.sh" --gcheap "$GCHEAP" --gendump "$GENDUMP" --objects "${RUBY_N:-1000000}" --dir "$DIR"
 fi
 exit 0

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs what the test suite needs, when it is missing (Debian/Ubuntu, as
 # root or with sudo): cmocka to build the tests; a JDK (real HPROF dumps and
-# the JVM's own class histogram), Node.js (real V8 heap snapshots) and
-# Chromium (the HTML report in a real browser) for the tests that compare
+# the JVM's own class histogram), Node.js (real V8 heap snapshots), Ruby
+# (real ObjectSpace.dump_all dumps) and Chromium (the HTML report in a real
+# browser) for the tests that compare
 # with real producers. A tool that cannot be installed is reported here and
 # the tests that need it skip with a message saying so.
 #   sh tests/setup.sh            # everything
@@ -31,5 +32,6 @@ have_header() {
 have_header cmocka.h || install libcmocka-dev || exit 1
 { command -v javac > /dev/null && command -v jcmd > /dev/null; } || install openjdk-17-jdk-headless
 command -v node > /dev/null || install nodejs
+command -v ruby > /dev/null || install ruby
 command -v chromium > /dev/null || install chromium
 exit 0

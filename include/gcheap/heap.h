@@ -66,7 +66,11 @@ typedef enum gch_payload_kind {
     GCH_PAYLOAD_ARRAY = 1,
     /* A java.lang.String: `value` is the id of its value array (0 when null),
      * `coder` how that array holds the characters. */
-    GCH_PAYLOAD_STRING = 2
+    GCH_PAYLOAD_STRING = 2,
+    /* Text the reader kept in the heap's string pool (Ruby: a String's
+     * "value"): `length` bytes of UTF-8 from pool offset `offset`, no NUL
+     * among them. Needs no file to read it again. */
+    GCH_PAYLOAD_TEXT = 3
 } gch_payload_kind;
 
 /* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
@@ -173,6 +177,12 @@ typedef struct gch_heap {
     gch_payload *payloads;
     size_t payload_count;
     int payloads_kept;
+
+    /* Where each object was allocated, as "file:line" (a string offset, or
+     * GCH_NONE for an object the dump gives no site): Ruby dumps made
+     * with ObjectSpace.trace_object_allocations. NULL when the dump names
+     * no site at all (every other format). */
+    uint32_t *object_site;
 } gch_heap;
 
 typedef struct gch_dump {

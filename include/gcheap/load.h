@@ -25,13 +25,14 @@ typedef enum gch_format {
     GCH_FORMAT_GCDUMP,
     GCH_FORMAT_DART,
     GCH_FORMAT_V8,
-    GCH_FORMAT_HPROF
+    GCH_FORMAT_HPROF,
+    GCH_FORMAT_RUBY
 } gch_format;
 
 /* The --input-format words of the formats, as help texts and messages list
  * them (a compile-time string, so that option tables stay constant; the
  * reader table's test checks it against the rows). */
-#define GCH_FORMAT_WORDS "gclog, gcdump, dart, v8 or hprof"
+#define GCH_FORMAT_WORDS "gclog, gcdump, dart, v8, hprof or ruby"
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
 const char *gch_format_name(gch_format format);
@@ -41,7 +42,8 @@ int gch_format_parse(const char *name, gch_format *out);
  * 64 are read), by each reader's signature test (src/load/readers.c):
  * "!FastSerialization" framing is gcdump, "dartheap" is Dart, "JAVA PROFILE 1.0."
  * is HPROF, a JSON object whose first key is "snapshot" (blanks allowed) a V8
- * heap snapshot (JSON formats are told apart by the first object's keys:
+ * heap snapshot, a JSON object whose first member is "address":"0x.. or
+ * "type":"ROOT" a Ruby heap dump (JSON formats are told apart by the first object's keys:
  * docs/architecture.md, "Detection"), anything else gclog. gzip is not looked
  * through here: gch_load and gch_load_buffer decompress first. */
 gch_format gch_detect_format(const void *head, size_t n);
@@ -87,6 +89,13 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
 gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts,
                               gch_dump **out, gch_error *err);
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
+                                gch_dump **out, gch_error *err);
+/* Ruby heap dumps (ObjectSpace.dump_all: one JSON object a line), streamed
+ * from a source or parsed in place from a buffer; errors carry line
+ * numbers. docs/ruby-format.md. */
+gch_status gch_read_ruby(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                         gch_error *err);
+gch_status gch_read_ruby_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
 /* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
 gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,

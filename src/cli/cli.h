@@ -136,6 +136,9 @@ struct cli_spec {
     void (*release)(void *state);
 };
 
+/* The command table (commands.h), in its order (session.c). */
+const cli_spec *const *cli_command_list(size_t *count);
+
 /* Runs the command spec on argv (argv[0] is the command name): the whole
  * lifecycle above, with the dumps from session. Returns the exit status; the
  * error, if any, is the run's (run_ctx.h). */

@@ -11,13 +11,14 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "payload.h"
+#include "sites.h"
 #include "why.h"
 
 typedef struct objects_state {
     const char *type;
     uint64_t min_size, max_size;
     int min_given, max_given;
-    int live, dead, retained, values;
+    int live, dead, retained, values, sites;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
 } objects_state;
@@ -33,7 +34,9 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "dead", objects_state, dead, "only objects no strong root reaches"),
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
     OPT_BOOL(0, "values", objects_state, values,
-             "add a value column: the text of a java.lang.String or char[] (HPROF)"),
+             "add a value column: the text of a String (HPROF, Ruby) or char[] (HPROF)"),
+    OPT_BOOL(0, "sites", objects_state, sites,
+             "add a site column: where the object was allocated (Ruby, traced)"),
     OPT_END
 };
 
@@ -57,7 +60,12 @@ static const char description[] =
     "and cut after 80 characters in tables, whole in tsv/csv/json; '-' (empty,\n"
     "null) for other objects. The characters are read from the dump file\n"
     "again: from a pipe or a gzip file there are none (a warning says so).\n"
-    "Columns: id, size, live, distance, [retained,] [value,] type, domain. json adds\n"
+    "Ruby: the \"value\" the dump gives a String (ASCII-only ones), kept while\n"
+    "loading, so from a pipe or gzip too.\n"
+    "--sites: where each object was allocated (\"file:line\"; Ruby dumps made\n"
+    "after ObjectSpace.trace_object_allocations_start); '-' (empty, null) for\n"
+    "objects without one; a warning when the dump records none.\n"
+    "Columns: id, size, live, distance, [retained,] [value,] [site,] type, domain. json adds\n"
     "per section \"objects\" and \"bytes\": the count and bytes of every\n"
     "object that passed the filters (also those beyond --top).";
 
@@ -207,8 +215,10 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
-    payload_file pf = { NULL, 0 };
+    payload_file pf = { NULL, 0, 0 };
     const char *why = NULL;
+    if (s->sites)
+        sites_warn_none(path, h, c);
     if (s->values && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
         stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",
                       cli_display_path(path), why);
@@ -232,6 +242,13 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
         }
         if (s->values)
             value_cell(rep, &pf, h, o, c, &text);
+        if (s->sites) {
+            const char *site = site_of(h, o);
+            if (site)
+                report_cell_text(rep, site);
+            else
+                report_cell_none(rep);
+        }
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, tb, sizeof tb));
     }
     report_note_more(rep, shown, n, "objects");
@@ -252,24 +269,22 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
 static int objects_report(cli_run *run)
 {
     const objects_state *s = run->state;
-    static const col_spec cols[] = { { "id", COL_ID }, { "size", COL_BYTES }, { "live", COL_TEXT },
-                                     { "distance", COL_COUNT }, { "type", COL_TEXT } };
-    static const col_spec ret_cols[] = { { "id", COL_ID }, { "size", COL_BYTES }, { "live", COL_TEXT },
-                                         { "distance", COL_COUNT }, { "retained", COL_BYTES },
-                                         { "type", COL_TEXT } };
-    static const col_spec value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
-                                           { "live", COL_TEXT }, { "distance", COL_COUNT },
-                                           { "value", COL_TEXT }, { "type", COL_TEXT } };
-    static const col_spec ret_value_cols[] = { { "id", COL_ID }, { "size", COL_BYTES },
-                                               { "live", COL_TEXT }, { "distance", COL_COUNT },
-                                               { "retained", COL_BYTES }, { "value", COL_TEXT },
-                                               { "type", COL_TEXT } };
+    col_spec cols[8];
+    size_t nc = 0;
+    cols[nc++] = (col_spec){ "id", COL_ID };
+    cols[nc++] = (col_spec){ "size", COL_BYTES };
+    cols[nc++] = (col_spec){ "live", COL_TEXT };
+    cols[nc++] = (col_spec){ "distance", COL_COUNT };
+    if (s->retained)
+        cols[nc++] = (col_spec){ "retained", COL_BYTES };
+    if (s->values)
+        cols[nc++] = (col_spec){ "value", COL_TEXT };
+    if (s->sites)
+        cols[nc++] = (col_spec){ "site", COL_TEXT };
+    cols[nc++] = (col_spec){ "type", COL_TEXT };
     const cli_input *in = &run->in[0];
     int multi = in->count > 1;
-    report *rep = s->retained && s->values ? report_new(run->out, REPORT_COLUMNS(ret_value_cols), multi)
-                : s->values               ? report_new(run->out, REPORT_COLUMNS(value_cols), multi)
-                : s->retained             ? report_new(run->out, REPORT_COLUMNS(ret_cols), multi)
-                                          : report_new(run->out, REPORT_COLUMNS(cols), multi);
+    report *rep = report_new(run->out, cols, nc, multi);
     int rc = 0;
     for (size_t k = 0; k < in->count && rc == 0; k++)
         rc = report_heap(rep, in, in->heaps[k], s->masks ? s->masks[k] : NULL,

@@ -8,12 +8,14 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/histogram.h"
+#include "sites.h"
 #include "stat_sort.h"
 #include "why.h"
 
 typedef struct stat_state {
     int live;
     int retained;
+    int by_site;
     const char *type;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
@@ -24,6 +26,8 @@ static const cli_option stat_options[] = {
     OPT_BOOL(0, "retained", stat_state, retained, "add each type's retained size (dominator tree)"),
     OPT_STRING(0, "type", stat_state, type, "PATTERN",
                "only the matching types (NAME, glob, or ~substring)"),
+    OPT_BOOL(0, "by-site", stat_state, by_site,
+             "one row per allocation site (file:line: Ruby dumps with allocation tracing)"),
     OPT_END
 };
 
@@ -43,7 +47,13 @@ static const char description[] =
     "--sort retained. Types overlap, so the column does not add up: its total is\n"
     "the live bytes (what the virtual root retains).\n"
     "--type PATTERN: only the types matching PATTERN (exact name, glob with * and\n"
-    "?, or ~text for a case-insensitive substring); totals cover those types.";
+    "?, or ~text for a case-insensitive substring); totals cover those types.\n"
+    "--by-site: one row per allocation site instead of per type (heapy's\n"
+    "question): columns count, bytes, site (\"file:line\"; \"(no site)\" for the\n"
+    "objects the dump gives none); json \"sites\". Only Ruby dumps written after\n"
+    "ObjectSpace.trace_object_allocations_start record sites: for every other\n"
+    "dump a warning says so and all objects are one \"(no site)\" row. Works\n"
+    "with --live and --type; sort keys bytes, count, name.";
 
 static int sort_retained(const cli_common *c) { return c->sort && strcmp(c->sort, "retained") == 0; }
 
@@ -67,6 +77,17 @@ static int compare_retained(const void *pa, const void *pb, const void *ctx)
     if (a->count != b->count)
         return a->count > b->count ? -1 : 1;
     return strcmp(gch_type_name(ret_heap, a->type), gch_type_name(ret_heap, b->type));
+}
+
+/* --by-site: the objects grouped by allocation site. */
+static int report_sites(report *rep, gch_analysis *an, const char *path, const gch_heap *h,
+                        const cli_common *c, const stat_state *s, const uint8_t *mask)
+{
+    const uint8_t *live = NULL;
+    if (s->live && cli_live(an, h, c, &live, NULL, NULL) != 0)
+        return EXIT_INPUT;
+    sites_warn_none(path, h, c);
+    return sites_report_heap(rep, h, c, live, mask);
 }
 
 static int report_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c,
@@ -140,13 +161,15 @@ static int stat_check(cli_run *run)
     const stat_state *s = run->state;
     if (sort_retained(run->c) && !s->retained)
         return cli_usage_error("stat", "--sort retained needs --retained");
+    if (s->by_site && s->retained)
+        return cli_usage_error("stat", "--by-site and --retained exclude each other");
     return 0;
 }
 
 static int stat_needs_refs(const void *state)
 {
     const stat_state *s = state;
-    return s->live || s->retained;
+    return s->live || s->retained || s->by_site; /* --by-site reads the objects */
 }
 
 static int stat_report(cli_run *run)
@@ -156,7 +179,16 @@ static int stat_report(cli_run *run)
     static const col_spec ret_cols[] = {
         { "count", COL_COUNT }, { "bytes", COL_BYTES }, { "retained", COL_BYTES }, { "type", COL_TEXT }
     };
+    static const col_spec site_cols[] = { { "count", COL_COUNT }, { "bytes", COL_BYTES },
+                                          { "site", COL_TEXT } };
     const cli_input *in = &run->in[0];
+    if (s->by_site) {
+        report *rep = report_new(run->out, REPORT_COLUMNS(site_cols), in->count > 1);
+        int rc = 0;
+        for (size_t i = 0; i < in->count && rc == 0; i++)
+            rc = report_sites(rep, in->an, in->path, in->heaps[i], run->c, s, s->masks ? s->masks[i] : NULL);
+        return rc;
+    }
     report *rep = s->retained ? report_new(run->out, REPORT_COLUMNS(ret_cols), in->count > 1)
                               : report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
     int rc = 0;

@@ -95,6 +95,8 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.size_buckets = common->size_buckets;
     opts.keep_modules = common->module;
     opts.hprof_compressed_refs = common->hprof_refs;
+    /* Ruby keeps String values in the heap, from a pipe or gzip too. */
+    opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
     progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */

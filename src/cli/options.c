@@ -48,6 +48,8 @@ static const cli_option common_options[] = {
     OPT_END
 };
 
+const cli_option *cli_common_options(void) { return common_options; }
+
 unsigned cli_threads(const cli_common *common) { return (unsigned)common->threads; }
 
 int cli_usage_error(const char *command, const char *fmt, ...)

@@ -125,6 +125,9 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/* The common options' table (OPT_END-terminated): what every command takes. */
+const cli_option *cli_common_options(void);
+
 /* Prints the common options' help / a command's own options. */
 void cli_print_common_help(void);
 void cli_print_options(const cli_option *options);

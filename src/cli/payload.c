@@ -9,6 +9,10 @@ int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const
                  const char **why)
 {
     memset(pf, 0, sizeof pf[0]);
+    if (h->payloads_kept && strcmp(dump->format, "ruby") == 0) {
+        pf->in_heap = 1; /* GCH_PAYLOAD_TEXT: kept whatever the input was */
+        return 1;
+    }
     if (!h->payloads_kept) {
         *why = strcmp(dump->format, "hprof") != 0 ? "its format records none"
              : dump->compression                  ? "it is compressed"
@@ -112,13 +116,34 @@ static int decode(payload_file *pf, uint64_t off, uint64_t units, text_form form
     return 1;
 }
 
+/* Text kept in the heap's pool (UTF-8 as the dump wrote it), cut after
+ * max_chars code points. */
+static int pool_text(const gch_heap *h, const gch_payload *p, size_t max_chars, strbuf *out)
+{
+    const char *s = gch_heap_string(h, (uint32_t)p->offset);
+    size_t chars = 0, i = 0;
+    for (; i < p->length; i++) {
+        if (((unsigned char)s[i] & 0xC0) == 0x80)
+            continue; /* a continuation byte */
+        if (max_chars && chars == max_chars)
+            break;
+        chars++;
+    }
+    sb_addn(out, s, i);
+    if (i < p->length)
+        sb_add(out, "...");
+    return 1;
+}
+
 int payload_text(payload_file *pf, const gch_heap *h, uint32_t o, size_t max_chars, strbuf *out)
 {
-    if (!pf->f)
+    if (!pf->f && !pf->in_heap)
         return 0;
     const gch_payload *p = gch_heap_payload(h, h->object_id[o]);
     if (!p)
         return 0;
+    if (p->kind == GCH_PAYLOAD_TEXT)
+        return pool_text(h, p, max_chars, out);
     text_form form = TEXT_UTF16_BE; /* a char[]: u2 elements, big-endian in the dump */
     if (p->kind == GCH_PAYLOAD_STRING) {
         unsigned coder = p->coder;

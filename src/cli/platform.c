@@ -245,3 +245,35 @@ void plat_clear_line_on_interrupt(void)
             sigaction(sigs[i], &sa, NULL);
     }
 }
+
+/* ---- the MCP server's needs (src/mcp, src/cli/cmd_mcp.c) ---- */
+
+char *plat_realpath(const char *path, const char **reason)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        *reason = strerror(errno);
+    return r;
+}
+
+FILE *plat_memstream(char **buf, size_t *len) { return open_memstream(buf, len); }
+
+FILE *plat_protocol_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    /* Anything else written to stdout from now on lands on stderr. */
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        fclose(f);
+        return NULL;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a client that went away is a write error, not a kill */
+    return f;
+}

@@ -3,7 +3,9 @@
 #ifndef GCHEAP_CLI_PLATFORM_H
 #define GCHEAP_CLI_PLATFORM_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct plat_file plat_file;
 
@@ -47,5 +49,16 @@ int plat_stderr_is_tty(void);
 void plat_clear_line_on_interrupt(void);
 /* Seconds on a monotonic clock. */
 double plat_now(void);
+
+/* The canonical absolute path of an existing path (symlinks and '..'
+ * resolved; malloc'd), or NULL with *reason (strerror text). */
+char *plat_realpath(const char *path, const char **reason);
+/* A stream writing into a growing memory buffer: *buf and *len are valid
+ * after fflush or fclose (then the caller frees *buf). NULL on failure. */
+FILE *plat_memstream(char **buf, size_t *len);
+/* For a protocol on standard output (gcheap mcp): a stream on the real
+ * stdout, which is then pointed at stderr so that no other write can reach
+ * the protocol's stream; SIGPIPE ignored. NULL on failure. */
+FILE *plat_protocol_stdout(void);
 
 #endif

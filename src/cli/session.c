@@ -296,6 +296,12 @@ const char *const *cli_command_names(void)
     return names;
 }
 
+const cli_spec *const *cli_command_list(size_t *count)
+{
+    *count = NCOMMANDS;
+    return commands;
+}
+
 static void usage(strbuf *b)
 {
     sb_add(b, "usage: gcheap COMMAND [OPTIONS] DUMP...\n"

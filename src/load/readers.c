@@ -66,6 +66,26 @@ static gch_signature v8_signature(const unsigned char *p, size_t n)
     return gch_json_first_key(p, n, "snapshot") ? GCH_SIG_YES : GCH_SIG_NO;
 }
 
+/* Ruby (ObjectSpace.dump_all, JSON lines): the first line's first member
+ * is "address" with a "0x..." value, or "type" with "ROOT" (the roots come
+ * first; a dump_all(since:) has none). */
+static int json_value_starts(const unsigned char *p, size_t n, size_t at, const char *lit)
+{
+    size_t len = strlen(lit);
+    while (at < n && is_blank(p[at]))
+        at++;
+    return n - at >= len && memcmp(p + at, lit, len) == 0;
+}
+
+static gch_signature ruby_signature(const unsigned char *p, size_t n)
+{
+    size_t at = gch_json_first_key(p, n, "address");
+    if (at && json_value_starts(p, n, at, "\"0x"))
+        return GCH_SIG_YES;
+    at = gch_json_first_key(p, n, "type");
+    return at && json_value_starts(p, n, at, "\"ROOT\"") ? GCH_SIG_YES : GCH_SIG_NO;
+}
+
 /* ---- the table ---- */
 
 static const gch_reader readers[] = {
@@ -79,6 +99,9 @@ static const gch_reader readers[] = {
     { GCH_FORMAT_HPROF, "hprof", hprof_signature, 1, gch_read_hprof_buffer, NULL,
       GCH_READS_SKIP_LABELS | GCH_READS_KEEP_MODULES | GCH_READS_RELEASE | GCH_READS_HPROF_REFS |
           GCH_READS_KEEP_PAYLOADS },
+    /* keep_payloads from a source too: String values are kept in the heap */
+    { GCH_FORMAT_RUBY, "ruby", ruby_signature, 0, gch_read_ruby_buffer, gch_read_ruby,
+      GCH_READS_SKIP_LABELS | GCH_READS_KEEP_PAYLOADS },
 };
 
 #define NREADERS (sizeof readers / sizeof *readers)

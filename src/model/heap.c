@@ -48,6 +48,7 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_has_container);
     gch_free(h->root_label);
     gch_free(h->payloads);
+    gch_free(h->object_site);
     gch_free(h);
 }
 

@@ -29,7 +29,7 @@ static void test_rows_are_their_formats(void **state)
 {
     (void)state;
     size_t n = row_count();
-    assert_int_equal(n, (size_t)GCH_FORMAT_HPROF); /* the enum's last value today */
+    assert_int_equal(n, (size_t)GCH_FORMAT_RUBY); /* the enum's last value today */
     assert_null(gch_reader_of(GCH_FORMAT_AUTO));
     int fallbacks = 0;
     for (size_t i = 1; i <= n; i++) {
@@ -104,11 +104,16 @@ static void test_signatures(void **state)
     assert_int_equal(detect("\x14\0\0\0!Fast", 9), GCH_FORMAT_GCDUMP);
     assert_int_equal(detect("\x15\0\0\0!Fast", 9), GCH_FORMAT_GCLOG);
     assert_int_equal(detect("{\"snapshot\":{\"meta\":", 20), GCH_FORMAT_V8);
-    /* The openings of the other JSON formats (docs/architecture.md,
-     * "Detection among JSON formats"): no row claims them yet. */
+    /* Ruby: "address" with "0x..., or "type" with "ROOT" (docs/architecture.md,
+     * "Detection among JSON formats"); other values are not it. */
+    assert_int_equal(detect("{\"address\":\"0x1\", \"type\":\"STRING\"", 33), GCH_FORMAT_RUBY);
+    assert_int_equal(detect("{\"type\":\"ROOT\", \"root\":\"vm\"", 27), GCH_FORMAT_RUBY);
+    assert_int_equal(detect("{ \"address\" : \"0x7f\"", 21), GCH_FORMAT_RUBY);
+    assert_int_equal(detect("{\"address\":12", 13), GCH_FORMAT_GCLOG);
+    assert_int_equal(detect("{\"type\":\"OBJECT\"}", 17), GCH_FORMAT_GCLOG);
+    assert_int_equal(detect("{\"snapshot\":\"0x1\"", 18), GCH_FORMAT_V8);
+    /* The openings of the other JSON formats: no row claims them yet. */
     assert_int_equal(detect("{\"version\":2,\"nodes\":", 21), GCH_FORMAT_GCLOG);
-    assert_int_equal(detect("{\"address\":\"0x1\", \"type\":\"STRING\"", 33), GCH_FORMAT_GCLOG);
-    assert_int_equal(detect("{\"type\":\"ROOT\", \"root\":\"vm\"", 27), GCH_FORMAT_GCLOG);
     assert_int_equal(detect("", 0), GCH_FORMAT_GCLOG);
 }
 

@@ -1,0 +1,573 @@
+/* The one-line JSON parser of the Ruby reader (ruby_line.h). */
+#include "ruby_line.h"
+
+#include <string.h>
+
+#include "gcheap/alloc.h"
+#include "grow.h"
+
+static const char *const kind_words[RB_KIND_COUNT] = {
+    [RB_ROOT] = "ROOT",       [RB_NONE] = "NONE",       [RB_NIL] = "NIL",
+    [RB_OBJECT] = "OBJECT",   [RB_CLASS] = "CLASS",     [RB_ICLASS] = "ICLASS",
+    [RB_MODULE] = "MODULE",   [RB_FLOAT] = "FLOAT",     [RB_STRING] = "STRING",
+    [RB_REGEXP] = "REGEXP",   [RB_ARRAY] = "ARRAY",     [RB_HASH] = "HASH",
+    [RB_STRUCT] = "STRUCT",   [RB_BIGNUM] = "BIGNUM",   [RB_FILE] = "FILE",
+    [RB_FIXNUM] = "FIXNUM",   [RB_TRUE] = "TRUE",       [RB_FALSE] = "FALSE",
+    [RB_DATA] = "DATA",       [RB_MATCH] = "MATCH",     [RB_SYMBOL] = "SYMBOL",
+    [RB_RATIONAL] = "RATIONAL", [RB_COMPLEX] = "COMPLEX", [RB_IMEMO] = "IMEMO",
+    [RB_UNDEF] = "UNDEF",     [RB_NODE] = "NODE",       [RB_ZOMBIE] = "ZOMBIE",
+    [RB_MOVED] = "MOVED",
+};
+
+const char *rb_kind_word(rb_kind k)
+{
+    return (unsigned)k < RB_KIND_COUNT ? kind_words[k] : NULL;
+}
+
+static rb_kind kind_of(rb_str s)
+{
+    if (s.escaped || s.n == 0)
+        return RB_UNKNOWN;
+    for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
+        if (kind_words[k][0] == s.p[0] && strncmp(kind_words[k], s.p, s.n) == 0 && kind_words[k][s.n] == 0)
+            return (rb_kind)k;
+    return RB_UNKNOWN;
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* Hex digit values, -1 for other bytes (a table: addresses are most of a dump). */
+static const signed char hex_table[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9,
+    ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11,
+    ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+}; /* value + 1: 0 for a non-digit */
+
+static inline int hexval(unsigned char c)
+{
+    return hex_table[c] - 1;
+}
+
+/* A string whose opening quote is at *pp: *pp moves past its closing
+ * quote. Returns NULL or a message. */
+static const char *scan_string(const char **pp, const char *end, rb_str *out)
+{
+    const char *p = *pp + 1;
+    out->p = p;
+    out->escaped = 0;
+    for (;;) {
+        /* the common run: plain bytes, 8 at a time while none of them is a
+         * quote, a backslash or a control byte (a false alarm only costs the
+         * byte loop below) */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5C5C5C5C5C5C5C5CULL;
+            uint64_t hit = ((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) |
+                           ((w - 0x2020202020202020ULL) & ~w);
+            if (hit & 0x8080808080808080ULL)
+                break;
+            p += 8;
+        }
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+            p++;
+        if (p >= end)
+            return "unterminated string";
+        if (*p == '"')
+            break;
+        if ((unsigned char)*p < 0x20) {
+            *pp = p;
+            return "control character in a string";
+        }
+        out->escaped = 1;
+        if (++p >= end)
+            return "unterminated string";
+        switch (*p) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            p++;
+            break;
+        case 'u':
+            if (end - p < 5 || hexval((unsigned char)p[1]) < 0 || hexval((unsigned char)p[2]) < 0 ||
+                hexval((unsigned char)p[3]) < 0 || hexval((unsigned char)p[4]) < 0) {
+                *pp = p;
+                return "bad \\u escape";
+            }
+            p += 5;
+            break;
+        default:
+            *pp = p;
+            return "bad escape in a string";
+        }
+    }
+    out->n = (size_t)(p - out->p);
+    *pp = p + 1;
+    return NULL;
+}
+
+/* An address string "0x1f..." (1 to 16 hex digits). */
+static const char *scan_address(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp;
+    if (p >= end || *p != '"')
+        return "expected an address string";
+    if (end - p < 4 || p[1] != '0' || p[2] != 'x')
+        return "bad address (expected \"0x...\")";
+    p += 3;
+    uint64_t v = 0;
+    int digits = 0, d;
+    while (p < end && (d = hexval((unsigned char)*p)) >= 0) {
+        if (++digits > 16) {
+            *pp = p;
+            return "address wider than 64 bits";
+        }
+        v = v << 4 | (uint64_t)d;
+        p++;
+    }
+    if (digits == 0 || p >= end || *p != '"') {
+        *pp = p;
+        return "bad address (expected \"0x...\")";
+    }
+    *pp = p + 1;
+    *out = v;
+    return NULL;
+}
+
+/* A JSON number; *out its value when it is a non-negative integer that fits
+ * 64 bits (*is_u64 says so). */
+static const char *scan_number(const char **pp, const char *end, uint64_t *out, int *is_u64)
+{
+    const char *p = *pp;
+    int neg = 0, frac = 0, big = 0;
+    uint64_t v = 0;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (p >= end || *p < '0' || *p > '9')
+        return "bad number";
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < end && *p >= '0' && *p <= '9') {
+            unsigned d = (unsigned)(*p - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                big = 1;
+            v = v * 10 + d;
+            p++;
+        }
+    }
+    if (p < end && *p == '.') {
+        frac = 1;
+        p++;
+        if (p >= end || *p < '0' || *p > '9')
+            return "bad number";
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        frac = 1;
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || *p < '0' || *p > '9')
+            return "bad number";
+        while (p < end && *p >= '0' && *p <= '9')
+            p++;
+    }
+    *pp = p;
+    *is_u64 = !neg && !frac && !big;
+    *out = v;
+    return NULL;
+}
+
+static const char *scan_word(const char **pp, const char *end)
+{
+    static const char *const words[] = { "true", "false", "null" };
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(words[i]);
+        if ((size_t)(end - *pp) >= n && memcmp(*pp, words[i], n) == 0) {
+            *pp += n;
+            return NULL;
+        }
+    }
+    return "unexpected character";
+}
+
+/* Skips any JSON value at *pp. Nested arrays and objects are walked in a
+ * loop (no recursion): a depth counter and, per open bracket, one bit
+ * saying whether it is an object; nesting deeper than MAX_DEPTH is
+ * refused. */
+#define MAX_DEPTH 256
+static const char *skip_value(const char **pp, const char *end)
+{
+    unsigned char open[MAX_DEPTH / 8] = { 0 }; /* bit set: '{' at that depth */
+    int depth = 0;
+    const char *p = *pp;
+    const char *msg = NULL;
+    rb_str s;
+    uint64_t u;
+    int is_u64;
+    for (;;) {
+        p = skip_blank(p, end);
+        if (p >= end) {
+            msg = "line ends inside a value";
+            break;
+        }
+        /* a value */
+        if (*p == '{' || *p == '[') {
+            if (depth >= MAX_DEPTH) {
+                msg = "nested too deeply";
+                break;
+            }
+            int obj = *p == '{';
+            if (obj)
+                open[depth / 8] |= (unsigned char)(1u << depth % 8);
+            else
+                open[depth / 8] &= (unsigned char)~(1u << depth % 8);
+            depth++;
+            p = skip_blank(p + 1, end);
+            if (p < end && *p == (obj ? '}' : ']')) {
+                p++;
+                depth--;
+                goto after_value;
+            }
+            if (obj) {
+                if (p >= end || *p != '"') {
+                    msg = "expected a member name";
+                    break;
+                }
+                if ((msg = scan_string(&p, end, &s)) != NULL)
+                    break;
+                p = skip_blank(p, end);
+                if (p >= end || *p != ':') {
+                    msg = "expected ':'";
+                    break;
+                }
+                p++;
+            }
+            continue;
+        } else if (*p == '"') {
+            if ((msg = scan_string(&p, end, &s)) != NULL)
+                break;
+        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            if ((msg = scan_number(&p, end, &u, &is_u64)) != NULL)
+                break;
+        } else if ((msg = scan_word(&p, end)) != NULL) {
+            break;
+        }
+    after_value:
+        /* after a value: close brackets or go on to the next element */
+        for (;;) {
+            if (depth == 0) {
+                *pp = p;
+                return NULL;
+            }
+            p = skip_blank(p, end);
+            int obj = open[(depth - 1) / 8] >> (depth - 1) % 8 & 1;
+            if (p < end && *p == (obj ? '}' : ']')) {
+                p++;
+                depth--;
+                continue;
+            }
+            if (p >= end || *p != ',') {
+                msg = p >= end ? "line ends inside a value" : obj ? "expected ',' or '}'" : "expected ',' or ']'";
+                goto out;
+            }
+            p = skip_blank(p + 1, end);
+            if (obj) {
+                if (p >= end || *p != '"') {
+                    msg = "expected a member name";
+                    goto out;
+                }
+                if ((msg = scan_string(&p, end, &s)) != NULL)
+                    goto out;
+                p = skip_blank(p, end);
+                if (p >= end || *p != ':') {
+                    msg = "expected ':'";
+                    goto out;
+                }
+                p++;
+            }
+            break;
+        }
+    }
+out:
+    *pp = p;
+    return msg;
+}
+
+/* The "references" array: addresses only. */
+static const char *scan_refs(const char **pp, const char *end, rb_record *r, rb_refs *refs)
+{
+    const char *p = *pp;
+    const char *msg;
+    if (p >= end || *p != '[')
+        return "references: expected an array";
+    p = skip_blank(p + 1, end);
+    size_t n = 0;
+    if (p < end && *p == ']') {
+        *pp = p + 1;
+        r->nrefs = 0;
+        return NULL;
+    }
+    for (;;) {
+        if (n == refs->cap &&
+            !gch_grow((void **)&refs->v, &refs->cap, n + 1, sizeof *refs->v, 64)) {
+            *pp = p;
+            return "out of memory";
+        }
+        if ((msg = scan_address(&p, end, &refs->v[n])) != NULL) {
+            *pp = p;
+            return msg;
+        }
+        n++;
+        p = skip_blank(p, end);
+        if (p < end && *p == ']')
+            break;
+        if (p >= end || *p != ',') {
+            *pp = p;
+            return p >= end ? "line ends inside references" : "expected ',' or ']'";
+        }
+        p = skip_blank(p + 1, end);
+    }
+    *pp = p + 1;
+    r->nrefs = n;
+    return NULL;
+}
+
+#define KEY(lit) (k.n == sizeof lit - 1 && memcmp(k.p, lit, sizeof lit - 1) == 0)
+
+/* Expects a string value at *pp into *out. */
+static const char *string_member(const char **pp, const char *end, rb_str *out)
+{
+    if (*pp >= end || **pp != '"')
+        return "expected a string";
+    return scan_string(pp, end, out);
+}
+
+static const char *number_member(const char **pp, const char *end, uint64_t *out)
+{
+    int is_u64;
+    const char *start = *pp;
+    const char *msg = scan_number(pp, end, out, &is_u64);
+    if (msg)
+        return msg;
+    if (!is_u64) {
+        *pp = start;
+        return "expected a non-negative integer below 2^64";
+    }
+    return NULL;
+}
+
+/* One member's value: the ones the reader uses into r, the others skipped. */
+static const char *member(rb_str k, const char **pp, const char *end, rb_record *r, rb_refs *refs)
+{
+    const char *msg;
+    if (k.escaped)
+        return skip_value(pp, end);
+    switch (k.n) {
+    case 4:
+        if (KEY("type")) {
+            if ((msg = string_member(pp, end, &r->type)) == NULL) {
+                r->has_type = 1;
+                r->kind = kind_of(r->type);
+            }
+            return msg;
+        }
+        if (KEY("root"))
+            return string_member(pp, end, &r->root);
+        if (KEY("name")) {
+            r->has_name = 1;
+            return string_member(pp, end, &r->name);
+        }
+        if (KEY("file")) {
+            r->has_file = 1;
+            return string_member(pp, end, &r->file);
+        }
+        if (KEY("line")) {
+            r->has_line = 1;
+            return number_member(pp, end, &r->line);
+        }
+        break;
+    case 5:
+        if (KEY("class"))
+            return scan_address(pp, end, &r->klass);
+        if (KEY("value") && *pp < end && **pp == '"') { /* a FLOAT's is a string too */
+            r->has_value = 1;
+            return scan_string(pp, end, &r->value);
+        }
+        break;
+    case 6:
+        if (KEY("struct"))
+            return string_member(pp, end, &r->strct);
+        break;
+    case 7:
+        if (KEY("address")) {
+            r->has_address = 1;
+            return scan_address(pp, end, &r->address);
+        }
+        if (KEY("memsize"))
+            return number_member(pp, end, &r->memsize);
+        break;
+    case 10:
+        if (KEY("references"))
+            return scan_refs(pp, end, r, refs);
+        if (KEY("superclass"))
+            return scan_address(pp, end, &r->superclass);
+        if (KEY("imemo_type"))
+            return string_member(pp, end, &r->imemo_type);
+        break;
+    default:
+        break;
+    }
+    return skip_value(pp, end);
+}
+
+const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
+{
+    /* field by field: a memset of the whole record cost a tenth of the parse */
+    r->kind = RB_UNKNOWN;
+    r->address = r->klass = r->superclass = r->memsize = r->line = 0;
+    r->has_address = r->has_type = r->has_line = r->has_value = r->has_file = r->has_name = 0;
+    r->type.n = r->name.n = r->root.n = r->imemo_type.n = r->strct.n = r->value.n = r->file.n = 0;
+    r->type.escaped = r->name.escaped = r->root.escaped = r->imemo_type.escaped = 0;
+    r->strct.escaped = r->value.escaped = r->file.escaped = 0;
+    r->type.p = r->name.p = r->root.p = r->imemo_type.p = r->strct.p = r->value.p = r->file.p = line;
+    r->nrefs = 0;
+    const char *p = skip_blank(line, end);
+    const char *msg = NULL;
+    if (p >= end || *p != '{') {
+        msg = "expected a JSON object";
+        goto fail;
+    }
+    p = skip_blank(p + 1, end);
+    if (p < end && *p == '}') {
+        p++;
+        goto done;
+    }
+    for (;;) {
+        rb_str k;
+        if (p >= end || *p != '"') {
+            msg = "expected a member name";
+            goto fail;
+        }
+        /* member names are short and plain: a byte loop, else the careful scan */
+        const char *q = p + 1;
+        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+            q++;
+        if (q < end && *q == '"') {
+            k.p = p + 1;
+            k.n = (size_t)(q - k.p);
+            k.escaped = 0;
+            p = q + 1;
+        } else if ((msg = scan_string(&p, end, &k)) != NULL) {
+            goto fail;
+        }
+        p = skip_blank(p, end);
+        if (p >= end || *p != ':') {
+            msg = "expected ':'";
+            goto fail;
+        }
+        p = skip_blank(p + 1, end);
+        if ((msg = member(k, &p, end, r, refs)) != NULL)
+            goto fail;
+        p = skip_blank(p, end);
+        if (p < end && *p == '}') {
+            p++;
+            break;
+        }
+        if (p >= end || *p != ',') {
+            msg = p >= end ? "line ends inside the object" : "expected ',' or '}'";
+            goto fail;
+        }
+        p = skip_blank(p + 1, end);
+    }
+done:
+    p = skip_blank(p, end);
+    if (p < end) {
+        msg = "text after the object";
+        goto fail;
+    }
+    return NULL;
+fail:
+    *col = (size_t)(p - line);
+    return msg;
+}
+
+/* Appends code point c as UTF-8 at out; returns the bytes written. */
+static size_t put_utf8(char *out, uint32_t c)
+{
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | c >> 6);
+        out[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | c >> 12);
+        out[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | c >> 18);
+    out[1] = (char)(0x80 | (c >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (c >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static uint32_t hex4(const char *p)
+{
+    return (uint32_t)(hexval((unsigned char)p[0]) << 12 | hexval((unsigned char)p[1]) << 8 |
+                      hexval((unsigned char)p[2]) << 4 | hexval((unsigned char)p[3]));
+}
+
+size_t rb_unescape(rb_str s, char *out)
+{
+    const char *p = s.p, *end = s.p + s.n;
+    size_t n = 0;
+    if (!s.escaped) { /* no escape: the bytes as they are (none below 0x20) */
+        memcpy(out, p, s.n);
+        return s.n;
+    }
+    while (p < end) {
+        if (*p != '\\') {
+            out[n++] = *p++;
+            continue;
+        }
+        p++;
+        char c = *p++;
+        switch (c) {
+        case 'b': out[n++] = '\b'; break;
+        case 'f': out[n++] = '\f'; break;
+        case 'n': out[n++] = '\n'; break;
+        case 'r': out[n++] = '\r'; break;
+        case 't': out[n++] = '\t'; break;
+        case 'u': {
+            uint32_t u = hex4(p);
+            p += 4;
+            if (u >= 0xD800 && u < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+                uint32_t lo = hex4(p + 2);
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                }
+            }
+            if (u == 0 || (u >= 0xD800 && u < 0xE000))
+                u = 0xFFFD;
+            n += put_utf8(out + n, u);
+            break;
+        }
+        default: out[n++] = c; break; /* " \ / */
+        }
+    }
+    return n;
+}
