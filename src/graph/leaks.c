@@ -553,6 +553,8 @@ static int group_types(gch_leak_series *s, const dump_work *w, leaked_entry *e, 
                        const uint32_t *lead, const uint32_t *head)
 {
     const gch_heap *h = w->h;
+    if (n == 0)
+        return 1;
     qsort(e, n, sizeof *e, entry_cmp);
     for (size_t i = 0; i < n;) {
         gch_leak_group *g = &s->groups[e[i].group];
