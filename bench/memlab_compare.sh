@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # Each row: wall s, CPU s, peak RSS KB.
 r=1
 while [ "$r" -le "$rounds" ]; do
-    /usr/bin/time -o "$tmp/t" -f '%e %U %S %M' "$gcheap" top --top "$n" --format tsv --no-progress "$snap" \
+    /usr/bin/time -o "$tmp/t" -f '%e %U %S %M' "$gcheap" top --v8-raw --top "$n" --format tsv --no-progress "$snap" \
         > "$tmp/g.tsv" 2> "$tmp/g.err"
     awk '{ print $1, $2 + $3, $4 }' "$tmp/t" >> "$tmp/g.rows"
     /usr/bin/time -o "$tmp/t" -f '%e %U %S %M' node --max-old-space-size="${NODE_HEAP_MB:-16000}" \

@@ -6,12 +6,17 @@
 #   bench/run.sh [--gcheap PATH] [--gendump PATH] [--inflate-bench PATH] [--sizes "1000000 10000000"]
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
-#                [--ruby-objects N] [--no-ruby]
+#                [--ruby-objects N] [--no-ruby] [--flood]
+#                [--jsc-sizes "1000000"] [--no-jsc]
 #
 # --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
 # dump: in one `gcheap mcp` run, the first question against later ones
 # (top with another --top, retainers of another id); target >= 20x. The
 # default run ends with the same row.
+#
+# --flood: only the hashing-flood growth checks (build/tests/flood_bench: the
+# inputs of tests/unit/test_flood.c at n and 4n, crafted and ordinary, timed;
+# 4n must cost under 6x n and under 3x an ordinary input of its size).
 #
 # --text: only the .gclog text path on the largest --sizes dump (10M objects by
 # default): `wc -l FILE`, `gcheap stat FILE`, `gcheap info FILE`,
@@ -41,6 +46,9 @@
 # (default 1000000; written once by ruby and cached), gcheap per object
 # against the .gclog reader on as many objects, heapy and Ruby's JSON.parse
 # (skipped with --no-ruby or without ruby).
+# Then bench/jsc_bench.sh: JavaScriptCore snapshots of --jsc-sizes cells
+# written by Bun (cached), stat and top on them, and top on the V8-format
+# snapshot of the same heap (skipped with --no-jsc or without bun).
 # --v8-huge: only the V8 snapshot beyond memlab (21M nodes, generated once;
 # bench/v8_bench.sh --huge): gcheap's top and stat, memlab with an 8 GB heap.
 # Dumps go to ${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench} (or --dir) and are reused
@@ -67,6 +75,8 @@ RPO=2.5
 DIR=${GCHEAP_BENCH_DIR:-/tmp/gcheap-bench}
 V8_SIZES="1000000 10000000"
 V8=1
+JSC_SIZES="1000000"
+JSC=1
 HPROF_N=
 HUGE=0
 TEXT=0
@@ -74,7 +84,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,50s/^# \{0,1\}//p' "$0"
+    sed -n '2,63s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -98,9 +108,12 @@ while [ $# -gt 0 ]; do
     --no-v8) V8=0; shift ;;
     --no-ruby) RUBY=0; shift ;;
     --ruby-objects) RUBY_N=$2; shift 2 ;;
+    --jsc-sizes) JSC_SIZES=$2; shift 2 ;;
+    --no-jsc) JSC=0; shift ;;
     --huge) HUGE=1; shift ;;
     --v8-huge) V8_HUGE=1; shift ;;
     --text) TEXT=1; shift ;;
+    --flood) FLOOD=1; shift ;;
     --mcp) MCP_ONLY=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
@@ -110,6 +123,16 @@ while [ $# -gt 0 ]; do
 done
 
 [ "${V8_HUGE:-0}" = 1 ] && exec bash "$here/v8_bench.sh" --gcheap "$GCHEAP" --dir "$DIR" --huge
+# --flood: the near-linear growth of loading hostile keys (issue 20), timed by
+# test_flood.c built as a benchmark (build/tests/flood_bench, built with the
+# tests); one PASS/FAIL line per attack, the fastest of five runs each.
+if [ "${FLOOD:-0}" = 1 ]; then
+    fb=$(dirname "$GCHEAP")/tests/flood_bench
+    [ -x "$fb" ] || { echo "run.sh: no $fb (build with -DGCHEAP_TESTS=ON)" >&2; exit 0; }
+    lscpu 2> /dev/null | grep -m1 'Model name' || true
+    "$fb" 2>&1 | grep -E '^(PASS|FAIL)'
+    exit 0
+fi
 case $RUNS in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive number" >&2; exit 2 ;; esac
 for n in $SIZES; do
     case $n in ''|*[!0-9]*) echo "run.sh: bad size '$n' in --sizes" >&2; exit 2 ;; esac
@@ -525,7 +548,7 @@ hprof_dump() {
 
 [ -n "$HPROF_N" ] || HPROF_N=$(echo "$SIZES" | awk '{print $NF}')
 hprof_file=""
-hti="" htm=""
+hti="" htm="" hwi=""
 if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
     set_res bytes hprof "$(wc -c <"$hprof_file" | tr -d ' ')"
     set_res objects hprof "$("$GCHEAP" info "$hprof_file" 2>/dev/null | awk '$1 == "objects" {print $2}')"
@@ -534,6 +557,13 @@ if [ "$HPROF_N" != 0 ] && hprof_file=$(hprof_dump "$HPROF_N"); then
     cat "$hprof_file" >/dev/null
     measure hstat hprof "$GCHEAP" stat "$hprof_file"
     measure htop hprof "$GCHEAP" top "$hprof_file"
+    # issue 32: waste (contents hashed and compared, collections read) at
+    # most 2x stat on the same dump, interleaved.
+    log "interleaving stat and waste on the HPROF dump ($RUNS runs each)"
+    pair_a=("$GCHEAP" stat -q "$hprof_file")
+    pair_b=("$GCHEAP" waste -q "$hprof_file")
+    interleave && hwi=$(awk -v a="$IL_A" -v b="$IL_B" 'BEGIN { if (a > 0) printf "%.2f", b / a }') &&
+        hwi_how="medians $IL_A s and $IL_B s"
     gbig=$(echo "$done_sizes" | awk '{print $NF}')
     if [ -z "$(get_res htop_status hprof)$(get_res top_status "$gbig")" ]; then
         log "interleaving top on the HPROF dump and on the $gbig-object .gclog ($RUNS runs each)"
@@ -702,6 +732,7 @@ if [ "$small" != "$big" ]; then
 fi
 [ -n "$pri" ] && printf '  %-6s cat | stat - / cat | wc -l time, interleaved runs: %s (%s)\n' "$(human "$big")" "$pri" "$pri_how"
 [ -n "$sti" ] && printf '  %-6s suspects / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$sti" "$sti_how"
+[ -n "$hwi" ] && printf '  waste HPROF / stat HPROF: time %sx interleaved (%s)\n' "$hwi" "$hwi_how"
 [ -n "$hti" ] && printf '  top HPROF / top .gclog (%s): time %sx interleaved (%s), peak RSS %sx\n' \
     "$(human "$big")" "$hti" "$hti_how" "${htm:-n/a}"
 [ -n "$rti" ] && printf '  %-6s report / top time, interleaved runs: %s (%s)\n' "$(human "$big")" "$rti" "$rti_how"
@@ -771,6 +802,7 @@ target "suspects vs top ($hb, interleaved): at most 20% more" "$sti" "<=" 1.20 x
 if [ -n "$hprof_file" ]; then
     target "top on the HPROF dump / on the $hb .gclog: time" "$hti" "<=" 1 x
     target "top on the HPROF dump / on the $hb .gclog: peak RSS" "$htm" "<=" 1 x
+    target "waste / stat on the HPROF dump: time" "$hwi" "<=" 2 x
 fi
 rt=$(ratio "$(get_res report_wall "$big")" "$(get_res top_wall "$big")")
 target "report vs top ($hb${rti:+, interleaved}): at most 10% slower" "${rti:-$rt}" "<=" 1.10 x
@@ -800,5 +832,9 @@ fi
 if [ "${RUBY:-1}" = 1 ]; then
     echo
     bash "$here/ruby_bench.sh" --gcheap "$GCHEAP" --gendump "$GENDUMP" --objects "${RUBY_N:-1000000}" --dir "$DIR"
+fi
+if [ "$JSC" = 1 ]; then
+    echo
+    bash "$here/jsc_bench.sh" --gcheap "$GCHEAP" --sizes "$JSC_SIZES" --dir "$DIR"
 fi
 exit 0

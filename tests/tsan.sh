@@ -13,15 +13,15 @@ sudo=""
 [ "$(id -u)" -ne 0 ] && command -v sudo > /dev/null && sudo=sudo
 if ! command -v clang > /dev/null; then
     echo "tests/tsan.sh: installing clang" >&2
-    $sudo apt-get update -qq > /dev/null
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang > /dev/null
+    $sudo apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" install -y -qq clang > /dev/null
 fi
 if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.tsan-x86_64.a > /dev/null 2>&1 &&
    ! clang -print-file-name=libclang_rt.tsan-x86_64.a | grep -q /; then
     ver=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
     echo "tests/tsan.sh: installing libclang-rt-$ver-dev" >&2
-    $sudo apt-get update -qq > /dev/null
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$ver-dev" > /dev/null
+    $sudo apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" install -y -qq "libclang-rt-$ver-dev" > /dev/null
 fi
 # The tests that start threads: the shim itself, loading (.gclog pipeline,
 # id index, resolution), reachability, the dominator build.

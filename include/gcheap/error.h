@@ -8,6 +8,7 @@
 #ifndef GCHEAP_ERROR_H
 #define GCHEAP_ERROR_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 typedef enum gch_status {
@@ -36,6 +37,21 @@ void gch_error_clear(gch_error *err);
 gch_status gch_error_set(gch_error *err, gch_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Malformed binary input: records GCH_EFORMAT with the message and the byte
+ * offset where it is wrong (has_offset set) in err (which may be NULL), and
+ * returns GCH_EFORMAT. The one "error at offset" of every binary reader. */
+gch_status gch_error_at(gch_error *err, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* The same with a va_list, for a reader's own printf-like wrapper. */
+gch_status gch_error_vat(gch_error *err, uint64_t offset, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
 #endif
     ;
 

@@ -70,7 +70,11 @@ typedef enum gch_payload_kind {
     /* Text the reader kept in the heap's string pool (Ruby: a String's
      * "value"): `length` bytes of UTF-8 from pool offset `offset`, no NUL
      * among them. Needs no file to read it again. */
-    GCH_PAYLOAD_TEXT = 3
+    GCH_PAYLOAD_TEXT = 3,
+    /* An instance (gch_load_options.keep_fields): its field values are
+     * `length` bytes from byte `offset` of the input, laid out as the
+     * heap's field table for its type says (gch_type_field). */
+    GCH_PAYLOAD_INSTANCE = 4
 } gch_payload_kind;
 
 /* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
@@ -78,6 +82,27 @@ enum {
     GCH_ELEM_BOOLEAN = 4, GCH_ELEM_CHAR = 5, GCH_ELEM_FLOAT = 6, GCH_ELEM_DOUBLE = 7,
     GCH_ELEM_BYTE = 8, GCH_ELEM_SHORT = 9, GCH_ELEM_INT = 10, GCH_ELEM_LONG = 11
 };
+/* A reference: the element type of object arrays (their GCH_PAYLOAD_ARRAY
+ * entries, kept with gch_load_options.keep_fields) and of object fields;
+ * each element is an object id of the dump's identifier size. */
+#define GCH_ELEM_OBJECT 2
+
+/* One instance field of a type, as the dump lays out an instance's field
+ * bytes (the type's own fields first, then its superclass's, and so on). */
+typedef struct gch_field {
+    const char *name;    /* the field's name as the dump writes it ("size", "elementData") */
+    uint32_t offset;     /* of its value in the instance's field bytes */
+    uint8_t type;        /* GCH_ELEM_* or GCH_ELEM_OBJECT */
+    uint8_t size;        /* bytes of the value in the dump (an object id: 4 or 8) */
+} gch_field;
+
+/* A field's value: an object id (GCH_ELEM_OBJECT, 0 for null), or the bits of
+ * a primitive zero-extended (an int field of -1 reads 0xFFFFFFFF: cast to
+ * int32_t; float and double are their IEEE bits). */
+typedef struct gch_value {
+    uint8_t type;        /* as gch_field.type */
+    uint64_t bits;
+} gch_value;
 
 /* String coders: JDK 9+ compact strings keep a byte[] value that is Latin-1
  * (one byte a character) or UTF-16 in the JVM's byte order (the dump does
@@ -183,6 +208,23 @@ typedef struct gch_heap {
      * with ObjectSpace.trace_object_allocations. NULL when the dump names
      * no site at all (every other format). */
     uint32_t *object_site;
+    /* V8 read as DevTools shows it (not --v8-raw): per object, the distance
+     * the DevTools Summary shows (from the user roots, then from the root at
+     * 100000000 and up; -5 when none). NULL otherwise. */
+    int32_t *v8_distance;
+    /* V8 as DevTools shows it: per object, 1 for a pseudo-node (a synthetic
+     * node of size 0: the root, "(GC roots)", "(Stack roots)", ...). Such
+     * nodes are kept in paths but are never rows of top or dom (their
+     * children take their place) nor leak suspects. NULL otherwise. */
+    uint8_t *v8_pseudo;
+
+    /* With gch_load_options.keep_fields: the instance fields of type t are
+     * fields[type_fields[t] .. type_fields[t+1]-1] (type_fields has
+     * type_count+1 entries); NULL otherwise. Read them with gch_type_field
+     * and gch_field_read / gch_instance_field. */
+    gch_field *fields;
+    uint32_t *type_fields;
+    char *field_names;          /* owns the fields' names */
 } gch_heap;
 
 typedef struct gch_dump {
@@ -202,6 +244,32 @@ typedef struct gch_dump {
  * heap has none for it (not a primitive array or String, or payloads were
  * not kept). */
 const gch_payload *gch_heap_payload(const gch_heap *heap, uint64_t id);
+
+/* Instance fields (HPROF loaded with keep_payloads and keep_fields).
+ *
+ * The field of type t called name, the most derived one when a subclass and
+ * a superclass both declare it; NULL when the heap keeps no field table or t
+ * has no such field. */
+const gch_field *gch_type_field(const gch_heap *heap, uint32_t t, const char *name);
+
+/* Reads n bytes at offset of the input the heap was read from into buf (the
+ * caller reopens the file: the heap keeps only offsets). Returns 0 when all
+ * n bytes were read, nonzero otherwise. */
+typedef int (*gch_read_at_fn)(void *ctx, uint64_t offset, void *buf, size_t n);
+
+/* Decodes field f of the instance whose payload is p (a GCH_PAYLOAD_INSTANCE
+ * entry) into *out, reading its bytes through read. Returns 1 on success, 0
+ * when p is no instance or f lies outside its field bytes, -1 when the read
+ * failed (the file changed since it was loaded). */
+int gch_field_read(const gch_payload *p, const gch_field *f, gch_read_at_fn read, void *ctx,
+                   gch_value *out);
+
+/* The value of object o's field called name: gch_type_field on o's type,
+ * gch_heap_payload on its id, gch_field_read. Returns 1 on success, 0 when o
+ * has no such field or no instance payload (its class was not among
+ * gch_load_options.field_classes), -1 when the read failed. */
+int gch_instance_field(const gch_heap *heap, uint32_t o, const char *name, gch_read_at_fn read,
+                       void *ctx, gch_value *out);
 
 /* Bytes of one element of a GCH_ELEM_* type (0 for an unknown type). */
 unsigned gch_elem_size(unsigned elem);

@@ -13,7 +13,8 @@ typedef struct gch_type_row {
 } gch_type_row;
 
 /* Counts objects and bytes per type, over all objects (mask NULL) or over those
- * with mask[i] != 0. *rows receives one row per type with at least one object,
+ * with mask[i] != 0; for a V8 snapshot read as DevTools shows it
+ * (heap->v8_pseudo set), only objects of size > 0, as its Summary counts. *rows receives one row per type with at least one object,
  * in type order, allocated with gch_malloc (free with gch_free); *nrows its length.
  * GCH_ENOMEM on failure. */
 gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row **rows,

@@ -26,13 +26,14 @@ typedef enum gch_format {
     GCH_FORMAT_DART,
     GCH_FORMAT_V8,
     GCH_FORMAT_HPROF,
-    GCH_FORMAT_RUBY
+    GCH_FORMAT_RUBY,
+    GCH_FORMAT_JSC
 } gch_format;
 
 /* The --input-format words of the formats, as help texts and messages list
  * them (a compile-time string, so that option tables stay constant; the
  * reader table's test checks it against the rows). */
-#define GCH_FORMAT_WORDS "gclog, gcdump, dart, v8, hprof or ruby"
+#define GCH_FORMAT_WORDS "gclog, gcdump, dart, v8, hprof, ruby or jsc"
 
 /* Name of a format ("gclog", ...) and the reverse; parse returns -1 if unknown. */
 const char *gch_format_name(gch_format format);
@@ -43,7 +44,8 @@ int gch_format_parse(const char *name, gch_format *out);
  * "!FastSerialization" framing is gcdump, "dartheap" is Dart, "JAVA PROFILE 1.0."
  * is HPROF, a JSON object whose first key is "snapshot" (blanks allowed) a V8
  * heap snapshot, a JSON object whose first member is "address":"0x.. or
- * "type":"ROOT" a Ruby heap dump (JSON formats are told apart by the first object's keys:
+ * "type":"ROOT" a Ruby heap dump, one whose first key is "version" a
+ * JavaScriptCore heap snapshot (JSON formats are told apart by the first object's keys:
  * docs/architecture.md, "Detection"), anything else gclog. gzip is not looked
  * through here: gch_load and gch_load_buffer decompress first. */
 gch_format gch_detect_format(const void *head, size_t n);
@@ -97,6 +99,13 @@ gch_status gch_read_ruby(const gch_source *src, const gch_load_options *opts, gc
                          gch_error *err);
 gch_status gch_read_ruby_buffer(const void *data, size_t size, const gch_load_options *opts,
                                 gch_dump **out, gch_error *err);
+/* JavaScriptCore heap snapshots (Safari Web Inspector, Bun): docs/jsc-format.md.
+ * Streamed from a source (never held whole) or parsed from a buffer; errors
+ * carry byte offsets. */
+gch_status gch_read_jsc(const gch_source *src, const gch_load_options *opts, gch_dump **out,
+                        gch_error *err);
+gch_status gch_read_jsc_buffer(const void *data, size_t size, const gch_load_options *opts,
+                               gch_dump **out, gch_error *err);
 /* HPROF heap dumps (JAVA PROFILE 1.0.1/1.0.2, ART's 1.0.3): docs/hprof-format.md. */
 gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_options *opts,
                                  gch_dump **out, gch_error *err);

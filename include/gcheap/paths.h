@@ -4,8 +4,8 @@
  * GCH_ROOT_WEAK (every record with include_weak), records naming GCH_NONE
  * ignored. A path is a list of objects, the root object first and the target
  * last, each holding a reference to the next. When several root records name
- * the path's first object, the path reports the first of them (lowest record
- * index among the counted records).
+ * the path's first object, the path reports the first of them that is no
+ * stack root, else the first (lowest record index among the counted records).
  *
  * All traversals are iterative breadth-first searches over the CSR arrays.
  * Ownership: structures filled by these functions own their arrays; free them
@@ -28,8 +28,11 @@ typedef struct gch_paths {
     uint32_t object_count;
     /* Per object: the previous object on one shortest path from the roots,
      * GCH_PATH_ROOT when a root names the object itself, GCH_NONE when the
-     * object is not reachable from the roots. Ties are broken by BFS order:
-     * roots in record order, references in their stored order. */
+     * object is not reachable from the roots. The search runs in two tiers:
+     * from the roots that are no stack roots (GCH_ROOT_LOCAL) first, then
+     * from the stack roots for what those did not reach; a path is shortest
+     * within its tier. Ties are broken by BFS order: roots in record order,
+     * references in their stored order. */
     uint32_t *parent;
     /* The objects named by counted root records, ascending, and for each the
      * first counted record naming it (parallel arrays of root_object_count). */

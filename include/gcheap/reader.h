@@ -23,6 +23,8 @@ typedef struct gch_load_options {
      * objects. Memory: the types, plus 1-2 bytes an object while ids
      * increase (a hash set of the ids from the first id that does not). */
     int histogram_only;
+    int v8_raw;         /* V8: the graph as V8 wrote it (older DevTools' rules) instead of the
+                           current DevTools' (folded sizes, shape names, distances) */
     int skip_labels;    /* HPROF, V8: do not store reference labels (field names, "[12]": 4 bytes
                            a reference); HPROF: nor look up thread names for root labels (three
                            walks over the dump); root labels then name threads by number */
@@ -64,6 +66,15 @@ typedef struct gch_load_options {
      * nothing. Ignored (payloads_kept stays 0) by the other formats, for
      * gzip input and by gch_load, whose buffer is gone when it returns. */
     int keep_payloads;
+    /* HPROF with keep_payloads: also record a GCH_PAYLOAD_ARRAY entry (elem
+     * GCH_ELEM_OBJECT) for every object array, a GCH_PAYLOAD_INSTANCE entry
+     * (where its field bytes lie) for every instance of the classes named
+     * in field_classes or of their subclasses, and the heap's field table
+     * (gch_heap.fields), so that gch_instance_field can read the fields.
+     * field_classes: Java names ("java.util.HashMap"), NULL-terminated;
+     * NULL means every class. 32 bytes an entry. */
+    int keep_fields;
+    const char *const *field_classes;
 } gch_load_options;
 
 #define GCH_HPROF_REFS_AUTO 0

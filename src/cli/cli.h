@@ -93,6 +93,10 @@ typedef struct cli_input {
 #define CLI_LOAD_TYPE_TOTALS 0x4 /* only type totals and anomalies (histogram_only) */
 #define CLI_LOAD_PAYLOADS 0x8    /* where String values and primitive arrays lie in the file
                                     (HPROF from a file; a needs_refs hook may return it) */
+#define CLI_LOAD_FIELDS 0x10     /* with CLI_LOAD_PAYLOADS: also object arrays and the instance
+                                    fields of the classes gch_waste_field_classes names */
+#define CLI_LOAD_RULE_FIELDS 0x20 /* with CLI_LOAD_PAYLOADS: the instance fields of the classes
+                                     the leak rules read (gch_rule_field_classes) */
 
 typedef struct cli_spec cli_spec;
 
@@ -188,6 +192,11 @@ const char *cli_type_name(const gch_heap *heap, uint32_t type, const cli_common 
 
 /* Root flags as text: "pinned|weak", unknown bits as "0x10", "-" for none. */
 const char *cli_root_flags_text(unsigned flags, char *buf, size_t cap);
+/* Who holds root r, in the format's words: its kind, then the static's
+ * class and field ("static OrderService.SESSIONS") or the root's label (a
+ * thread: "local Java frame, thread 3 \"worker-1\" (0x...)"). */
+const char *cli_root_holder_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                 size_t cap);
 /* The container type of static root r ("" when it has none). */
 const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
                                     size_t cap);

@@ -5,9 +5,13 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "gcheap/alloc.h"
+#include "gcheap/graph.h"
+#include "waste_cli.h"
 
 typedef struct check_state {
     int live;
+    int waste;        /* --max-waste given: contents are read */
     gate gate;
 } check_state;
 
@@ -23,6 +27,13 @@ static int max_objects(void *state, const char *command, const char *option, con
     return gate_add_total(&s->gate, command, option, value, MEASURE_OBJECTS, 0);
 }
 
+static int max_waste(void *state, const char *command, const char *option, const char *value)
+{
+    check_state *s = state;
+    s->waste = 1;
+    return gate_add_total(&s->gate, command, option, value, MEASURE_WASTE, GCH_BOUND_BYTES);
+}
+
 static int max_type(void *state, const char *command, const char *option, const char *value)
 {
     check_state *s = state;
@@ -32,6 +43,8 @@ static int max_type(void *state, const char *command, const char *option, const 
 static const cli_option check_options[] = {
     OPT_CALLBACK(0, "max-bytes", max_bytes, "SIZE", "exit 1 if the total size exceeds SIZE"),
     OPT_CALLBACK(0, "max-objects", max_objects, "N", "exit 1 if there are more than N objects"),
+    OPT_CALLBACK(0, "max-waste", max_waste, "SIZE",
+                 "exit 1 if gcheap waste finds more than SIZE wasted bytes (HPROF)"),
     OPT_CALLBACK(0, "max-type", max_type, "SPEC",
                  "exit 1 if any matching type breaks SPEC (each type apart)"),
     OPT_CALLBACK(0, "max-type-total", max_type, "SPEC", "the same on the sum of all matching types"),
@@ -50,6 +63,9 @@ static const char description[] =
     "\n"
     "SPEC is GLOB=COUNT[:SIZE] or GLOB=:SIZE:\n"
     "  --max-bytes 64MiB --max-objects 500000\n"
+    "  --max-waste 8MiB      the wasted bytes `gcheap waste` finds (every section,\n"
+    "                        its defaults, no threshold; formats without contents\n"
+    "                        count 0 and a warning says so)\n"
     "  --max-type 'MyApp.Session=10'          at most 10 objects of that type\n"
     "  --max-type 'MyApp.Cache.*=1000:16MiB'  each matching type: 1000 objects, 16 MiB\n"
     "  --max-type 'MyApp.*=:1GB'              bytes only\n"
@@ -60,7 +76,27 @@ static const char description[] =
     "at the limit passes. Options repeat; limits apply to each section.\n"
     "Exit status: 0 within every limit, 1 a limit was exceeded, 2 usage or input error.";
 
-static int check_needs_refs(const void *state) { return ((const check_state *)state)->live; }
+static int check_needs_refs(const void *state)
+{
+    const check_state *s = state;
+    return (s->live ? CLI_LOAD_REFS : 0) | (s->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0);
+}
+
+/* --max-waste: the section's wasted bytes. */
+static int section_waste(const cli_run *run, gch_heap *h, uint64_t *out)
+{
+    const check_state *s = run->state;
+    uint8_t *live = NULL;
+    gch_error err;
+    if (s->live && gch_live_set_ex(h, &(gch_live_options){ run->c->include_weak, cli_threads(run->c) },
+                                   &live, NULL, NULL, &err) != GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
+    int rc = waste_total(&run->in[0], h, live, run->c->quiet, out);
+    gch_free(live);
+    return rc;
+}
 
 /* The sections' types as gate sections (new values only). */
 static int gate_sections(const cli_run *run, gate_section *secs, named_type **types)
@@ -83,6 +119,8 @@ static int gate_sections(const cli_run *run, gate_section *secs, named_type **ty
             sec->new_count += types[i][t].count;
             sec->new_bytes += types[i][t].bytes;
         }
+        if (s->waste && (rc = section_waste(run, in->heaps[i], &sec->new_waste)) != 0)
+            return rc;
     }
     return 0;
 }

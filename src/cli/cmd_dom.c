@@ -102,6 +102,37 @@ static void push_obj(walker *w, uint32_t o)
     w->objs[w->nobjs++] = o;
 }
 
+/* Appends the dominator-tree children of o; a V8 pseudo-node among them
+ * ("(GC roots)", the synthetic root) is no row: its own children come in
+ * its place (issue 29), through an explicit stack. */
+static void push_children(walker *w, uint32_t o)
+{
+    const uint8_t *pseudo = w->h->v8_pseudo;
+    uint32_t count;
+    const uint32_t *ch = gch_domtree_children(w->t, o, &count);
+    if (!pseudo) {
+        for (uint32_t i = 0; i < count; i++)
+            push_obj(w, ch[i]);
+        return;
+    }
+    uint32_t *stack = NULL;
+    size_t sp = 0, cap = 0;
+    for (;;) {
+        for (uint32_t i = 0; i < count; i++) {
+            if (!pseudo[ch[i]]) {
+                push_obj(w, ch[i]);
+                continue;
+            }
+            stack = xgrow(stack, &cap, sp + 1, sizeof *stack);
+            stack[sp++] = ch[i];
+        }
+        if (!sp)
+            break;
+        ch = gch_domtree_children(w->t, stack[--sp], &count);
+    }
+    free(stack);
+}
+
 static void push_group(walker *w, group g)
 {
     w->grps = xgrow(w->grps, &w->cap_grps, w->ngrps + 1, sizeof *w->grps);
@@ -121,6 +152,17 @@ static int cmp_obj_type(const void *pa, const void *pb, const void *ctx)
     uint32_t ta = w->h->object_type[a], tb = w->h->object_type[b];
     if (ta != tb)
         return ta < tb ? -1 : 1;
+    uint64_t ra = w->t->retained[a], rb = w->t->retained[b];
+    if (ra != rb)
+        return ra > rb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The children lists' order: retained size, biggest first, ties by index. */
+static int cmp_obj_retained(const void *pa, const void *pb, const void *ctx)
+{
+    const walker *w = ctx;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     uint64_t ra = w->t->retained[a], rb = w->t->retained[b];
     if (ra != rb)
         return ra > rb ? -1 : 1;
@@ -147,17 +189,17 @@ static int expand(walker *w, size_t gi, uint64_t child_depth, size_t path_len)
 {
     size_t obj_mark = w->nobjs, grp_start = w->ngrps;
     const group g = w->grps[gi];
-    for (size_t k = 0; k < g.len; k++) {
-        uint32_t count;
-        const uint32_t *ch = gch_domtree_children(w->t, w->objs[g.start + k], &count);
-        for (uint32_t i = 0; i < count; i++)
-            push_obj(w, ch[i]);
-    }
+    for (size_t k = 0; k < g.len; k++)
+        push_children(w, w->objs[g.start + k]);
     if (w->nobjs == obj_mark)
         return 0;
     const gch_heap *h = w->h;
     if (!w->merge) {
-        /* One group per child; a single parent's list is already sorted. */
+        /* One group per child; a single parent's list is already sorted,
+         * not one with a pseudo-node's children in it. */
+        if (h->v8_pseudo) {
+            cli_sort(w->objs + obj_mark, w->nobjs - obj_mark, sizeof *w->objs, cmp_obj_retained, w);
+        }
         for (size_t k = obj_mark; k < w->nobjs; k++) {
             uint32_t o = w->objs[k];
             group cg = { k, 1, h->object_type[o], gch_object_size(h, o), w->t->retained[o] };

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
+#include "anomalies.h"
 #include "cli.h"
 #include "gcheap/graph.h"
 
@@ -81,19 +82,12 @@ static int info_heap(report *rep, const cli_common *c, gch_analysis *an, const g
         { "live_bytes", live_bytes, COL_BYTES },
         { "unreachable_objects", h->object_count - live_count, COL_COUNT },
         { "unreachable_bytes", h->total_size - live_bytes, COL_BYTES },
-        { "dangling_references", a->dangling_refs, COL_COUNT },
-        { "objects_of_undeclared_types", a->unknown_type_objects, COL_COUNT },
-        { "undeclared_types", a->unknown_types, COL_COUNT },
-        { "roots_on_absent_objects", a->dangling_roots, COL_COUNT },
-        { "duplicate_objects", a->duplicate_objects, COL_COUNT },
-        { "duplicate_types", a->duplicate_types, COL_COUNT },
-        { "undeclared_static_containers", a->absent_containers, COL_COUNT },
-        { "missing_end_record", a->missing_end, COL_COUNT },
-        { "end_record_mismatch", a->end_name_mismatch, COL_COUNT },
-        { "sampled", (uint64_t)(h->sampled != 0), COL_COUNT },
     };
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
         report_field_u64(rep, fields[i].key, fields[i].value, fields[i].kind);
+    for (size_t i = 0; i < cli_anomaly_count; i++) /* the one anomaly table */
+        report_field_u64(rep, cli_anomalies[i].key, cli_anomaly_value(a, i), COL_COUNT);
+    report_field_u64(rep, "sampled", (uint64_t)(h->sampled != 0), COL_COUNT);
     report_end_section(rep);
     return 0;
 }

@@ -240,6 +240,14 @@ static int leaks_prepare(cli_run *run)
         gch_dump *later = cli_held_dump(held);
         if ((rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
             break;
+        if (strcmp(later->format, run->in[0].dump->format) != 0) {
+            /* Types, ids and sizes mean different things in another format. */
+            cli_error("%s: a %s dump, but %s is a %s dump: a series must be dumps of one "
+                      "process, in one format", cli_display_path(path), later->format,
+                      cli_display_path(run->args[0]), run->in[0].dump->format);
+            rc = EXIT_INPUT;
+            break;
+        }
         if (count != sections) {
             cli_error("%s: %zu sections, but %s has %zu: the dumps must be of one process",
                       cli_display_path(path), count, cli_display_path(run->args[0]), sections);

@@ -18,7 +18,7 @@ typedef struct objects_state {
     const char *type;
     uint64_t min_size, max_size;
     int min_given, max_given;
-    int live, dead, retained, values, sites;
+    int live, dead, retained, values, whole_values, sites;
     uint8_t **masks; /* per section with --type */
     size_t nmasks;
 } objects_state;
@@ -35,6 +35,8 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
     OPT_BOOL(0, "values", objects_state, values,
              "add a value column: the text of a String (HPROF, Ruby) or char[] (HPROF)"),
+    OPT_BOOL(0, "whole-values", objects_state, whole_values,
+             "--values, not cut after " PAYLOAD_VALUE_CHARS_TEXT " characters"),
     OPT_BOOL(0, "sites", objects_state, sites,
              "add a site column: where the object was allocated (Ruby, traced)"),
     OPT_END
@@ -48,7 +50,8 @@ static const char description[] =
     "live (yes when a strong root reaches it; every root with --include-weak),\n"
     "distance (references on the shortest path from the nearest strong root,\n"
     "0 for an object a root names; '-' in tables, empty in tsv/csv, null in\n"
-    "json when no root reaches it), retained (with --retained: the bytes freed\n"
+    "json when no root reaches it; a V8 snapshot shows DevTools' distance, from\n"
+    "the user roots, docs/v8-format.md), retained (with --retained: the bytes freed\n"
     "if the object went away; '-' for a dead object), type.\n"
     "Filters: --type PATTERN (exact name, glob with * and ?, or ~text for a\n"
     "case-insensitive substring), --min-size/--max-size SIZE, --live/--dead.\n"
@@ -56,10 +59,11 @@ static const char description[] =
     "first, unreachable last), id (dump order of ids), type (by name).\n"
     "--top N: at most N rows (default 100 in table output, all otherwise).\n"
     "--values (HPROF read from a file): the text of each java.lang.String\n"
-    "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[]; quoted\n"
-    "and cut after 80 characters in tables, whole in tsv/csv/json; '-' (empty,\n"
-    "null) for other objects. The characters are read from the dump file\n"
-    "again: from a pipe or a gzip file there are none (a warning says so).\n"
+    "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[], cut after\n"
+    PAYLOAD_VALUE_CHARS_TEXT " characters and \"...\" in every format (quoted in tables);\n"
+    "--whole-values: the same, whole; '-' (empty, null) for other objects.\n"
+    "The characters are read from the dump file again: from a pipe or a gzip\n"
+    "file there are none (a warning says so).\n"
     "Ruby: the \"value\" the dump gives a String (ASCII-only ones), kept while\n"
     "loading, so from a pipe or gzip too.\n"
     "--sites: where each object was allocated (\"file:line\"; Ruby dumps made\n"
@@ -158,17 +162,19 @@ static int passes(const objects_state *s, const gch_heap *h, const uint8_t *mask
     return !(s->live && !live) && !(s->dead && live);
 }
 
-#define TABLE_VALUE_CHARS 80
+static int wants_values(const objects_state *s) { return s->values || s->whole_values; }
 
-/* The value cell of object o (--values). */
+/* The value cell of object o (--values): cut after PAYLOAD_VALUE_CHARS in
+ * every format, so that the output stays a small multiple of the dump
+ * (Strings may share one big array), unless --whole-values. */
 static void value_cell(report *rep, payload_file *pf, const gch_heap *h, uint32_t o,
-                       const cli_common *c, strbuf *text)
+                       const cli_common *c, const objects_state *s, strbuf *text)
 {
     sb_reset(text);
     int table = c->format == FMT_TABLE;
     if (table)
         sb_addc(text, '"');
-    if (!payload_text(pf, h, o, table ? TABLE_VALUE_CHARS : 0, text)) {
+    if (!payload_text(pf, h, o, s->whole_values ? 0 : PAYLOAD_VALUE_CHARS, text)) {
         report_cell_none(rep);
         return;
     }
@@ -200,6 +206,14 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     }
     if (tree)
         t = *tree;
+    /* A V8 snapshot as DevTools shows it has DevTools' distances (from the
+     * user roots, with its edge filter): those are shown and sorted on. */
+    uint32_t *shown_dist = dist;
+    if (h->v8_distance) {
+        shown_dist = xmalloc_array(h->object_count ? h->object_count : 1, sizeof *shown_dist);
+        for (uint32_t o = 0; o < h->object_count; o++)
+            shown_dist[o] = h->v8_distance[o] < 0 ? GCH_NONE : (uint32_t)h->v8_distance[o];
+    }
     size_t n = 0;
     uint64_t bytes = 0;
     for (uint32_t o = 0; o < h->object_count; o++)
@@ -211,7 +225,7 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
             rows[n++] = o;
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
-    row_order ro = { h, dist, t.retained, key_index(c) };
+    row_order ro = { h, shown_dist, t.retained, key_index(c) };
     cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
@@ -219,7 +233,7 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     const char *why = NULL;
     if (s->sites)
         sites_warn_none(path, h, c);
-    if (s->values && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
+    if (wants_values(s) && !payload_open(&pf, path, dump, h, &why) && !c->quiet)
         stderr_printf("gcheap: warning: %s: no values: %s (--values reads the dump file again)\n",
                       cli_display_path(path), why);
     strbuf text = STRBUF_INIT;
@@ -230,18 +244,18 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
         report_cell_id(rep, h->object_id[o], h->id_radix);
         report_cell_u64(rep, gch_object_size(h, o));
         report_cell_bool(rep, dist[o] != GCH_NONE);
-        if (dist[o] == GCH_NONE)
+        if (shown_dist[o] == GCH_NONE)
             report_cell_none(rep);
         else
-            report_cell_u64(rep, dist[o]);
+            report_cell_u64(rep, shown_dist[o]);
         if (s->retained) {
             if (t.idom[o] == GCH_NONE)
                 report_cell_none(rep);
             else
                 report_cell_u64(rep, t.retained[o]);
         }
-        if (s->values)
-            value_cell(rep, &pf, h, o, c, &text);
+        if (wants_values(s))
+            value_cell(rep, &pf, h, o, c, s, &text);
         if (s->sites) {
             const char *site = site_of(h, o);
             if (site)
@@ -262,6 +276,8 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     payload_close(&pf);
     sb_free(&text);
     free(rows);
+    if (shown_dist != dist)
+        free(shown_dist);
     gch_free(dist);
     return 0;
 }
@@ -277,7 +293,7 @@ static int objects_report(cli_run *run)
     cols[nc++] = (col_spec){ "distance", COL_COUNT };
     if (s->retained)
         cols[nc++] = (col_spec){ "retained", COL_BYTES };
-    if (s->values)
+    if (wants_values(s))
         cols[nc++] = (col_spec){ "value", COL_TEXT };
     if (s->sites)
         cols[nc++] = (col_spec){ "site", COL_TEXT };
@@ -295,7 +311,7 @@ static int objects_report(cli_run *run)
 /* References always; with --values, where the characters lie in the file. */
 static int objects_needs_refs(const void *state)
 {
-    return CLI_LOAD_REFS | (((const objects_state *)state)->values ? CLI_LOAD_PAYLOADS : 0);
+    return CLI_LOAD_REFS | (wants_values(state) ? CLI_LOAD_PAYLOADS : 0);
 }
 
 static void objects_release(void *state)

@@ -34,8 +34,8 @@ static const char description[] =
     "works. --out / --in: one direction only. --top N: at most N rows per ID\n"
     "and direction (default 20 in table output, all otherwise).\n"
     "Columns: object (the ID asked about), direction, field (the\n"
-    "referring field where the format names it: Dart snapshots; empty\n"
-    "otherwise), id (the target for out, the referrer for in), size, live\n"
+    "referring field where the format names it: HPROF field names, array\n"
+    "indexes \"[3]\", V8 edge names, Dart fields; empty otherwise), id (the target for out, the referrer for in), size, live\n"
     "(whether a strong root reaches that object), type, domain. Table output ends each\n"
     "ID with its counts; json gives per section \"counts\": [{\"object\", \"out\",\n"
     "\"in\"}] (every reference, also those beyond --top).";
@@ -109,9 +109,7 @@ static int refs_check(cli_run *run)
     for (size_t i = 0; i < s->nids; i++) {
         uint64_t v;
         if (cli_parse_id(s->ids[i], 16, &v) != 0) {
-            char shown[256];
-            return cli_usage_error("refs", "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart)",
-                                   message_text(s->ids[i], shown, sizeof shown));
+            return cli_bad_id("refs", s->ids[i]);
         }
     }
     return 0;
@@ -257,6 +255,6 @@ const cli_spec refs_command = {
     .name = "refs", .summary = "what an object references and what references it",
     .usage = "usage: gcheap refs [OPTIONS] DUMP ID...   ('-' reads IDs from standard input)",
     .description = description, .options = refs_options, .state_size = sizeof(refs_state),
-    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS, .check = refs_check,
+    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .check = refs_check,
     .prepare = refs_prepare, .report = refs_report, .release = refs_release,
 };

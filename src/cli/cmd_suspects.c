@@ -9,6 +9,7 @@
 #include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
+#include "rules_out.h"
 
 static const char description[] =
     "Leak suspects, as Eclipse MAT's Leak Suspects report finds them: the live\n"
@@ -27,13 +28,28 @@ static const char description[] =
     "                the suspect, bytes and percent retained\n"
     "  path          the shortest path from a root to the accumulation point, root\n"
     "                first: count = step, bytes = the object's own size, detail =\n"
-    "                the root kind (first step) or the field name where the format\n"
-    "                has them\n"
+    "                who holds the root (first step: its kind, a static's class\n"
+    "                and field, a thread) or the field name where the format\n"
+    "                has them; a path from a static or global is preferred to a\n"
+    "                thread's stack\n"
     "  holds         what the suspect retains, by type (top 10 by bytes): count and\n"
     "                bytes (own sizes) of the retained objects of that type\n"
     "Columns: suspect, row, id, count, bytes, percent, detail, type. Table output\n"
-    "ends with a note giving the live totals; json sections carry live_count and\n"
-    "live_bytes.\n"
+    "starts with one sentence per suspect in MAT's manner (what retains how much,\n"
+    "referenced from where, where the memory accumulates) and ends with a note\n"
+    "giving the live totals; json sections carry live_count and live_bytes.\n"
+    "Leak rules come first (docs/leak-rules.md): objects the runtime itself\n"
+    "declared finished (a destroyed Android activity, a removed fragment, a\n"
+    "stopped Tomcat web application's class loader, ...) that are still\n"
+    "reachable, read from field values (HPROF from a file). Each finding shows\n"
+    "the rule, the objects (count, retained bytes) and the shortest path from a\n"
+    "root with every step labelled leaking yes, no or unknown and why, as\n"
+    "LeakCanary labels a leak trace; the leak is in the references between the\n"
+    "last 'no' and the first 'yes' (marked ~ in tables, \"window\" in json).\n"
+    "Tables print them above the suspects; tsv and csv as rows 'finding' (detail:\n"
+    "the rule) and 'trace' (detail: leaking yes/no/unknown); json in \"findings\".\n"
+    "Rules: destroyed-activity, detached-fragment, detached-view,\n"
+    "destroyed-window, quit-message-queue, stopped-classloader.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").\n"
     "Exit status: 0 fine, 1 a suspect retains more than --fail-above, 2 usage or\n"
     "input error.";
@@ -42,9 +58,11 @@ typedef struct suspects_state {
     uint64_t threshold;   /* percent x GCH_PERCENT_SCALE */
     uint64_t fail_above;
     int fail_set;
+    int fail_on_rule;
+    rules_choice rules;
 } suspects_state;
 
-static const suspects_state defaults = { 10ull * GCH_PERCENT_SCALE, 0, 0 };
+static const suspects_state defaults = { 10ull * GCH_PERCENT_SCALE, 0, 0, 0, { 0, NULL } };
 
 /* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (at most 100%). */
 static int parse_pct(const char *command, const char *opt, const char *value, uint64_t *out)
@@ -77,11 +95,55 @@ static int on_fail_above(void *state, const char *command, const char *option, c
     return parse_pct(command, option, value, &s->fail_above);
 }
 
+/* --rules LIST: rule names split at commas, each checked by name. */
+static int on_rules(void *state, const char *command, const char *option, const char *value)
+{
+    suspects_state *s = state;
+    (void)option;
+    size_t n = 1;
+    for (const char *p = value; *p; p++)
+        n += *p == ',';
+    for (size_t k = 0; s->rules.names && s->rules.names[k]; k++)
+        free(s->rules.names[k]);
+    free(s->rules.names);
+    s->rules.names = xcalloc(n + 1, sizeof *s->rules.names);
+    size_t k = 0;
+    for (const char *p = value;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *name = xmalloc(len + 1);
+        memcpy(name, p, len);
+        name[len] = '\0';
+        s->rules.names[k++] = name;
+        if (!gch_rule_summary(name))
+            return cli_usage_error(command, "unknown rule '%s' (gcheap suspects --help lists them)",
+                                   name);
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static void suspects_release(void *state)
+{
+    suspects_state *s = state;
+    for (size_t k = 0; s->rules.names && s->rules.names[k]; k++)
+        free(s->rules.names[k]);
+    free(s->rules.names);
+    s->rules.names = NULL;
+}
+
 static const cli_option suspects_options[] = {
     OPT_CALLBACK(0, "threshold", on_threshold, "PCT",
                  "a suspect retains more than PCT of the live heap (default 10%)"),
     OPT_CALLBACK(0, "fail-above", on_fail_above, "PCT",
                  "exit 1 if a suspect retains more than PCT"),
+    OPT_CALLBACK(0, "rules", on_rules, "LIST",
+                 "run only these leak rules (comma-separated names; docs/leak-rules.md)"),
+    OPT_BOOL(0, "no-rules", suspects_state, rules.off, "run no leak rule"),
+    OPT_BOOL(0, "fail-on-rule", suspects_state, fail_on_rule,
+             "exit 1 if a leak rule finds something"),
     OPT_END
 };
 
@@ -137,8 +199,9 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     for (size_t i = 0; i < g->path_len; i++) {
         uint32_t o = s->path[g->path_start + i];
         const char *detail = "";
+        char hb[2100];
         if (i == 0 && g->root_record != GCH_NONE)
-            detail = gch_root_kind_name(h->root_kind[g->root_record]);
+            detail = cli_root_holder_text(h, g->root_record, x->c, hb, sizeof hb);
         else if (i > 0)
             detail = gch_heap_string(h, gch_ref_label(h, s->path[g->path_start + i - 1], o));
         row(x, "path", 1, o, i, gch_object_size(h, o), "", detail, h->object_type[o]);
@@ -150,8 +213,74 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     }
 }
 
-static int suspects_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c,
-                         const suspects_state *st, int *failed)
+/* "one instance of T" / "the 3 instances of T". */
+static void instances_text(cli_out *o, uint64_t n, const char *type)
+{
+    if (n == 1)
+        out_printf(o, "one instance of ");
+    else
+        out_printf(o, "the %" PRIu64 " instances of ", n);
+    out_text(o, ESC_TABLE, type);
+}
+
+/* The references from the path's root to the accumulation point by field
+ * name, the first 3 and last 2 when longer (".table.[] ... .next.value"). */
+static void path_fields(cli_out *o, const gch_heap *h, const gch_suspects *s, const gch_suspect *g)
+{
+    size_t n = g->path_len, shown = 0;
+    const uint32_t *path = s->path + g->path_start;
+    for (size_t i = 1; i < n; i++) /* a format without field names: no chain at all */
+        if (!*gch_heap_string(h, gch_ref_label(h, path[i - 1], path[i])))
+            return;
+    for (size_t i = 1; i < n; i++) {
+        if (n > 6 && i == 4) {
+            out_printf(o, " ... (%zu more)", n - 6);
+            i = n - 3;
+            continue;
+        }
+        const uint32_t *p = s->path + g->path_start;
+        const char *f = gch_heap_string(h, gch_ref_label(h, p[i - 1], p[i]));
+        out_printf(o, "%s", shown++ ? "" : " through ");
+        out_printf(o, ".");
+        out_text(o, ESC_TABLE, f);
+    }
+}
+
+/* The suspect in one sentence, in Eclipse MAT's manner: what it is, what it
+ * retains, who holds it (the root's class and field, or thread) and where
+ * the memory accumulates. Table form only. */
+static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
+                             const gch_suspects *s, const gch_suspect *g, uint64_t number)
+{
+    char tb[8192], bb[64], pb[32], hb[2100];
+    out_printf(o, "suspect %" PRIu64 ": ", number);
+    instances_text(o, g->instances, cli_type_name(h, g->type, c, tb, sizeof tb));
+    if (c->human)
+        format_human_bytes(g->retained, bb, sizeof bb);
+    else
+        snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->retained);
+    out_printf(o, " retain%s %s (%s%%)", g->instances == 1 ? "s" : "", bb,
+               pct_text(g->retained, s->live_bytes, pb, sizeof pb));
+    if (g->root_record != GCH_NONE) {
+        out_printf(o, g->instances == 1 ? ", referenced from " : ", the biggest referenced from ");
+        out_text(o, ESC_TABLE, cli_root_holder_text(h, g->root_record, c, hb, sizeof hb));
+        path_fields(o, h, s, g);
+    }
+    if (g->accumulation != g->object) {
+        out_printf(o, "; the memory accumulates in one instance of ");
+        out_text(o, ESC_TABLE, cli_type_name(h, h->object_type[g->accumulation], c, tb, sizeof tb));
+        if (c->human)
+            format_human_bytes(g->accumulation_retained, bb, sizeof bb);
+        else
+            snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->accumulation_retained);
+        out_printf(o, " (%s)", bb);
+    }
+    out_printf(o, ".\n");
+}
+
+static int suspects_heap(cli_out *o, report *rep, gch_analysis *an, const gch_heap *h,
+                         const cli_common *c, const suspects_state *st, const rules_result *rr,
+                         int *failed)
 {
     gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
     opt.threshold = (double)st->threshold / GCH_PERCENT_SCALE;
@@ -167,10 +296,14 @@ static int suspects_heap(report *rep, gch_analysis *an, const gch_heap *h, const
         return EXIT_INPUT;
     }
     report_begin_section(rep, h->name);
+    if (c->format == FMT_TSV || c->format == FMT_CSV)
+        rules_print_rows(rep, h, c, rr);
     row_ctx x = { rep, h, c, 0 };
     size_t shown = c->top < s.count ? (size_t)c->top : s.count;
+    for (size_t k = 0; c->format == FMT_TABLE && k < shown; k++)
+        suspect_sentence(o, h, c, &s, &s.items[k], rr->count + k + 1);
     for (size_t k = 0; k < shown; k++) {
-        x.number = k + 1;
+        x.number = rr->count + k + 1;
         suspect_rows(&x, &s, &s.items[k]);
     }
     char pb[32], tb[8192];
@@ -209,11 +342,49 @@ static int suspects_report(cli_run *run)
         { "detail", COL_TEXT },   { "type", COL_TEXT }
     };
     const cli_input *in = &run->in[0];
-    report *rep = report_new(run->out, REPORT_COLUMNS(cols), in->count > 1);
+    const suspects_state *st = run->state;
+    const cli_common *c = run->c;
+    rules_result *rr = xcalloc(in->count ? in->count : 1, sizeof *rr);
     int rc = 0, failed = 0;
+    size_t found = 0;
+    for (size_t i = 0; i < in->count && rc == 0; i++) {
+        rc = rules_run(in->an, in->path, in->dump, in->heaps[i], c, &st->rules, &rr[i]);
+        found += rr[i].count;
+    }
+    if (rc == 0 && found == 0 && st->fail_on_rule && !c->quiet)
+        for (size_t i = 0; i < in->count; i++)
+            if (rr[i].why_none)
+                fprintf(cli_ctx_get()->err, "gcheap: note: %s: no leak rule could run: %s\n",
+                        cli_display_path(in->path), rr[i].why_none);
+    json_writer *w = rc == 0 ? out_json(run->out) : NULL;
+    if (w) {
+        json_begin_array(w, "findings");
+        for (size_t i = 0; i < in->count; i++)
+            rules_print_json(w, in->heaps[i], c, &rr[i]);
+        json_end_array(w);
+    }
+    for (size_t i = 0; rc == 0 && c->format == FMT_TABLE && i < in->count; i++)
+        rules_print_text(run->out, in->heaps[i], c, &rr[i]);
+    report *rep = rc == 0 ? report_new(run->out, REPORT_COLUMNS(cols), in->count > 1) : NULL;
     for (size_t i = 0; i < in->count && rc == 0; i++)
-        rc = suspects_heap(rep, in->an, in->heaps[i], run->c, run->state, &failed);
+        rc = suspects_heap(run->out, rep, in->an, in->heaps[i], c, st, &rr[i], &failed);
+    if (rc == 0 && found > 0 && st->fail_on_rule) {
+        if (!c->quiet)
+            fprintf(cli_ctx_get()->err, "gcheap: %zu leak rule finding%s (--fail-on-rule)\n", found,
+                    found == 1 ? "" : "s");
+        failed = 1;
+    }
+    for (size_t i = 0; i < in->count; i++)
+        rules_result_free(&rr[i]);
+    free(rr);
     return rc ? rc : failed ? EXIT_LIMIT : 0;
+}
+
+/* References always; with the leak rules on, where field values lie too. */
+static int suspects_needs(const void *state)
+{
+    const suspects_state *s = state;
+    return CLI_LOAD_REFS | (s->rules.off ? 0 : CLI_LOAD_PAYLOADS | CLI_LOAD_RULE_FIELDS);
 }
 
 const cli_spec suspects_command = {
@@ -221,5 +392,5 @@ const cli_spec suspects_command = {
     .usage = "usage: gcheap suspects [OPTIONS] DUMP", .description = description,
     .options = suspects_options, .state_size = sizeof(suspects_state), .defaults = &defaults,
     .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS,
-    .report = suspects_report,
+    .needs_refs = suspects_needs, .report = suspects_report, .release = suspects_release,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gcheap/topk.h"
 #include "why.h"
 
 static const char description[] =
@@ -23,64 +24,34 @@ static const char *const sort_keys[] = { "retained", NULL };
 
 /* Entry a (a position in t->preorder) ranks before entry b: more retained,
  * then lower object index. */
-static int ranks_before(const gch_domtree *t, uint32_t a, uint32_t b)
+static int ranks_before(const void *ctx, uint32_t a, uint32_t b)
 {
+    const gch_domtree *t = ctx;
     uint64_t ra = t->preorder_retained[a], rb = t->preorder_retained[b];
     return ra != rb ? ra > rb : t->preorder[a] < t->preorder[b];
 }
 
-/* Places v at the root of heap[0..n) (whose root slot is free) and sifts it
- * down: a parent ranks after its children, so the root is the worst kept. */
-static void sift_down(const gch_domtree *t, uint32_t *heap, size_t n, uint32_t v)
-{
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, w = i;
-        uint32_t wv = v;
-        if (l < n && ranks_before(t, wv, heap[l])) {
-            w = l;
-            wv = heap[l];
-        }
-        if (r < n && ranks_before(t, wv, heap[r]))
-            w = r;
-        if (w == i)
-            break;
-        heap[i] = heap[w];
-        i = w;
-    }
-    heap[i] = v;
-}
-
 /* The k best live objects, best first, as positions in t->preorder, selected
- * with a bounded min-heap whose top is the worst kept (O(n log k), k entries
- * of memory). *count <= k. */
-static uint32_t *select_top(const gch_domtree *t, uint64_t k, size_t *count)
+ * with the bounded heap of gcheap/topk.h (O(n log k), k entries of memory).
+ * V8 pseudo-nodes are no rows: the k + (their number) best are selected and
+ * they are dropped. *count <= k. */
+static uint32_t *select_top(const gch_heap *h, const gch_domtree *t, uint64_t k, size_t *count)
 {
     if (k > t->live_count)
         k = t->live_count;
-    uint32_t *heap = xmalloc_array((size_t)k, sizeof *heap);
-    size_t n = 0;
-    for (uint32_t o = 0; o < t->live_count && k; o++) {
-        if (n < k) {
-            size_t i = n++;
-            /* Sift up: the parent must be worse than (rank after) the child. */
-            while (i > 0 && ranks_before(t, heap[(i - 1) / 2], o)) {
-                heap[i] = heap[(i - 1) / 2];
-                i = (i - 1) / 2;
-            }
-            heap[i] = o;
-        } else if (ranks_before(t, o, heap[0])) {
-            sift_down(t, heap, n, o); /* replaces the worst */
-        }
-    }
-    /* Pop worst-first into the back of the array: best ends up first. */
-    for (size_t end = n; end > 1; end--) {
-        uint32_t worst = heap[0];
-        sift_down(t, heap, end - 1, heap[end - 1]);
-        heap[end - 1] = worst;
-    }
-    *count = n;
-    return heap;
+    uint64_t pseudo = 0;
+    for (uint32_t o = 0; h->v8_pseudo && o < t->live_count; o++)
+        pseudo += h->v8_pseudo[t->preorder[o]] != 0;
+    uint64_t want = k + pseudo > t->live_count ? t->live_count : k + pseudo;
+    uint32_t *best = xmalloc_array((size_t)want, sizeof *best);
+    size_t n = gch_top_k((uint32_t)t->live_count, (size_t)want, ranks_before, t, best);
+    gch_top_k_sort(best, n, ranks_before, t);
+    size_t kept = 0;
+    for (size_t i = 0; i < n && kept < k; i++)
+        if (!(h->v8_pseudo && h->v8_pseudo[t->preorder[best[i]]]))
+            best[kept++] = best[i];
+    *count = kept;
+    return best;
 }
 
 static int top_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_common *c)
@@ -91,7 +62,7 @@ static int top_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_
         return EXIT_INPUT;
     const gch_domtree t = *tree;
     size_t n;
-    uint32_t *best = select_top(&t, c->top == UINT64_MAX ? 20 : c->top, &n);
+    uint32_t *best = select_top(h, &t, c->top == UINT64_MAX ? 20 : c->top, &n);
     report_begin_section(rep, h->name);
     char buf[8192];
     for (size_t i = 0; i < n; i++) {

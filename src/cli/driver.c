@@ -54,7 +54,9 @@ static int load_needs(const cli_run *run)
 {
     const cli_spec *spec = run->spec;
     int wanted = needs_refs(run);
-    int refs = (wanted ? CLI_LOAD_REFS : 0) | (wanted & CLI_LOAD_PAYLOADS) |
+    /* A hook asking only for contents (payloads, fields) loads no references. */
+    int contents = CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS | CLI_LOAD_LABELS;
+    int refs = ((wanted & ~contents) ? CLI_LOAD_REFS : 0) | (wanted & contents) |
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
     if ((spec->flags & CLI_TYPE_TOTALS_OK) && !(refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_TYPE_TOTALS;

@@ -201,7 +201,8 @@ static void describe_threshold(strbuf *b, const gch_bound *bound)
 static char *describe(const gate_result *r, int multi)
 {
     const gate_limit *l = r->limit;
-    const char *unit = l->measure == MEASURE_BYTES ? "bytes" : "objects";
+    const char *unit = l->measure == MEASURE_BYTES ? "bytes"
+                     : l->measure == MEASURE_WASTE ? "wasted bytes" : "objects";
     const char *cmp = r->exceeded ? ">" : "<=";
     char a[32], b[32], d[32];
     strbuf s = STRBUF_INIT;
@@ -270,6 +271,10 @@ size_t gate_evaluate(gate *g, const gate_section *secs, size_t nsecs, int multi)
         for (size_t li = 0; li < g->nlimits; li++) {
             const gate_limit *l = &g->limits[li];
             int bytes = l->measure == MEASURE_BYTES;
+            if (l->scope == SCOPE_TOTAL && l->measure == MEASURE_WASTE) {
+                add_result(g, l, sec->name, NULL, 0, 0, sec->new_waste);
+                continue;
+            }
             if (l->scope == SCOPE_TOTAL) {
                 add_result(g, l, sec->name, NULL, 0, bytes ? sec->base_bytes : sec->base_count,
                            bytes ? sec->new_bytes : sec->new_count);
@@ -385,7 +390,8 @@ void gate_write_json(const gate *g, json_writer *w, int diff)
             json_null(w, "subject");
         if (l->scope == SCOPE_TYPES)
             json_u64(w, "matched", r->matched);
-        json_string(w, "measure", l->measure == MEASURE_BYTES ? "bytes" : "objects");
+        json_string(w, "measure", l->measure == MEASURE_BYTES ? "bytes"
+                                  : l->measure == MEASURE_WASTE ? "wasted" : "objects");
         json_string(w, "mode", mode_name(l->bound.kind));
         if (diff)
             json_u64(w, "base", r->base);

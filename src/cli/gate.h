@@ -54,10 +54,11 @@ typedef struct gate_section {
     size_t ntypes;
     uint64_t base_count, new_count, base_bytes, new_bytes;
     uint64_t base_retained, new_retained; /* live bytes, with --retained */
+    uint64_t new_waste;                   /* wasted bytes (gcheap waste), with --max-waste */
 } gate_section;
 
 typedef enum gate_scope { SCOPE_TOTAL, SCOPE_TYPE, SCOPE_TYPES } gate_scope;
-typedef enum gate_measure { MEASURE_OBJECTS, MEASURE_BYTES } gate_measure;
+typedef enum gate_measure { MEASURE_OBJECTS, MEASURE_BYTES, MEASURE_WASTE } gate_measure;
 
 typedef struct gate_limit {
     const char *option;  /* "max-bytes", "fail-on-type", ... */

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gcheap/rules.h"
+#include "gcheap/waste.h"
 #include "run_ctx.h"
 #include "platform.h"
 #include "text.h"
@@ -71,6 +73,24 @@ static void release_parsed(void *ctx, const void *data, size_t size)
     plat_release(ctx, data, size);
 }
 
+/* The classes whose instance fields a load keeps: waste's, the leak rules',
+ * or both (a NULL-terminated list in static storage). */
+static const char *const *field_classes(int need)
+{
+    static const char *both[128];
+    int waste = (need & CLI_LOAD_FIELDS) != 0, rules = (need & CLI_LOAD_RULE_FIELDS) != 0;
+    if (!waste || !rules)
+        return waste ? gch_waste_field_classes() : rules ? gch_rule_field_classes() : NULL;
+    if (!both[0]) {
+        size_t n = 0;
+        const char *const *lists[2] = { gch_waste_field_classes(), gch_rule_field_classes() };
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; lists[k][i] && n + 1 < sizeof both / sizeof *both; i++)
+                both[n++] = lists[k][i];
+    }
+    return both;
+}
+
 int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump **out)
 {
     const char *reason = NULL;
@@ -97,6 +117,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     opts.hprof_compressed_refs = common->hprof_refs;
     /* Ruby keeps String values in the heap, from a pipe or gzip too. */
     opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
+    opts.v8_raw = common->v8_raw;
     progress prog = { path, plat_size(f), plat_now(), 0 };
     /* A regular file (its size is known) reads fastest in line; a pipe is read
      * ahead (docs/performance.md, round 4). */
@@ -119,6 +140,8 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         /* Offsets into the mapping are offsets into the file: a command
          * reads the bytes there again (payload.c). */
         opts.keep_payloads = (need_refs & CLI_LOAD_PAYLOADS) != 0;
+        opts.keep_fields = (need_refs & (CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS)) != 0;
+        opts.field_classes = field_classes(need_refs);
         st = gch_load_buffer(bytes, (size_t)size, common->input_format, &opts, out, &err);
     } else {
         st = gch_load(&src, common->input_format, &opts, out, &err);
@@ -280,5 +303,20 @@ const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_com
         snprintf(buf, cap, h->id_radix == 10 ? "<unknown type %" PRIu64 ">" : "<unknown type %" PRIx64 ">",
                  h->root_container_raw[r]);
     }
+    return buf;
+}
+
+const char *cli_root_holder_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                 size_t cap)
+{
+    char cont[4096];
+    const char *label = h->root_label && h->root_label[r] != GCH_NONE
+                            ? gch_heap_string(h, h->root_label[r]) : "";
+    cli_root_container_text(h, r, c, cont, sizeof cont);
+    int n = snprintf(buf, cap, "%s", gch_root_kind_name(h->root_kind[r]));
+    if (*cont && n >= 0 && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, " %.1000s", cont);
+    if (*label && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s%.1000s", *cont ? "." : " ", label);
     return buf;
 }

@@ -43,6 +43,7 @@ static const cli_option common_options[] = {
     OPT_BOOL(0, "size-buckets", cli_common, size_buckets, ".gcdump: keep \"(Bytes > 10K)\" types apart"),
     OPT_BOOL(0, "module", cli_common, module, ".gcdump: show each type's module"),
     OPT_BOOL(0, "short-names", cli_common, short_names, "Dart: class names without library URI"),
+    OPT_BOOL(0, "v8-raw", cli_common, v8_raw, "V8: the graph as written, not as DevTools shows it"),
     OPT_ENUM(0, "hprof-refs", cli_common, hprof_refs, hprof_refs_words, "HPROF reference size", "SIZE",
              "HPROF: auto (from the dump, default), compressed or wide references"),
     OPT_END
@@ -203,6 +204,8 @@ int cli_parse_count(const char *s, uint64_t *out)
 
 int cli_parse_id(const char *s, int radix, uint64_t *out)
 {
+    if (s[0] == '@') /* DevTools writes V8 node ids so: "@34771", decimal */
+        return s[1] != '+' && cli_parse_count(s + 1, out) == 0 ? 0 : -1;
     if (radix == 10)
         return cli_parse_count(s, out) == 0 ? 0 : -1;
     if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -434,4 +437,16 @@ int cli_parse(int argc, char **argv, const char *command, const cli_option *opti
             return rc;
     }
     return 0;
+}
+
+int cli_bad_id(const char *command, const char *arg)
+{
+    char shown[256];
+    size_t n = strlen(arg);
+    int dumpish = strchr(arg, '/') != NULL || (n > 3 && strchr(arg, '.') != NULL);
+    return cli_usage_error(command, "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart and V8, "
+                                    "or @N as DevTools writes it)%s%s%s",
+                           message_text(arg, shown, sizeof shown),
+                           dumpish ? "; is it the dump? the dump comes first: gcheap " : "",
+                           dumpish ? command : "", dumpish ? " DUMP ID..." : "");
 }

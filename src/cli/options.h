@@ -38,6 +38,7 @@ typedef struct cli_common {
     int size_buckets;
     int module;
     int short_names;
+    int v8_raw;
     int hprof_refs;         /* --hprof-refs: GCH_HPROF_REFS_AUTO, _COMPRESSED or _WIDE */
     int include_weak;
     uint64_t threads;       /* --threads: 0 = auto, 1 = no threads; see cli_threads */
@@ -146,6 +147,9 @@ int cli_parse_count(const char *s, uint64_t *out);
 /* Parses an object id as written in a dump: hex, optional 0x (radix 16), or
  * decimal (radix 10). 0 on success. */
 int cli_parse_id(const char *s, int radix, uint64_t *out);
+/* The usage error for an argument that is no object id (EXIT_INPUT), with a
+ * hint when it looks like a dump given where an id was expected. */
+int cli_bad_id(const char *command, const char *arg);
 
 /* The worker count the program asks of the library: --threads (0 = as many
  * as the machine has, 1 = none). */

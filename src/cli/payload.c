@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gcheap/utf8.h"
 
 int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const gch_heap *h,
                  const char **why)
@@ -37,29 +38,11 @@ void payload_close(payload_file *pf)
 /* Appends code point c as UTF-8. U+0000 becomes U+FFFD: cells are C strings. */
 static void add_utf8(strbuf *out, uint32_t c)
 {
-    char b[4];
+    unsigned char b[4];
     if (c == 0)
         c = 0xFFFD;
-    if (c < 0x80) {
-        sb_addc(out, (char)c);
-        return;
-    }
-    size_t n;
-    if (c < 0x800) {
-        b[0] = (char)(0xC0 | c >> 6);
-        n = 2;
-    } else if (c < 0x10000) {
-        b[0] = (char)(0xE0 | c >> 12);
-        b[1] = (char)(0x80 | (c >> 6 & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | c >> 18);
-        b[1] = (char)(0x80 | (c >> 12 & 0x3F));
-        b[2] = (char)(0x80 | (c >> 6 & 0x3F));
-        n = 4;
-    }
-    b[n - 1] = (char)(0x80 | (c & 0x3F));
-    sb_addn(out, b, n);
+    size_t n = gch_utf8_encode(c, b);
+    sb_addn(out, (const char *)b, n);
 }
 
 /* How the characters of an array are stored. */

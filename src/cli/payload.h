@@ -10,6 +10,15 @@
 #include "platform.h"
 #include "text.h"
 
+/* The one default length of a value in every output (objects --values, and
+ * the waste command, the report and the MCP server when they show values):
+ * characters kept before "..." is appended. Whole values need an explicit
+ * option (objects --whole-values): 100 Strings sharing one 16 KiB array
+ * would otherwise print 1.6 MB from a 22 KB dump (issue 36). Named in
+ * docs/reliability.md and the objects help. */
+#define PAYLOAD_VALUE_CHARS 80
+#define PAYLOAD_VALUE_CHARS_TEXT "80" /* the same, for help texts */
+
 typedef struct payload_file {
     plat_file *f;       /* NULL: contents cannot be read (see payload_open) */
     int in_heap;        /* the texts are in the heap (Ruby): no file needed */

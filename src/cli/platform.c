@@ -191,6 +191,106 @@ void plat_close(plat_file *f)
     free(f);
 }
 
+struct plat_out {
+    FILE *f;
+    char *temp; /* the temporary file, or NULL when written in place */
+    char *path;
+};
+
+/* The temporary file's name beside path: DIR/.NAME.XXXXXX. */
+static char *temp_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path + 1) : 0;
+    size_t n = strlen(path);
+    char *t = malloc(n + 16);
+    if (t) {
+        memcpy(t, path, dir);
+        snprintf(t + dir, n + 16 - dir, ".%s.XXXXXX", path + dir);
+    }
+    return t;
+}
+
+plat_out *plat_out_open(const char *path, FILE **f, const char **reason)
+{
+    plat_out *o = calloc(1, sizeof *o);
+    if (!o || !(o->path = strdup(path))) {
+        free(o);
+        *reason = "out of memory";
+        return NULL;
+    }
+    struct stat st;
+    int exists = lstat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A symlink, FIFO or device (or a folder: then fopen says why). */
+        o->f = fopen(path, "w");
+    } else if ((o->temp = temp_name(path)) != NULL) {
+        int fd = mkstemp(o->temp);
+        mode_t mode;
+        if (exists) {
+            mode = st.st_mode & 07777;
+        } else {
+            mode_t mask = umask(0);
+            umask(mask);
+            mode = 0666 & ~mask;
+        }
+        if (fd >= 0 && (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w")))) {
+            int e = errno;
+            close(fd);
+            unlink(o->temp);
+            errno = e;
+        } else if (fd < 0) {
+            free(o->temp);
+            o->temp = NULL;
+        }
+    } else {
+        errno = ENOMEM;
+    }
+    if (!o->f) {
+        *reason = strerror(errno);
+        free(o->temp);
+        free(o->path);
+        free(o);
+        return NULL;
+    }
+    *f = o->f;
+    return o;
+}
+
+static void out_free(plat_out *o)
+{
+    free(o->temp);
+    free(o->path);
+    free(o);
+}
+
+int plat_out_commit(plat_out *o, const char **reason)
+{
+    int failed = fflush(o->f) != 0 || ferror(o->f);
+    int e = errno;
+    if (fclose(o->f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed && o->temp && rename(o->temp, o->path) != 0) {
+        failed = 1;
+        e = errno;
+    }
+    if (failed && o->temp)
+        unlink(o->temp);
+    *reason = failed ? strerror(e) : NULL;
+    out_free(o);
+    return failed ? -1 : 0;
+}
+
+void plat_out_discard(plat_out *o)
+{
+    fclose(o->f);
+    if (o->temp)
+        unlink(o->temp);
+    out_free(o);
+}
+
 int plat_stderr_is_tty(void) { return isatty(STDERR_FILENO); }
 
 int plat_stdin_is_tty(void) { return isatty(STDIN_FILENO); }

@@ -31,6 +31,23 @@ const void *plat_map(plat_file *f, const char *name, uint64_t *size);
  * again brings them back from the page cache. */
 void plat_release(plat_file *f, const void *p, uint64_t n);
 void plat_unmap(plat_file *f);
+/* A file the program writes (report -o). It never removes or replaces what
+ * it did not create: a path that is a symlink, a FIFO or a device is
+ * written through in place; a regular file or a new path is written to a
+ * temporary file in the same folder (".NAME.XXXXXX", the old file's mode,
+ * or 0666 less the umask), renamed over the path by plat_out_commit. */
+typedef struct plat_out plat_out;
+/* Opens path for writing; NULL with *reason (static text) on failure.
+ * *f receives the stream to write to. */
+plat_out *plat_out_open(const char *path, FILE **f, const char **reason);
+/* Closes the stream and, when everything was written, renames the
+ * temporary file over the path. 0 on success; -1 with *reason (static
+ * text) when a write, the close or the rename failed: then only the
+ * temporary file is removed. Frees o. */
+int plat_out_commit(plat_out *o, const char **reason);
+/* Closes the stream and removes the temporary file, if any. Frees o. */
+void plat_out_discard(plat_out *o);
+
 /* What tells one version of a file from another: a dump kept loaded is read
  * again when its stamp changed. */
 typedef struct plat_stamp {

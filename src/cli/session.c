@@ -36,7 +36,7 @@ static const cli_spec *const commands[] = {
 struct cli_held {
     char *path;
     gch_format input_format;
-    int size_buckets, module, hprof_refs;
+    int size_buckets, module, hprof_refs, v8_raw;
     int loaded;              /* CLI_LOAD_* bits */
     plat_stamp stamp;
     gch_analysis *an;
@@ -132,7 +132,7 @@ static int same_key(const cli_held *h, const char *path, const cli_common *c)
 {
     return strcmp(h->path, path) == 0 && h->input_format == c->input_format &&
            h->size_buckets == c->size_buckets && h->module == c->module &&
-           h->hprof_refs == c->hprof_refs;
+           h->hprof_refs == c->hprof_refs && h->v8_raw == c->v8_raw;
 }
 
 static int same_stamp(const plat_stamp *a, const plat_stamp *b)
@@ -146,7 +146,7 @@ static int same_stamp(const plat_stamp *a, const plat_stamp *b)
  * are all it needs. */
 static int serves(int loaded, int need)
 {
-    int asked = need & (CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS);
+    int asked = need & (CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS);
     if ((loaded & asked) != asked)
         return 0;
     return !(loaded & CLI_LOAD_TYPE_TOTALS) || (need & CLI_LOAD_TYPE_TOTALS);
@@ -247,6 +247,7 @@ int cli_session_open(cli_session *s, const char *path, const cli_common *c, int 
     h->size_buckets = c->size_buckets;
     h->module = c->module;
     h->hprof_refs = c->hprof_refs;
+    h->v8_raw = c->v8_raw;
     h->loaded = loaded;
     h->kept = keep;
     if (keep)
@@ -306,8 +307,8 @@ static void usage(strbuf *b)
 {
     sb_add(b, "usage: gcheap COMMAND [OPTIONS] DUMP...\n"
               "       gcheap --help | --version | help COMMAND | COMMAND --help\n\n"
-              "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart and V8 heap snapshots,\n"
-              "HPROF; gzip-compressed or not).\n"
+              "Analyze garbage-collected heap dumps (.gclog, .gcdump, Dart, V8 and JavaScriptCore\n"
+              "heap snapshots, HPROF; gzip-compressed or not).\n"
               "DUMP may be '-' for standard input; the format is detected from the first bytes.\n\n"
               "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)

@@ -172,7 +172,8 @@ static int is_formula(const char *s)
 
 /* RFC 4180, made safe to open: a formula gets a leading ' (OWASP's CSV
  * injection rule) and is quoted; control bytes other than tab, CR and LF
- * (kept inside quotes), C1 controls and bidi marks as \xNN bytes. */
+ * (kept inside quotes), C1 controls and bidi marks as \xNN bytes, and a
+ * backslash doubled (so \xNN always means an escape: issue 36). */
 static void escape_csv(strbuf *b, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -200,6 +201,8 @@ static void escape_csv(strbuf *b, const char *str)
         }
         if (s[i] == '"')
             sb_addc(b, '"');
+        if (s[i] == '\\')
+            sb_addc(b, '\\'); /* doubled: a \xNN in a name reads back apart from an escape */
         if (is_control(s[i]) && s[i] != '\n' && s[i] != '\r' && s[i] != '\t')
             sb_addf(b, "\\x%02x", s[i]);
         else

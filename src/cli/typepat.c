@@ -26,11 +26,77 @@ static int contains_nocase(const char *hay, const char *needle)
     return 0;
 }
 
-int typepat_match(const char *pattern, const char *name)
+/* The names gcheap gave V8 closures and regexps before it followed the
+ * current DevTools (docs/ci-gates.md): a pattern written on them matches the
+ * new names too, so existing gates keep working. */
+static const char *const old_v8_names[][2] = { { "(closure)", "Function" }, { "(regexp)", "RegExp" } };
+
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+const char *typepat_stable(const char *name, char *buf, size_t cap)
+{
+    size_t n = 0, changed = 0;
+    for (const char *p = name; *p;) {
+        /* " @35213": a V8 node id inside a name */
+        if (p[0] == ' ' && p[1] == '@' && p[2] >= '0' && p[2] <= '9') {
+            const char *q = p + 2;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == '\0' || *q == ' ' || *q == ')' || *q == ']') {
+                p = q;
+                changed = 1;
+                continue;
+            }
+        }
+        /* "/0x00007f38dc00bc10" at the end: a JVM hidden class's address */
+        if (p[0] == '/' && p[1] == '0' && (p[2] == 'x' || p[2] == 'X') && is_hex(p[3])) {
+            const char *q = p + 3;
+            while (is_hex(*q))
+                q++;
+            if (*q == '\0') {
+                changed = 1;
+                break;
+            }
+        }
+        if (n + 1 >= cap)
+            return NULL;
+        buf[n++] = *p++;
+    }
+    buf[n] = '\0';
+    /* "$$Lambda$7": the JVM's counter of lambda classes, also run-specific */
+    char *l = n ? strstr(buf, "$$Lambda$") : NULL;
+    if (l && l[9] >= '0' && l[9] <= '9') {
+        char *q = l + 9;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == '\0') {
+            l[8] = '\0';
+            changed = 1;
+        }
+    }
+    return changed ? buf : NULL;
+}
+
+static int match_one(const char *pattern, const char *name)
 {
     if (pattern[0] == '~')
         return contains_nocase(name, pattern + 1);
+    for (size_t k = 0; k < sizeof old_v8_names / sizeof *old_v8_names; k++)
+        if (strcmp(name, old_v8_names[k][1]) == 0 && gch_glob_match(pattern, old_v8_names[k][0]))
+            return 1;
     return gch_glob_match(pattern, name);
+}
+
+int typepat_match(const char *pattern, const char *name)
+{
+    if (match_one(pattern, name))
+        return 1;
+    char buf[4096];
+    const char *stable = typepat_stable(name, buf, sizeof buf);
+    return stable && match_one(pattern, stable);
 }
 
 void typepat_suggest_init(typepat_suggest *s, const char *pattern)

@@ -6,6 +6,9 @@
  *             '\\' quotes the next one
  *   ~TEXT     case-insensitive substring        ~session
  *
+ * A name also matches through its stable form (typepat_stable), so a gate
+ * written on one run of a JVM or V8 program matches the next.
+ *
  * A pattern that matches no type gets a "did you mean" list of the closest
  * type names (typepat_suggest). */
 #ifndef GCHEAP_CLI_TYPEPAT_H
@@ -13,8 +16,16 @@
 
 #include <stddef.h>
 
-/* 1 when name matches pattern. */
+/* 1 when name matches pattern, or its stable form does (typepat_stable). */
 int typepat_match(const char *pattern, const char *name);
+
+/* The stable form of a run-specific name (docs/ci-gates.md, "Names that
+ * change between runs"): a JVM hidden class without its address and lambda
+ * counter ("OrderService$$Lambda$7/0x00007f38dc00bc10" is
+ * "OrderService$$Lambda"), a V8 name without an embedded node id
+ * ("scope @35213" is "scope"). Into buf; NULL when name has no such part (or
+ * does not fit). */
+const char *typepat_stable(const char *name, char *buf, size_t cap);
 
 /* Collects suggestions for a pattern that matched nothing: call
  * typepat_consider for every candidate name, then typepat_text. */

@@ -160,9 +160,7 @@ int why_check_target_args(const cli_run *run, const char *type)
     for (int i = 1; i < run->nargs; i++) {
         uint64_t v;
         if (cli_parse_id(run->args[i], 16, &v) != 0) {
-            char shown[256];
-            return cli_usage_error(cmd, "bad object id '%s' (hexadecimal, 0x optional; decimal for Dart)",
-                                   message_text(run->args[i], shown, sizeof shown));
+            return cli_bad_id(cmd, run->args[i]);
         }
     }
     return 0;

@@ -86,12 +86,9 @@ static int fail(gch_gunzip *z, uint64_t offset, const char *fmt, ...)
         snprintf(e->message, sizeof e->message, "read error");
         return -1;
     }
-    e->status = GCH_EFORMAT;
-    e->offset = offset;
-    e->has_offset = 1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    gch_error_vat(e, offset, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -631,21 +631,14 @@ gch_status gch_inflate_buffer(const void *data, size_t size, unsigned char **out
         }
         gch_inflate_result r = gch_inflate_run(s, &in, buf, 0, &pos, cap);
         if (r == GCH_INFLATE_ERROR) {
-            st = gch_error_set(err, GCH_EFORMAT, "%s", s->message);
-            if (err) {
-                err->offset = s->error_offset;
-                err->has_offset = 1;
-            }
+            st = gch_error_at(err, s->error_offset, "%s", s->message);
             break;
         }
         if (r == GCH_INFLATE_END) {
             gch_bitin_align(&in);
             if (!gch_bitin_at_end(&in)) {
-                if (err) {
-                    err->offset = gch_bitin_offset(&in);
-                    err->has_offset = 1;
-                }
-                st = gch_error_set(err, GCH_EFORMAT, "data after the end of the deflate stream");
+                st = gch_error_at(err, gch_bitin_offset(&in),
+                                  "data after the end of the deflate stream");
             }
             break;
         }

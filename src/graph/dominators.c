@@ -43,6 +43,7 @@
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
+#include "search.h"
 #include "invariant.h"
 #include "threading.h"
 
@@ -719,15 +720,7 @@ static gch_status classify_edges_all(dom_build *b)
     b->two = n >= 2 && gch_parallel_worth(&b->par, m);
     if (b->two) {
         /* Smallest object whose references start at or after m / 2. */
-        uint32_t a = 0, z = n;
-        while (a < z) {
-            uint32_t mid = a + (z - a) / 2;
-            if (out_start[mid] < m / 2)
-                a = mid + 1;
-            else
-                z = mid;
-        }
-        half = a;
+        half = (uint32_t)GCH_LOWER_BOUND(out_start, 0, n, m / 2);
     }
     b->lo = (classify_job){ 0, half, m, 0, wide, b->pre, out_start, b->out_target, b->pstart,
                             b->forest, b->pairs, 0 };

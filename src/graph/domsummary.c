@@ -1,7 +1,7 @@
 /* The bounded summary of the dominator tree: see include/gcheap/domsummary.h.
  *
  * 1. The max_objects best positions by (retained desc, position asc), with a
- *    bounded min-heap whose top is the worst kept: most positions are
+ *    bounded min-heap whose top is the worst kept (gcheap/topk.h): most positions are
  *    rejected by one comparison with it.
  * 2. The kept positions in ascending order are the kept nodes in preorder;
  *    a node's parent is found through node_of[], written only at kept
@@ -15,51 +15,13 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/domsummary.h"
+#include "gcheap/topk.h"
 
 /* Position a ranks before position b. */
-static int ranks_before(const uint64_t *ret, uint32_t a, uint32_t b)
+static int ranks_before(const void *ctx, uint32_t a, uint32_t b)
 {
+    const uint64_t *ret = ctx;
     return ret[a] != ret[b] ? ret[a] > ret[b] : a < b;
-}
-
-/* Restores the heap below slot i (min-heap on rank: the worst at the top). */
-static void sift_down(const uint64_t *ret, uint32_t *heap, size_t n, size_t i, uint32_t v)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, w = i;
-        uint32_t wv = v;
-        if (l < n && ranks_before(ret, wv, heap[l])) {
-            w = l;
-            wv = heap[l];
-        }
-        if (r < n && ranks_before(ret, wv, heap[r]))
-            w = r;
-        if (w == i)
-            break;
-        heap[i] = heap[w];
-        i = w;
-    }
-    heap[i] = v;
-}
-
-/* The k best positions among 0..N-1 into best[] (any order). */
-static void select_best(const uint64_t *ret, uint32_t N, uint32_t k, uint32_t *best)
-{
-    size_t n = 0;
-    if (!k)
-        return;
-    for (uint32_t p = 0; p < N; p++) {
-        if (n < k) {
-            size_t i = n++;
-            while (i > 0 && ranks_before(ret, best[(i - 1) / 2], p)) {
-                best[i] = best[(i - 1) / 2];
-                i = (i - 1) / 2;
-            }
-            best[i] = p;
-        } else if (ranks_before(ret, p, best[0])) {
-            sift_down(ret, best, n, 0, p);
-        }
-    }
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -104,7 +66,7 @@ gch_status gch_dom_summary_build(const gch_domtree *t, uint32_t max_objects,
         !out->retained || !out->merged)
         goto nomem;
 
-    select_best(ret, N, K, kept);
+    gch_top_k(N, K, ranks_before, ret, kept); /* the K best, in heap order */
     qsort(kept, K, sizeof *kept, cmp_u32);
 
     out->parent[0] = GCH_NONE;

@@ -18,6 +18,16 @@ static inline int gch__root_counts(const gch_heap *h, uint32_t r, int include_we
            (include_weak || !(h->root_flags[r] & GCH_ROOT_WEAK));
 }
 
+/* Paths start at the roots in two tiers: every root but the stack's first,
+ * then stack roots (GCH_ROOT_LOCAL) for what the others do not reach. A
+ * stack local is transient: where a static or a global also holds an object,
+ * that is the path an engineer can act on (LeakCanary's PathFinder visits
+ * java-local roots last for the same reason). 0 or 1. */
+static inline int gch__root_tier(const gch_heap *h, uint32_t r)
+{
+    return h->root_kind[r] == GCH_ROOT_LOCAL;
+}
+
 /* Bit sets of (n+7)/8 bytes. */
 static inline int gch__bit_get(const uint8_t *bits, uint32_t i)
 {

@@ -12,7 +12,10 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
     gch_type_row *all = gch_calloc(nt ? nt : 1, sizeof *all);
     if (!all)
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
-    if (!mask && heap->type_objects) {
+    /* A V8 snapshot as DevTools shows it: its Summary leaves out the
+     * objects of size 0 (HeapSnapshot.ts buildAggregates, :1919-1967). */
+    const int skip_empty = heap->v8_pseudo != NULL;
+    if (!mask && heap->type_objects && !skip_empty) {
         /* Every object: the builder's per-type totals. */
         for (uint32_t t = 0; t < nt; t++) {
             all[t].count = heap->type_objects[t];
@@ -20,7 +23,7 @@ gch_status gch_histogram(const gch_heap *heap, const uint8_t *mask, gch_type_row
         }
     } else {
         for (uint32_t i = 0; i < heap->object_count; i++) {
-            if (mask && !mask[i])
+            if ((mask && !mask[i]) || (skip_empty && heap->object_size32[i] == 0))
                 continue;
             gch_type_row *r = &all[heap->object_type[i]];
             r->count++;

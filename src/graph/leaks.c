@@ -16,6 +16,8 @@
 #include "gcheap/dominators.h"
 #include "gcheap/paths.h"
 #include "graph_internal.h"
+#include "hash.h"
+#include "search.h"
 
 #define OOM "out of memory comparing dumps"
 
@@ -64,29 +66,18 @@ static uint64_t hash_str(const char *s, size_t n)
     return h;
 }
 
-static int intern_grow(interner *in)
+static uint64_t interned_hash(const void *ctx, uint32_t id)
 {
-    size_t ns = in->nslots ? in->nslots * 2 : 1024;
-    uint32_t *s = gch_calloc(ns, sizeof *s);
-    if (!s)
-        return 0;
-    for (size_t id = 0; id < in->count; id++) {
-        const char *str = in->pool + in->off[id];
-        size_t i = mix(hash_str(str, strlen(str))) & (ns - 1);
-        while (s[i])
-            i = (i + 1) & (ns - 1);
-        s[i] = (uint32_t)id + 1;
-    }
-    gch_free(in->slots);
-    in->slots = s;
-    in->nslots = ns;
-    return 1;
+    const interner *in = ctx;
+    const char *str = in->pool + in->off[id];
+    return mix(hash_str(str, strlen(str)));
 }
 
 /* The id of s[0..n-1], added when new; GCH_NONE when out of memory. */
 static uint32_t intern(interner *in, const char *s, size_t n)
 {
-    if ((in->count + 1) * 2 > in->nslots && !intern_grow(in))
+    if (gch_table_grows(in->count, in->nslots) &&
+        !gch_table_grow(&in->slots, &in->nslots, 1024, (uint32_t)in->count, 1, interned_hash, in))
         return GCH_NONE;
     size_t i = mix(hash_str(s, n)) & (in->nslots - 1);
     for (; in->slots[i]; i = (i + 1) & (in->nslots - 1)) {
@@ -177,29 +168,18 @@ static uint64_t node_hash(uint32_t parent, uint32_t field, uint32_t name)
     return mix(((uint64_t)parent << 32 | field) ^ mix(name));
 }
 
-static int nodes_grow(gch_leak_series *s)
+static uint64_t path_node_hash(const void *ctx, uint32_t k)
 {
-    size_t ns = s->node_nslots ? s->node_nslots * 2 : 1024;
-    uint32_t *slots = gch_calloc(ns, sizeof *slots);
-    if (!slots)
-        return 0;
-    for (size_t k = 0; k < s->node_count; k++) {
-        const path_node *p = &s->nodes[k];
-        size_t i = node_hash(p->parent, p->field, p->name) & (ns - 1);
-        while (slots[i])
-            i = (i + 1) & (ns - 1);
-        slots[i] = (uint32_t)k + 1;
-    }
-    gch_free(s->node_slots);
-    s->node_slots = slots;
-    s->node_nslots = ns;
-    return 1;
+    const path_node *p = &((const gch_leak_series *)ctx)->nodes[k];
+    return node_hash(p->parent, p->field, p->name);
 }
 
 /* The path node (parent, field, name), added when new; GCH_NONE: no memory. */
 static uint32_t path_node_of(gch_leak_series *s, uint32_t parent, uint32_t field, uint32_t name)
 {
-    if ((s->node_count + 1) * 2 > s->node_nslots && !nodes_grow(s))
+    if (gch_table_grows(s->node_count, s->node_nslots) &&
+        !gch_table_grow(&s->node_slots, &s->node_nslots, 1024, (uint32_t)s->node_count, 1,
+                        path_node_hash, s))
         return GCH_NONE;
     size_t i = node_hash(parent, field, name) & (s->node_nslots - 1);
     for (; s->node_slots[i]; i = (i + 1) & (s->node_nslots - 1)) {
@@ -379,14 +359,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int has_id(const uint64_t *ids, size_t n, uint64_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND(ids, 0, n, id);
     return lo < n && ids[lo] == id;
 }
 

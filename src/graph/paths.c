@@ -7,6 +7,7 @@
 
 #include "gcheap/alloc.h"
 #include "graph_internal.h"
+#include "search.h"
 #include "hash.h"
 
 /* ---------------------------------------------------------------- BFS tree */
@@ -23,14 +24,7 @@ void gch_paths_free(gch_paths *p)
 
 uint32_t gch_paths_root_record(const gch_paths *p, uint32_t object)
 {
-    uint32_t lo = 0, hi = p->root_object_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p->root_objects[mid] < object)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND(p->root_objects, 0, p->root_object_count, object);
     return lo < p->root_object_count && p->root_objects[lo] == object ? p->root_records[lo]
                                                                         : GCH_NONE;
 }
@@ -58,18 +52,20 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
         parent[o] = GCH_NONE;
 
     /* Root objects: mark them, and remember each one's first record in queue[o]
-     * (queue is not in use yet). */
+     * (queue is not in use yet): its first record of the first tier (a
+     * record that is no stack root, else a stack root). */
     uint32_t roots = 0;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
-            continue;
-        uint32_t o = heap->root_object[r];
-        if (parent[o] == GCH_NONE) {
-            parent[o] = GCH_PATH_ROOT;
-            queue[o] = r;
-            roots++;
+    for (int tier = 0; tier < 2; tier++)
+        for (uint32_t r = 0; r < heap->root_count; r++) {
+            if (!gch__root_counts(heap, r, include_weak) || gch__root_tier(heap, r) != tier)
+                continue;
+            uint32_t o = heap->root_object[r];
+            if (parent[o] == GCH_NONE) {
+                parent[o] = GCH_PATH_ROOT;
+                queue[o] = r;
+                roots++;
+            }
         }
-    }
     out->root_objects = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_objects);
     out->root_records = gch_reallocarray(NULL, roots ? roots : 1, sizeof *out->root_records);
     if (!out->root_objects || !out->root_records)
@@ -84,22 +80,32 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
             }
     }
 
-    /* Multi-source BFS: sources in root record order. */
+    /* Multi-source BFS in two tiers (gch__root_tier): the roots that are no
+     * stack roots in record order, to the end; then the stack roots that
+     * nothing reached. A stack root object reached in the first tier gets
+     * the first tier's path. */
+    for (uint32_t k = 0; k < roots; k++)
+        parent[out->root_objects[k]] = GCH_NONE;
     uint32_t head = 0, tail = 0;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (gch__root_counts(heap, r, include_weak) &&
-            gch_paths_root_record(out, heap->root_object[r]) == r)
-            queue[tail++] = heap->root_object[r];
-    }
-    while (head < tail) {
-        uint32_t o = queue[head++];
-        if (opts->progress && (head & 0xfffff) == 0)
-            opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
-        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
-            uint32_t t = heap->out_target[e];
-            if (parent[t] == GCH_NONE) {
-                parent[t] = o;
-                queue[tail++] = t;
+    for (int tier = 0; tier < 2; tier++) {
+        for (uint32_t r = 0; r < heap->root_count; r++) {
+            uint32_t o = heap->root_object[r];
+            if (gch__root_counts(heap, r, include_weak) && gch__root_tier(heap, r) == tier &&
+                parent[o] == GCH_NONE) {
+                parent[o] = GCH_PATH_ROOT;
+                queue[tail++] = o;
+            }
+        }
+        while (head < tail) {
+            uint32_t o = queue[head++];
+            if (opts->progress && (head & 0xfffff) == 0)
+                opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
+            for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+                uint32_t t = heap->out_target[e];
+                if (parent[t] == GCH_NONE) {
+                    parent[t] = o;
+                    queue[tail++] = t;
+                }
             }
         }
     }
@@ -385,31 +391,18 @@ static uint64_t node_hash(const merge_state *s, uint32_t parent, uint32_t type, 
     return gch_hash_u64(((uint64_t)parent << 32) ^ type ^ ((uint64_t)kind << 56), &s->key);
 }
 
-static int table_grow(merge_state *s)
+static uint64_t node_hash_of(const void *ctx, uint32_t k)
 {
-    size_t ncap = s->table_cap ? s->table_cap * 2 : 64;
-    uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
-    if (!nt)
-        return 0;
-    for (size_t i = 0; i < ncap; i++)
-        nt[i] = GCH_NONE;
-    for (size_t k = 0; k < s->count; k++) {
-        const gch_merged_node *nd = &s->nodes[k];
-        size_t i = node_hash(s, nd->parent, nd->type, nd->root_kind) & (ncap - 1);
-        while (nt[i] != GCH_NONE)
-            i = (i + 1) & (ncap - 1);
-        nt[i] = (uint32_t)k;
-    }
-    gch_free(s->table);
-    s->table = nt;
-    s->table_cap = ncap;
-    return 1;
+    const merge_state *s = ctx;
+    const gch_merged_node *nd = &s->nodes[k];
+    return node_hash(s, nd->parent, nd->type, nd->root_kind);
 }
 
 /* The node (parent, type, kind), created if absent; GCH_NONE when out of memory. */
 static uint32_t node_get(merge_state *s, uint32_t parent, uint32_t type, uint8_t kind)
 {
-    if ((s->count + 1) * 2 > s->table_cap && !table_grow(s))
+    if (gch_table_grows(s->count, s->table_cap) &&
+        !gch_table_grow(&s->table, &s->table_cap, 64, (uint32_t)s->count, 0, node_hash_of, s))
         return GCH_NONE;
     size_t mask = s->table_cap - 1;
     size_t i = node_hash(s, parent, type, kind) & mask;

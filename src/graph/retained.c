@@ -45,6 +45,7 @@ typedef struct place {
  * and reserves its subtree's slots after it. */
 static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *pl, dom_slot *slot)
 {
+    const int skip_empty = heap->v8_pseudo != NULL;
     const uint32_t N = (uint32_t)t->live_count, *pidom = t->preorder_idom, *pre = t->preorder;
     const uint32_t *object_type = heap->object_type;
     /* pl[] comes zeroed: next counts the objects below, the object itself
@@ -85,6 +86,8 @@ static void dominator_order(const gch_heap *heap, const gch_domtree *t, place *p
         pl[i].next = k + 1;
         pl[i].slot = k;
         slot[k].type = object_type[pre[i]];
+        if (skip_empty && heap->object_size32[pre[i]] == 0)
+            slot[k].type = heap->type_count; /* counts for no type */
         slot[k].pos = i;
     }
 }
@@ -99,7 +102,7 @@ static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree
         memset(per_type_out, 0, (size_t)types * sizeof *per_type_out);
     if (!N)
         return GCH_OK;
-    uint32_t *active = gch_calloc(types ? types : 1, sizeof *active);
+    uint32_t *active = gch_calloc((size_t)types + 1, sizeof *active);
     place *pl = gch_calloc(N, sizeof *pl);
     dom_slot *slot = gch_reallocarray(NULL, N, sizeof *slot);
     if (!active || !pl || !slot) {
@@ -116,7 +119,7 @@ static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree
         uint32_t d = slot[k].parent, ty = slot[k].type;
         while (sp && stack[sp - 1] != d)
             active[slot[stack[--sp]].type]--;
-        if (active[ty]++ == 0)
+        if (active[ty]++ == 0 && ty < types)
             per_type_out[ty] += ret[slot[k].pos];
         stack[sp++] = k;
     }
@@ -124,6 +127,14 @@ static gch_status type_retained_preorder(const gch_heap *heap, const gch_domtree
     gch_free(pl);
     gch_free(slot);
     return GCH_OK;
+}
+
+/* The type an instance counts for; type_count (none) for an object of size
+ * 0 of a V8 snapshot as DevTools shows it: its Summary leaves those out
+ * (HeapSnapshot.ts calculateClassesRetainedSize, :1969-2017). */
+static uint32_t type_or_none(const gch_heap *heap, uint32_t o)
+{
+    return heap->v8_pseudo && heap->object_size32[o] == 0 ? heap->type_count : heap->object_type[o];
 }
 
 gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_t *per_type_out,
@@ -143,7 +154,7 @@ gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_
     if (cs[n] == cs[n + 1])
         return GCH_OK;
 
-    uint32_t *active = gch_calloc(types ? types : 1, sizeof *active);
+    uint32_t *active = gch_calloc((size_t)types + 1, sizeof *active);
     size_t cap = 64, sp = 0;
     uint32_t *stack = gch_reallocarray(NULL, cap, sizeof *stack);
     if (!active || !stack)
@@ -153,8 +164,8 @@ gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_
     while (sp) {
         /* Enter the node at the top of the stack. */
         uint32_t c = children[stack[sp - 1]];
-        uint32_t ty = heap->object_type[c];
-        if (active[ty]++ == 0)
+        uint32_t ty = type_or_none(heap, c);
+        if (active[ty]++ == 0 && ty < types)
             per_type_out[ty] += t->retained[c];
         if (cs[c] < cs[c + 1]) {
             if (!gch__stack_room(&stack, &cap, sp))
@@ -167,7 +178,7 @@ gch_status gch_type_retained(const gch_heap *heap, const gch_domtree *t, uint64_
         while (sp) {
             uint32_t pos = stack[sp - 1];
             uint32_t x = children[pos];
-            active[heap->object_type[x]]--;
+            active[type_or_none(heap, x)]--;
             uint32_t d = t->idom[x];
             uint32_t slot = d == GCH_DOM_VROOT ? n : d;
             if (pos + 1 < cs[slot + 1]) {

@@ -47,6 +47,9 @@ typedef struct finder {
     uint64_t *group_count, *group_bytes; /* per type, top-level objects below the threshold */
     uint32_t *group_best; /* per type: position of its biggest such object */
     uint32_t *top_type;   /* type of each top-level object, in position order */
+    uint8_t *top;         /* per position, V8 with pseudo-nodes only: 1 top-level (its
+                             dominators up to the virtual root are all pseudo-nodes),
+                             2 a pseudo-node (never a suspect); NULL: idom == VROOT */
     size_t top_count;
     gch_suspect *items;
     size_t count;
@@ -74,6 +77,28 @@ static gch_suspect *add_suspect(finder *f, size_t *cap)
 }
 
 /* Object-suspects, and per-type totals of the other top-level objects. */
+/* V8 pseudo-nodes ("(GC roots)", the synthetic root) are not suspects:
+ * MAT-style suspects start below them (issue 29). */
+static gch_status mark_top(finder *f, gch_error *err)
+{
+    const gch_heap *h = f->h;
+    const uint32_t N = (uint32_t)f->t.live_count, *pid = f->t.preorder_idom, *pre = f->t.preorder;
+    if (!h->v8_pseudo)
+        return GCH_OK;
+    if (!(f->top = gch_reallocarray(NULL, N ? N : 1, 1)))
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    for (uint32_t p = 0; p < N; p++) {
+        int above_pseudo = pid[p] == GCH_DOM_VROOT || f->top[pid[p]] == 2;
+        f->top[p] = !above_pseudo ? 0 : h->v8_pseudo[pre[p]] ? 2 : 1;
+    }
+    return GCH_OK;
+}
+
+static int is_top(const finder *f, uint32_t p)
+{
+    return f->top ? f->top[p] == 1 : f->t.preorder_idom[p] == GCH_DOM_VROOT;
+}
+
 static gch_status top_level(finder *f, gch_error *err)
 {
     const gch_heap *h = f->h;
@@ -97,7 +122,7 @@ static gch_status top_level(finder *f, gch_error *err)
          * benchmark dump) are random reads: fetched well ahead. */
         if (p + 4 * AHEAD < N && pid[p + 4 * AHEAD] == GCH_DOM_VROOT)
             __builtin_prefetch(&h->object_type[pre[p + 4 * AHEAD]]);
-        if (pid[p] != GCH_DOM_VROOT)
+        if (!is_top(f, p))
             continue;
         uint32_t o = pre[p], ty = h->object_type[o];
         f->top_type[f->top_count++] = ty;
@@ -196,8 +221,8 @@ static gch_status label(finder *f, gch_error *err)
     size_t next_single = 0, top = 0;
     for (uint32_t p = 0; p < N; p++) {
         uint32_t d = pid[p];
-        if (d != GCH_DOM_VROOT) {
-            f->label[p] = f->label[d];
+        if (!is_top(f, p)) {
+            f->label[p] = d == GCH_DOM_VROOT || (f->top && f->top[p] == 2) ? 0 : f->label[d];
             continue;
         }
         uint32_t ty = f->top_type[top++];
@@ -348,8 +373,8 @@ static inline int bfs_push(const bfs_job *j, uint64_t *seen, const uint64_t *wan
     return 1;
 }
 
-/* The BFS of gch_paths_build (roots in record order, references in stored
- * order, so the same paths), stopped once every accumulation point is
+/* The BFS of gch_paths_build (roots in two tiers, each in record order,
+ * references in stored order, so the same paths), stopped once every accumulation point is
  * reached. Each queue entry keeps the queue position of the entry that
  * discovered it (from[]), written in queue order: no random write per
  * object; a path is read back through from[]. */
@@ -368,15 +393,16 @@ static int bfs_run(void *arg)
         }
     }
     uint32_t head = 0, tail = 0;
+    const uint32_t *out_start = h->out_start, *out_target = h->out_target;
+    for (int tier = 0; tier < 2 && remaining; tier++) {
     for (uint32_t r = 0; r < h->root_count; r++) {
-        if (!gch__root_counts(h, r, j->weak))
+        if (!gch__root_counts(h, r, j->weak) || gch__root_tier(h, r) != tier)
             continue;
         uint32_t o = h->root_object[r];
         if (path_target(seen, o))
             continue;
         remaining -= bfs_push(j, seen, want, from, queue, tail++, o, GCH_NONE);
     }
-    const uint32_t *out_start = h->out_start, *out_target = h->out_target;
     while (head < tail && remaining) {
         /* The queue says which objects come next: their reference lists are
          * fetched ahead (starts first, then the lists they point to). */
@@ -394,6 +420,7 @@ static int bfs_run(void *arg)
                 break;
         }
         head++;
+    }
     }
     return 0;
 }
@@ -429,9 +456,11 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
         }
         uint32_t x = j->queue[q];
         s->root_record = GCH_NONE;
-        for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
-            if (gch__root_counts(h, r, j->weak) && h->root_object[r] == x)
-                s->root_record = r;
+        for (int tier = 0; tier < 2 && s->root_record == GCH_NONE; tier++)
+            for (uint32_t r = 0; r < h->root_count && s->root_record == GCH_NONE; r++)
+                if (gch__root_counts(h, r, j->weak) && gch__root_tier(h, r) == tier &&
+                    h->root_object[r] == x)
+                    s->root_record = r;
     }
     bfs_free(j);
     return GCH_OK;
@@ -455,6 +484,7 @@ static void finder_free(finder *f)
     gch_free(f->group_bytes);
     gch_free(f->group_best);
     gch_free(f->top_type);
+    gch_free(f->top);
     gch_free(f->items);
 }
 
@@ -500,7 +530,7 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
     f.t = *tree;
     out->live_count = f.t.live_count;
     out->live_bytes = f.t.live_bytes;
-    if ((st = top_level(&f, err)) != GCH_OK || (st = walk(&f, err)) != GCH_OK)
+    if ((st = mark_top(&f, err)) != GCH_OK || (st = top_level(&f, err)) != GCH_OK || (st = walk(&f, err)) != GCH_OK)
         goto fail;
     for (size_t k = 0; k < f.count; k++) {
         gch_suspect *s = &f.items[k];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/utf8.h"
 #include "grow.h"
 
 #define BLOCK_BYTES (4u << 20)     /* source mode: bytes read at a time */
@@ -45,35 +46,6 @@ void gch_json_free(gch_json_in *in)
     gch_free(in->buf);
     gch_free(in->depth);
     in->buf = in->depth = NULL;
-}
-
-static gch_status fail_va(gch_json_in *in, uint64_t at, const char *fmt, va_list ap)
-{
-    char msg[200];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    if (in->err) {
-        in->err->offset = at;
-        in->err->has_offset = 1;
-    }
-    return gch_error_set(in->err, GCH_EFORMAT, "%s", msg);
-}
-
-gch_status gch_json_fail(gch_json_in *in, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gch_status st = fail_va(in, gch_json_offset(in), fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-gch_status gch_json_fail_at(gch_json_in *in, uint64_t at, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gch_status st = fail_va(in, at, fmt, ap);
-    va_end(ap);
-    return st;
 }
 
 /* Progress, and in buffer mode the release of parsed bytes. */
@@ -169,30 +141,6 @@ static int text_put(gch_json_text *out, const void *bytes, size_t n)
     return 1;
 }
 
-static size_t utf8_encode(uint32_t cp, unsigned char *o)
-{
-    if (cp < 0x80) {
-        o[0] = (unsigned char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (unsigned char)(0xc0 | (cp >> 6));
-        o[1] = (unsigned char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xe0 | (cp >> 12));
-        o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xf0 | (cp >> 18));
-    o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-    o[3] = (unsigned char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 static int hex_value(int c)
 {
     if (c >= '0' && c <= '9')
@@ -253,7 +201,7 @@ static gch_status escape(gch_json_in *in, gch_json_text *out)
         cp = 0xfffd;
     }
     unsigned char u[4];
-    if (!text_put(out, u, utf8_encode((uint32_t)cp, u)))
+    if (!text_put(out, u, gch_utf8_encode((uint32_t)cp, u)))
         return gch_error_set(in->err, GCH_ENOMEM, "out of memory");
     in->p += used;
     return GCH_OK;

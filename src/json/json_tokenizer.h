@@ -49,18 +49,11 @@ static inline uint64_t gch_json_offset(const gch_json_in *in)
     return in->win_offset + (uint64_t)(in->p - in->win);
 }
 
+/* Fails with GCH_EFORMAT at input offset `at` (gch_error_at, the library's
+ * one error at an offset). */
+#define gch_json_fail_at(in, at, ...) gch_error_at((in)->err, (at), __VA_ARGS__)
 /* Fails with GCH_EFORMAT at the offset of the next unread byte. */
-gch_status gch_json_fail(gch_json_in *in, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* Fails with GCH_EFORMAT at input offset `at`. */
-gch_status gch_json_fail_at(gch_json_in *in, uint64_t at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+#define gch_json_fail(in, ...) gch_json_fail_at((in), gch_json_offset(in), __VA_ARGS__)
 
 /* Makes at least want bytes readable when the input has them (source mode:
  * moves the unread bytes to the front of the block and reads). Returns the

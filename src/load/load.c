@@ -36,9 +36,7 @@ static long long replay_read(void *ctx, void *buf, size_t cap)
 {
     replay *r = ctx;
     if (r->head_pos < r->head_size) {
-        size_t n = r->head_size - r->head_pos;
-        if (n > cap)
-            n = cap;
+        size_t left = r->head_size - r->head_pos, n = left < cap ? left : cap;
         memcpy(buf, r->head + r->head_pos, n);
         r->head_pos += n;
         return (long long)n;

@@ -86,6 +86,13 @@ static gch_signature ruby_signature(const unsigned char *p, size_t n)
     return at && json_value_starts(p, n, at, "\"ROOT\"") ? GCH_SIG_YES : GCH_SIG_NO;
 }
 
+/* JavaScriptCore (Safari Web Inspector, Bun): {"version": ... (WebKit writes
+ * "version" first, then "type" and "nodes"; docs/jsc-format.md). */
+static gch_signature jsc_signature(const unsigned char *p, size_t n)
+{
+    return gch_json_first_key(p, n, "version") ? GCH_SIG_YES : GCH_SIG_NO;
+}
+
 /* ---- the table ---- */
 
 static const gch_reader readers[] = {
@@ -102,6 +109,7 @@ static const gch_reader readers[] = {
     /* keep_payloads from a source too: String values are kept in the heap */
     { GCH_FORMAT_RUBY, "ruby", ruby_signature, 0, gch_read_ruby_buffer, gch_read_ruby,
       GCH_READS_SKIP_LABELS | GCH_READS_KEEP_PAYLOADS },
+    { GCH_FORMAT_JSC, "jsc", jsc_signature, 0, gch_read_jsc_buffer, gch_read_jsc, GCH_READS_SKIP_LABELS },
 };
 
 #define NREADERS (sizeof readers / sizeof *readers)

@@ -64,6 +64,16 @@ static const char *compressed(const unsigned char *p, size_t n)
     return NULL;
 }
 
+/* Whether text (NUL-free ASCII) occurs in the n bytes at p. */
+static int has_text(const unsigned char *p, size_t n, const char *text)
+{
+    size_t len = strlen(text);
+    for (size_t i = 0; i + len <= n; i++)
+        if (memcmp(p + i, text, len) == 0)
+            return 1;
+    return 0;
+}
+
 static const char *documents(const unsigned char *p, size_t n)
 {
     if (starts(p, n, "\x89PNG", 4))
@@ -86,7 +96,10 @@ static const char *documents(const unsigned char *p, size_t n)
     if (i < n && p[i] == '<')
         return "HTML or XML markup";
     if (i < n && (p[i] == '{' || p[i] == '['))
-        return "JSON text, but not a V8 heap snapshot";
+        return "JSON text, but not a V8 or JavaScriptCore heap snapshot";
+    if (has_text(p, n, "#instances"))
+        return "a JVM class histogram (jcmd GC.class_histogram, jmap -histo), which counts "
+               "classes but holds no objects: take a heap dump with jcmd PID GC.heap_dump FILE";
     return NULL;
 }
 

@@ -15,6 +15,7 @@
 
 #include "gcheap/alloc.h"
 #include "grow.h"
+#include "search.h"
 #include "builder_internal.h"
 #include "hash.h"
 #include "resolve.h"
@@ -294,8 +295,8 @@ static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *of
     const char *nul = memchr(s, '\0', len);
     if (nul)
         len = (size_t)(nul - s);
-    if ((b->string_hash_len + 1) * 2 > b->string_hash_cap) {
-        if (!string_hash_rehash(b, b->string_hash_cap ? b->string_hash_cap * 2 : 64))
+    if (gch_table_grows(b->string_hash_len, b->string_hash_cap)) {
+        if (!string_hash_rehash(b, gch_table_next(b->string_hash_cap, 64)))
             return oom(err);
     }
     uint64_t hv = gch_hash_bytes(s, len, &b->key);
@@ -321,22 +322,10 @@ static gch_status intern(gch_builder *b, const char *s, size_t len, uint32_t *of
 
 /* ---- types ---- */
 
-static int type_hash_rehash(gch_builder *b, size_t ncap)
+static uint64_t type_hash_of(const void *ctx, uint32_t t)
 {
-    uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
-    if (!nt)
-        return 0;
-    memset(nt, 0xff, ncap * sizeof *nt);
-    for (uint32_t t = 0; t < b->cur->type_count; t++) {
-        size_t j = gch_hash_u64(b->cur->type_raw_id[t], &b->key) & (ncap - 1);
-        while (nt[j] != GCH_NONE)
-            j = (j + 1) & (ncap - 1);
-        nt[j] = t;
-    }
-    gch_free(b->type_hash);
-    b->type_hash = nt;
-    b->type_hash_cap = ncap;
-    return 1;
+    const gch_builder *b = ctx;
+    return gch_hash_u64(b->cur->type_raw_id[t], &b->key);
 }
 
 static uint32_t type_lookup(const gch_builder *b, uint64_t raw)
@@ -363,8 +352,8 @@ static gch_status type_get(gch_builder *b, uint64_t raw, uint32_t *out, gch_erro
         gch_heap *h = b->cur;
         if (h->type_count >= MAX_OBJECTS)
             return gch_error_set(err, GCH_ELIMIT, "more than %u types", (unsigned)MAX_OBJECTS);
-        if ((size_t)(h->type_count + 1) * 2 > b->type_hash_cap &&
-            !type_hash_rehash(b, b->type_hash_cap ? b->type_hash_cap * 2 : 64))
+        if (gch_table_grows(h->type_count, b->type_hash_cap) &&
+            !gch_table_grow(&b->type_hash, &b->type_hash_cap, 64, h->type_count, 0, type_hash_of, b))
             return oom(err);
         size_t need = (size_t)h->type_count + 1;
         size_t cap = b->type_cap;
@@ -1338,14 +1327,7 @@ static int runs_disjoint(const uint64_t *a, size_t na, const uint64_t *b, size_t
     }
     if (na * 32 < nb) {
         for (size_t i = 0; i < na; i++) {
-            size_t lo = 0, hi = nb;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (b[mid] < a[i])
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            size_t lo = GCH_LOWER_BOUND(b, 0, nb, a[i]);
             if (lo < nb && b[lo] == a[i])
                 return 0;
         }

@@ -2,6 +2,7 @@
 #include "gcheap/heap.h"
 
 #include "gcheap/alloc.h"
+#include "search.h"
 
 static const char *const root_kind_names[GCH_ROOT_KIND_COUNT] = {
     "internal", "local", "finalizer", "handle", "static", "runtime"
@@ -49,19 +50,17 @@ static void heap_free(gch_heap *h)
     gch_free(h->root_label);
     gch_free(h->payloads);
     gch_free(h->object_site);
+    gch_free(h->v8_distance);
+    gch_free(h->v8_pseudo);
+    gch_free(h->fields);
+    gch_free(h->type_fields);
+    gch_free(h->field_names);
     gch_free(h);
 }
 
 uint64_t gch_heap_big_size(const gch_heap *heap, uint32_t o)
 {
-    uint32_t a = 0, z = heap->big_size_count;
-    while (a < z) {
-        uint32_t mid = a + (z - a) / 2;
-        if (heap->big_size_object[mid] < o)
-            a = mid + 1;
-        else
-            z = mid;
-    }
+    size_t a = GCH_LOWER_BOUND(heap->big_size_object, 0, heap->big_size_count, o);
     /* Every GCH_SIZE_BIG slot has its entry (the builder keeps them in step). */
     return a < heap->big_size_count && heap->big_size_object[a] == o ? heap->big_size_value[a]
                                                                       : GCH_SIZE_BIG;
@@ -135,14 +134,7 @@ uint32_t gch_heap_find_object(const gch_heap *heap, uint64_t id)
 
 const gch_payload *gch_heap_payload(const gch_heap *heap, uint64_t id)
 {
-    size_t lo = 0, hi = heap->payload_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (heap->payloads[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(heap->payloads, gch_payload, id, 0, heap->payload_count, id);
     return lo < heap->payload_count && heap->payloads[lo].id == id ? &heap->payloads[lo] : NULL;
 }
 

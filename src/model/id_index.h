@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "gcheap/error.h"
 #include "threading.h"
+#include "search.h"
 
 /* A line of the rank bitmap: 384 possible ids, one cache line. */
 enum { ID_RANK_WORDS = 6, ID_RANK_BITS = 64 * ID_RANK_WORDS };
@@ -87,14 +88,7 @@ static inline uint32_t id_index_find(const id_index *ix, uint64_t id)
         return p == UINT64_MAX ? UINT32_MAX : id_rank_index(ix, p);
     }
     uint64_t b = (id - ix->min) >> ix->shift;
-    uint32_t lo = ix->first[b], hi = ix->first[b + 1];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ix->ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)GCH_LOWER_BOUND(ix->ids, ix->first[b], ix->first[b + 1], id);
     return lo < ix->count && ix->ids[lo] == id ? lo : UINT32_MAX;
 }
 
@@ -144,13 +138,7 @@ static inline uint32_t id_index_find_near(const id_index *ix, uint32_t hint, uin
         }
         hi = prev;
     }
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    lo = (uint32_t)GCH_LOWER_BOUND(ids, lo, hi, id);
     return lo < ix->count && ids[lo] == id ? lo : UINT32_MAX;
 }
 

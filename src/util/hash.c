@@ -2,6 +2,8 @@
 #include "hash.h"
 
 #include <string.h>
+
+#include "gcheap/alloc.h"
 #include <threads.h>
 #include <time.h>
 
@@ -134,4 +136,36 @@ uint64_t gch_hash_bytes(const void *data, size_t n, const gch_hash_key *k)
     SIPROUND;
     SIPROUND;
     return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint32_t *gch_table_build(size_t nslots, uint32_t count, uint32_t bias,
+                          uint64_t (*hash)(const void *ctx, uint32_t entry), const void *ctx)
+{
+    uint32_t *t = gch_reallocarray(NULL, nslots, sizeof *t);
+    if (!t)
+        return NULL;
+    const uint32_t empty = bias - 1;
+    for (size_t i = 0; i < nslots; i++)
+        t[i] = empty;
+    const size_t mask = nslots - 1;
+    for (uint32_t e = 0; e < count; e++) {
+        size_t i = (size_t)hash(ctx, e) & mask;
+        while (t[i] != empty)
+            i = (i + 1) & mask;
+        t[i] = e + bias;
+    }
+    return t;
+}
+
+int gch_table_grow(uint32_t **slots, size_t *nslots, size_t first, uint32_t count, uint32_t bias,
+                   uint64_t (*hash)(const void *ctx, uint32_t entry), const void *ctx)
+{
+    size_t n = gch_table_next(*nslots, first);
+    uint32_t *t = gch_table_build(n, count, bias, hash, ctx);
+    if (!t)
+        return 0;
+    gch_free(*slots);
+    *slots = t;
+    *nslots = n;
+    return 1;
 }

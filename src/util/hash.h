@@ -52,4 +52,24 @@ static inline uint64_t gch_hash_u64(uint64_t v, const gch_hash_key *k)
 /* SipHash-1-3 of n bytes at p. */
 uint64_t gch_hash_bytes(const void *p, size_t n, const gch_hash_key *k);
 
+/* The growth rule of every open-addressing table of the library (linear
+ * probing over a power-of-two number of uint32_t slots): at most half the
+ * slots are used, and a table that must grow doubles, from `first` slots.
+ * gch_table_grows says whether adding one entry to `used` needs a bigger
+ * table, gch_table_next its new size. */
+static inline int gch_table_grows(size_t used, size_t slots) { return (used + 1) * 2 > slots; }
+static inline size_t gch_table_next(size_t slots, size_t first) { return slots ? slots * 2 : first; }
+
+/* A new table of nslots slots (a power of two, more than count) holding the
+ * entries 0..count-1, each as entry + bias, placed by linear probing from
+ * hash(ctx, entry); empty slots hold bias - 1 (bias 0: UINT32_MAX, i.e.
+ * GCH_NONE; bias 1: 0). NULL when out of memory. */
+uint32_t *gch_table_build(size_t nslots, uint32_t count, uint32_t bias,
+                          uint64_t (*hash)(const void *ctx, uint32_t entry), const void *ctx);
+/* Replaces the table *slots of *nslots slots by one of gch_table_next(*nslots,
+ * first) slots built as gch_table_build says. 1, or 0 when out of memory
+ * (then the table is unchanged). */
+int gch_table_grow(uint32_t **slots, size_t *nslots, size_t first, uint32_t count, uint32_t bias,
+                   uint64_t (*hash)(const void *ctx, uint32_t entry), const void *ctx);
+
 #endif

@@ -106,13 +106,22 @@ static gch_status bad(gch_error *err, const char *what, const char *s, size_t le
                          why);
 }
 
+/* read_decimal, or the error "bad WHAT '...': why" (then 0). */
+static size_t read_number(const char *s, size_t len, decimal *d, const char *what, gch_error *err)
+{
+    const char *why;
+    size_t used = read_decimal(s, len, d, &why);
+    if (!used)
+        bad(err, what, s, len, why);
+    return used;
+}
+
 static gch_status parse_count_n(const char *s, size_t len, uint64_t *out, gch_error *err)
 {
     decimal d;
-    const char *why;
-    size_t used = read_decimal(s, len, &d, &why);
+    size_t used = read_number(s, len, &d, "count", err);
     if (!used)
-        return bad(err, "count", s, len, why);
+        return GCH_EINVAL;
     if (d.has_point)
         return bad(err, "count", s, len, "expected a whole number");
     if (used != len)
@@ -152,11 +161,10 @@ static int same_ci(const char *a, size_t alen, const char *b)
 static gch_status parse_size_n(const char *s, size_t len, uint64_t *out, gch_error *err)
 {
     decimal d;
-    const char *why;
-    size_t used = read_decimal(s, len, &d, &why);
-    if (!used)
-        return bad(err, "size", s, len, why);
+    size_t used = read_number(s, len, &d, "size", err);
     uint64_t mult = 0;
+    if (!used)
+        return GCH_EINVAL;
     if (used == len) {
         mult = 1;
     } else {
@@ -194,10 +202,9 @@ static gch_status parse_percent_n(const char *s, size_t len, uint64_t *out, gch_
     if (len == 0 || s[len - 1] != '%')
         return bad(err, "percentage", s, len, "expected a number and '%'");
     decimal d;
-    const char *why;
-    size_t used = read_decimal(s, len - 1, &d, &why);
+    size_t used = read_number(s, len - 1, &d, "percentage", err);
     if (!used)
-        return bad(err, "percentage", s, len, why);
+        return GCH_EINVAL;
     if (used != len - 1)
         return bad(err, "percentage", s, len, "expected a number and '%'");
     if (d.whole > 1000000000u)

@@ -2,6 +2,9 @@
  * POSIX for threads (under ThreadSanitizer, and to count processors). */
 #include "threading.h"
 
+#include "gcheap/alloc.h"
+#include "gcheap/task.h"
+
 #include <stdatomic.h>
 #include <time.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -94,6 +97,37 @@ void gch_run_two(unsigned workers, int parallel, gch_thread_fn fn, void *a, void
     fn(a);
     if (b)
         fn(b);
+}
+
+/* gcheap/task.h: the program's way to the shim. */
+struct gch_task {
+    gch_thread thread;
+    gch_thread_fn fn;
+    void *arg;
+};
+
+gch_task *gch_task_start(unsigned threads, int (*fn)(void *arg), void *arg)
+{
+    gch_task *t = gch_malloc(sizeof *t);
+    if (!t) {
+        fn(arg);
+        return NULL;
+    }
+    t->fn = fn;
+    t->arg = arg;
+    gch_thread_start(&t->thread, gch_parallel_for(threads).workers, fn, arg);
+    return t;
+}
+
+void gch_task_finish(gch_task *t)
+{
+    if (!t)
+        return;
+    if (t->thread.started)
+        gch_thread_join(&t->thread);
+    else
+        t->fn(t->arg);
+    gch_free(t);
 }
 
 void gch_thread_yield(void)

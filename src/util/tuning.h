@@ -29,6 +29,10 @@ typedef struct gch_tuning {
     unsigned default_workers;
     /* .gclog: the longest line accepted (0: GCH_GCLOG_MAX_LINE). */
     size_t max_line;
+    /* gch_waste_find: nonzero ANDs every content hash with it, so that tests
+     * make unequal contents collide and the byte-wise comparison must split
+     * them (0: the whole hash). */
+    unsigned long long waste_hash_mask;
 } gch_tuning;
 
 /* The knobs in force (a copy). */

@@ -15,6 +15,7 @@
 //   suspects group id retained accumulation-id accumulation-retained (--suspects)
 //   compare  type base_count new_count base_bytes new_bytes
 //   sections name objects bytes live_objects live_bytes (every section of the first dump)
+//   anomalies name count of every anomaly of section SECTION
 'use strict';
 const fs = require('fs');
 const [file, view, secArg] = process.argv.slice(2);
@@ -83,6 +84,8 @@ if (view === 'types') {
   const c = data.compare;
   for (let i = 0; i < c.name.length; i++)
     out.push([c.name[i], c.base_count[i], c.new_count[i], c.base_bytes[i], c.new_bytes[i]].join('\t'));
+} else if (view === 'anomalies') {
+  for (const k of Object.keys(sec.anomalies)) out.push(k + '\t' + sec.anomalies[k]);
 } else if (view === 'sections') {
   for (const s of data.dumps[0].sections)
     out.push([s.name, s.totals.objects, s.totals.bytes, s.totals.live_objects, s.totals.live_bytes].join('\t'));

@@ -13,8 +13,10 @@ need() {
     [ -z "$_missing" ] && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get > /dev/null 2>&1; then
         echo "$_test: installing $_package (missing:$_missing)" >&2
-        apt-get update -qq > /dev/null 2>&1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$_package" > /dev/null 2>&1
+        # Wait for the package lock rather than fail when another apt holds it.
+        apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null 2>&1
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" \
+            install -y -qq "$_package" > /dev/null 2>&1
     fi
     for _tool in "$@"; do
         if ! command -v "$_tool" > /dev/null 2>&1; then

@@ -41,7 +41,9 @@ javac -d "$tmp" "$root/tests/java/Leak.java" || { echo "FAIL: javac"; exit 1; }
 start_leak() {
     rm -f "$tmp/in" "$tmp/out"
     mkfifo "$tmp/in"
-    java -Xmx256m "$@" -cp "$tmp" Leak 2000 < "$tmp/in" > "$tmp/out" &
+    java -Xmx256m "$@" --add-opens java.base/java.util.concurrent=ALL-UNNAMED \
+        --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED -cp "$tmp" Leak 2000 \
+        < "$tmp/in" > "$tmp/out" &
     pid=$!
     exec 3> "$tmp/in"
     i=0
@@ -114,6 +116,20 @@ END {
     exit bad
 }' "$tmp/jvm.tsv" "$tmp/gcheap.tsv" || bad "gcheap stat does not match the JVM class histogram"
 cat "$tmp/report.txt"
+
+# The classes HotSpot pads for @Contended (src/formats/hprof/hprof_classes.c,
+# docs/hprof-format.md "Sizes"): each has exactly the JVM's bytes, and
+# each is in the dump (Leak makes them).
+for k in java.lang.Thread 'java.lang.ref.Finalizer$FinalizerThread' java.util.concurrent.ForkJoinPool \
+    'java.util.concurrent.ForkJoinPool$WorkQueue' 'java.util.concurrent.atomic.Striped64$Cell' \
+    'java.util.concurrent.ConcurrentHashMap$CounterCell' 'java.util.concurrent.SubmissionPublisher$BufferedSubscription' \
+    'java.util.concurrent.ForkJoinWorkerThread'; do
+    j=$(awk -F '\t' -v k="$k" '$3 == k { print $1 " " $2 }' "$tmp/jvm.tsv")
+    g=$(awk -F '\t' -v k="$k" '$3 == k { print $1 " " $2 }' "$tmp/gcheap.tsv")
+    if [ -z "$j" ]; then bad "$k: not in the JVM histogram"
+    elif [ "$j" != "$g" ]; then bad "$k: JVM count and bytes $j, gcheap $g"
+    else echo "ok: $k: count and bytes $j"; fi
+done
 
 # Hidden classes are named as the JVM names them.
 grep -q 'Leak\$\$Lambda\$[0-9]*/0x' "$tmp/gcheap.tsv" || bad "no Leak\$\$Lambda\$N/0x... class"

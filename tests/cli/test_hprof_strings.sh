@@ -7,9 +7,9 @@
 # UTF-8 to a file: the oracle is what the JVM itself holds. `jcmd PID
 # GC.heap_dump` dumps it, with compact strings (Latin-1 byte[] and UTF-16
 # byte[] by the coder) and with -XX:-CompactStrings (every byte[] UTF-16).
-# Checked: `objects --values --type java.lang.String` shows every one in tsv
+# Checked: `objects --whole-values --type java.lang.String` shows every one in tsv
 # (escaped by the tsv rule: \ as \\), the empty one in json, the long one cut
-# after 80 characters in a table; from a pipe and from a gzip file there are
+# after 80 characters in a table and in tsv with --values; from a pipe and from a gzip file there are
 # no values and a warning says why.
 #
 # Needs java, javac and jcmd: installed with apt-get (openjdk-17-jdk-headless)
@@ -56,7 +56,7 @@ values() {
 check() {
     name=$1
     d=$tmp/$name.hprof
-    "$bin" objects --values --type java.lang.String --format tsv "$d" > "$tmp/$name.tsv" \
+    "$bin" objects --whole-values --type java.lang.String --format tsv "$d" > "$tmp/$name.tsv" \
         2> "$tmp/err" || bad "$name: objects --values exited $?: $(head -2 "$tmp/err")"
     values "$tmp/$name.tsv" > "$tmp/$name.values"
     grep -q "values" "$tmp/err" && bad "$name: unexpected warning: $(head -2 "$tmp/err")"
@@ -75,6 +75,9 @@ check() {
     "$bin" objects --values --type java.lang.String --top 1000000 "$d" > "$tmp/$name.table" 2> /dev/null
     grep -Fq "\"$cut...\"" "$tmp/$name.table" || bad "$name: the long String is not cut after 80 characters"
     grep -Fq "$long" "$tmp/$name.table" && bad "$name: the long String is whole in the table"
+    "$bin" objects --values --type java.lang.String --format tsv "$d" > "$tmp/$name.cut.tsv" 2> /dev/null
+    grep -Fq "$cut..." "$tmp/$name.cut.tsv" || bad "$name: the long String is not cut after 80 characters in tsv"
+    grep -Fq "$long" "$tmp/$name.cut.tsv" && bad "$name: the long String is whole in tsv without --whole-values"
 }
 
 dump compact

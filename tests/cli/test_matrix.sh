@@ -20,7 +20,7 @@ njson=0
 
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
-dumps=$(find "$data" -type f \( -name '*.gclog' -o -name '*.gcdump' -o -name '*.dartheap' -o -name '*.hprof' -o -path '*/ruby/*.json*' \) | sort)
+dumps=$(find "$data" -type f \( -name '*.gclog' -o -name '*.gcdump' -o -name '*.dartheap' -o -name '*.hprof' -o -path '*/ruby/*.json*' -o -path '*/jsc/*.json' \) | sort)
 run() { # label, then the command's arguments
     label=$1
     shift

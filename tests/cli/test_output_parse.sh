@@ -45,9 +45,10 @@ def tsv_unescape(field):
 
 def csv_expect(name):
     # csv writes control bytes other than tab, CR and LF as \xNN (terminal and
-    # spreadsheet safety, docs/schemas.md); everything else round-trips.
+    # spreadsheet safety, docs/schemas.md) and doubles a backslash;
+    # everything else round-trips.
     return b"".join(b"\\x%02x" % c if (c < 0x20 and c not in (9, 10, 13)) or c == 0x7f
-                    else bytes([c]) for c in name)
+                    else b"\\\\" if c == 0x5c else bytes([c]) for c in name)
 
 def json_expect(name):
     # Invalid UTF-8 bytes become U+FFFD; everything else round-trips.

@@ -19,8 +19,9 @@ RD=$here/../browser/report_data.js
 GENDUMP=${GENDUMP:-$(dirname "$3")/gendump}
 if ! command -v node > /dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then
-        apt-get update -qq > /dev/null 2>&1
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs > /dev/null 2>&1
+        apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null 2>&1
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" \
+            install -y -qq nodejs > /dev/null 2>&1
     fi
 fi
 if ! command -v node > /dev/null 2>&1; then
@@ -107,6 +108,16 @@ node "$RD" "$tmp/sections.html" sections | cut -f2- > "$tmp/secs"
     $1 == "objects" { o = $2 } $1 == "bytes" { b = $2 } $1 == "live_objects" { lo = $2 }
     $1 == "live_bytes" { print o "\t" b "\t" lo "\t" $2 }' > "$tmp/info"
 same_file "sections: totals per section = info" "$tmp/secs" "$tmp/info"
+
+# Anomalies: one name each (src/cli/anomalies.c), the same as info's, with
+# info's counts, on a dump that has most of them.
+"$G" report -q "$T/anomalies.gclog" -o "$tmp/anomalies.html"
+node "$RD" "$tmp/anomalies.html" anomalies | sort > "$tmp/an-report"
+"$G" info -q --format tsv "$T/anomalies.gclog" | cut -f1-2 | sort > "$tmp/an-info"
+expect "anomalies: 9 in the report" "$(wc -l < "$tmp/an-report")" 9
+nz=$(awk -F'\t' '$2 > 0' "$tmp/an-report" | wc -l)
+if [ "$nz" -gt 0 ]; then ok "anomalies: $nz of them counted"; else bad "anomalies: none counted"; fi
+expect "anomalies: the report's names and counts are info's" "$(comm -23 "$tmp/an-report" "$tmp/an-info" | wc -l)" 0
 
 # Hostile names: inert in the data, the title and the JSON.
 h=$T/report/hostile.gclog

@@ -25,8 +25,8 @@ GENDUMP=${GENDUMP:-$(dirname "$3")/gendump}
 
 install_missing() {
     [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1 || return 1
-    apt-get update -qq > /dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > /dev/null 2>&1
+    apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" update -qq > /dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" install -y -qq "$@" > /dev/null 2>&1
 }
 CHROMIUM=${CHROMIUM:-}
 [ -n "$CHROMIUM" ] || CHROMIUM=$(command -v chromium || command -v chromium-browser || true)

@@ -43,14 +43,32 @@ enum { FLOOD_CRAFTED_N, FLOOD_CRAFTED_4N, FLOOD_PLAIN_N, FLOOD_PLAIN_4N };
 /* The processor time of one call of fn(ctx, k), in seconds (1 ms at least). */
 double flood_time(void (*fn)(void *ctx, int k), void *ctx, int k);
 
-/* Near-linear growth, failing the test (cmocka) otherwise; each input's time
- * is the fastest of five, the four inputs taken in turn:
+/* Runs (and so checks) each of the four inputs once: what the unit test
+ * does (tests/unit/test_flood.c); no timing. */
+void flood_check_each(void (*fn)(void *ctx, int k), void *ctx);
+
+/* Near-linear growth, measured by bench/run.sh --flood (build/tests/flood_bench,
+ * test_flood.c built with GCHEAP_FLOOD_BENCH): prints one line with the
+ * times and ratios and returns 1 within the bounds, 0 past them (never fails
+ * a test: a timing belongs in a benchmark). Each input's time is the fastest
+ * of five, the four inputs taken in turn:
  *  - the attack on 4n costs under 6 times the attack on n (a quadratic cost
  *    gives about 16). Where the ordinary input itself grows faster than
  *    4x (a table that fits a cache at n and not at 4n), the bound grows in
  *    proportion: 6 * max(1, plain(4n) / (4 * plain(n)));
  *  - the attack on 4n costs under 3 times the ordinary input on 4n. */
-void flood_assert_near_linear(const char *what, void (*fn)(void *ctx, int k), void *ctx);
+int flood_near_linear(const char *what, void (*fn)(void *ctx, int k), void *ctx);
+
+/* Growth over four sizes n, 2n, 4n, 8n: fn(ctx, k) runs size k (0..3), and
+ * with `plain`, fn(ctx, 4 + k) an ordinary input of the same shape and size.
+ * Each time is the fastest of three, the inputs taken in turn. Fails
+ * (cmocka) when 8n costs 16 times n or more (linear gives 8, n log n a
+ * little more, quadratic 64); with `plain`, the bound grows with the plain
+ * input's own growth (16 * max(1, plain(8n) / (8 * plain(n))): tables that
+ * outgrow the caches) and the input at 8n must cost under 4 times the plain
+ * one. The smallest size must take a few milliseconds (flood_time's 1 ms
+ * floor would otherwise decide the ratio). Prints the times. */
+void flood_assert_scaling(const char *what, void (*fn)(void *ctx, int k), void *ctx, int plain);
 
 /* A deterministic stream of nonzero 64-bit numbers (splitmix64) for the
  * ordinary inputs. */

@@ -14,6 +14,7 @@
 #include "gcheap/load.h"
 #include "heap_check.h"
 #include "hprof_writer.h"
+#include "sweeps.h"
 
 enum {
     S_OBJECT = 1, S_CLASS, S_REFERENCE, S_WEAKREF, S_NODE, S_NEXT, S_VALUE, S_REFERENT, S_HEAD,
@@ -444,6 +445,63 @@ static void test_art(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* @Contended padding (issue 36, finding 11), sizes by hand under the
+ * compressed rule (header 12, references 4; docs/hprof-format.md "Sizes"):
+ *   Striped64$Cell {long value}, class-level: 12 + 128 = 140, the long at
+ *     144..152, + 128 = 280;
+ *   java.lang.Thread {int priority; @Contended("tlr") long seed, int probe,
+ *     int secondarySeed}: 12 + 4 = 16, + 128 = 144, seed 144..152, probe and
+ *     secondarySeed to 160, + 128 = 288;
+ *   app.Worker extends Thread {boolean running}: 160 + 128 = 288, the
+ *     boolean 288..289, aligned: 296; app.Idle extends Worker (no fields):
+ *     289 + 128 = 417 -> 424. */
+static void test_contended(void **state)
+{
+    (void)state;
+    hpw *w = hpw_new("1.0.2", 8, 0);
+    static const char *const names[] = {
+        NULL, "java/lang/Object", "java/util/concurrent/atomic/Striped64$Cell", "value",
+        "java/lang/Thread", "priority", "threadLocalRandomSeed", "threadLocalRandomProbe",
+        "threadLocalRandomSecondarySeed", "app/Worker", "running", "app/Idle",
+    };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 2);
+    hpw_load_class(w, 3, 0x120, 4);
+    hpw_load_class(w, 4, 0x130, 9);
+    hpw_load_class(w, 5, 0x140, 11);
+    hpw_begin(w, 0x1C);
+    const hpw_field cell[] = { { 3, 11, 0 } };
+    const hpw_field thread[] = { { 5, 10, 0 }, { 6, 11, 0 }, { 7, 10, 0 }, { 8, 10, 0 } };
+    const hpw_field worker[] = { { 10, 4, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x110, 0x100, 0, 8, NULL, 0, cell, 1);
+    hpw_class_dump(w, 0x120, 0x100, 0, 20, NULL, 0, thread, 4);
+    hpw_class_dump(w, 0x130, 0x120, 0, 1, NULL, 0, worker, 1);
+    hpw_class_dump(w, 0x140, 0x130, 0, 0, NULL, 0, NULL, 0);
+    unsigned char v[32];
+    memset(v, 0, sizeof v);
+    hpw_instance(w, 0x1000, 0x110, v, 8);
+    hpw_instance(w, 0x2000, 0x120, v, 20);
+    hpw_instance(w, 0x3000, 0x130, v, 21);
+    hpw_instance(w, 0x4000, 0x140, v, 21);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    gch_error err;
+    gch_dump *d = load(w, GCH_HPROF_REFS_COMPRESSED, &err);
+    assert_non_null(d);
+    const gch_heap *h = d->heaps[0];
+    assert_int_equal(gch_object_size(h, object(h, 0x1000)), 280);
+    assert_int_equal(gch_object_size(h, object(h, 0x2000)), 288);
+    assert_int_equal(gch_object_size(h, object(h, 0x3000)), 296);
+    assert_int_equal(gch_object_size(h, object(h, 0x4000)), 424);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Thread names in root labels */
 
 /* A Thread 0x500 named by String 0x510 (value 0x520, coder `coder`) and a
@@ -505,6 +563,68 @@ static void test_thread_names(void **state)
     h = d->heaps[0];
     assert_int_not_equal(find_root(h, 0x520, GCH_ROOT_LOCAL, "Java frame, thread 7 (0x500)"), GCH_NONE);
     assert_null(h->out_label);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
+/* Names shared and in every encoding (issue 36: each object read once,
+ * the result handed to every thread that names it):
+ *   serials 1, 2: two roots on Thread 0x500 -> String 0x510 -> byte[] "main";
+ *   serial 3: Thread 0x600 naming the same String 0x510;
+ *   serial 4: Thread 0x700 -> String 0x710 (coder 1) -> byte[] UTF-16 with
+ *     the zero byte first ("\0W\0k": a big-endian JVM) -> "Wk";
+ *   serial 5: Thread 0x800 -> String 0x810 -> char[] "jdk8" (JDK 8);
+ *   serial 6: Thread 0x900 -> String 0x910 -> int[1]: no name. */
+static void test_thread_names_shared(void **state)
+{
+    (void)state;
+    hpw *w = hpw_new("1.0.2", 8, 0);
+    static const char *const names[] = { NULL, "java/lang/Thread", "java/lang/String", "name",
+                                         "value", "coder" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 1, 0x100, 1);
+    hpw_load_class(w, 2, 0x110, 2);
+    hpw_begin(w, 0x1C);
+    static const uint64_t roots[][2] = { { 0x500, 1 }, { 0x500, 2 }, { 0x600, 3 }, { 0x700, 4 },
+                                         { 0x800, 5 }, { 0x900, 6 } };
+    for (size_t i = 0; i < 6; i++)
+        hpw_root(w, 0x08, roots[i][0], (uint32_t)roots[i][1], 0);
+    const hpw_field thread_fields[] = { { 3, 2, 0 } };
+    const hpw_field string_fields[] = { { 4, 2, 0 }, { 5, 8, 0 } };
+    hpw_class_dump(w, 0x100, 0, 0, 8, NULL, 0, thread_fields, 1);
+    hpw_class_dump(w, 0x110, 0, 0, 9, NULL, 0, string_fields, 2);
+    unsigned char v[16];
+    static const uint64_t threads[][2] = { { 0x500, 0x510 }, { 0x600, 0x510 }, { 0x700, 0x710 },
+                                           { 0x800, 0x810 }, { 0x900, 0x910 } };
+    for (size_t i = 0; i < 5; i++)
+        hpw_instance(w, threads[i][0], 0x100, v, (uint32_t)hpw_value(w, 2, threads[i][1], v));
+    static const uint64_t strings[][3] = { { 0x510, 0x520, 0 }, { 0x710, 0x720, 1 },
+                                           { 0x810, 0x820, 0 }, { 0x910, 0x920, 0 } };
+    for (size_t i = 0; i < 4; i++) {
+        size_t n = hpw_value(w, 2, strings[i][1], v);
+        n += hpw_value(w, 8, strings[i][2], v + n);
+        hpw_instance(w, strings[i][0], 0x110, v, (uint32_t)n);
+    }
+    hpw_prim_array(w, 0x520, 8, 4, "main");
+    hpw_prim_array(w, 0x720, 8, 4, "\0W\0k");
+    hpw_prim_array(w, 0x820, 5, 4, "\0j\0d\0k\0" "8");
+    hpw_prim_array(w, 0x920, 10, 1, "\0\0\0A");
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_hprof_buffer(w->buf, w->len, &o, &d, &err), GCH_OK);
+    const gch_heap *h = d->heaps[0];
+    assert_int_not_equal(find_root(h, 0x500, GCH_ROOT_RUNTIME, "thread object, thread 1 \"main\" (0x500)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x500, GCH_ROOT_RUNTIME, "thread object, thread 2 \"main\" (0x500)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x600, GCH_ROOT_RUNTIME, "thread object, thread 3 \"main\" (0x600)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x700, GCH_ROOT_RUNTIME, "thread object, thread 4 \"Wk\" (0x700)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x800, GCH_ROOT_RUNTIME, "thread object, thread 5 \"jdk8\" (0x800)"), GCH_NONE);
+    assert_int_not_equal(find_root(h, 0x900, GCH_ROOT_RUNTIME, "thread object, thread 6 (0x900)"), GCH_NONE);
     gch_dump_free(d);
     hpw_free(w);
 }
@@ -947,7 +1067,7 @@ static void test_inconsistent_classes(void **state)
 
 /* Every prefix of the sample is malformed (the dump ends with HEAP DUMP END
  * after segments) and fails cleanly; the whole dump loads. */
-static void test_truncation_everywhere(void **state)
+static void test_sweep_truncation(void **state)
 {
     (void)state;
     for (unsigned id = 4; id <= 8; id += 4) {
@@ -969,7 +1089,7 @@ static void test_truncation_everywhere(void **state)
 }
 
 /* Random byte changes: a clean error or a heap that passes every check. */
-static void test_random_corruption(void **state)
+static void test_sweep_random_corruption(void **state)
 {
     (void)state;
     uint32_t rng = 12345;
@@ -1041,6 +1161,7 @@ int main(void)
 {
     if (getenv("HPROF_WRITE_SEEDS"))
         return write_seeds(getenv("HPROF_WRITE_SEEDS"));
+    sweeps_select();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_compressed),
         cmocka_unit_test(test_sample_wide),
@@ -1050,6 +1171,8 @@ int main(void)
         cmocka_unit_test(test_rule_vote),
         cmocka_unit_test(test_art),
         cmocka_unit_test(test_thread_names),
+        cmocka_unit_test(test_contended),
+        cmocka_unit_test(test_thread_names_shared),
         cmocka_unit_test(test_payloads),
         cmocka_unit_test(test_payloads_alloc_failure),
         cmocka_unit_test(test_payloads_art),
@@ -1057,8 +1180,8 @@ int main(void)
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_inconsistent_classes),
-        cmocka_unit_test(test_truncation_everywhere),
-        cmocka_unit_test(test_random_corruption),
+        cmocka_unit_test(test_sweep_truncation),
+        cmocka_unit_test(test_sweep_random_corruption),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,12 @@ static void csv_fields(void **state)
     expect(write_csv_field, "cr\r", "\"cr\r\"");
     expect(write_csv_field, " lead", "\" lead\"");
     expect(write_csv_field, "trail ", "\"trail \"");
-    expect(write_csv_field, "tab\tback\\", "tab\tback\\");
+    /* A backslash is doubled, so that "\x01" written by a name and the \x01
+     * written for byte 0x01 read back apart (issue 36, finding 10). */
+    expect(write_csv_field, "tab\tback\\", "tab\tback\\\\");
+    expect(write_csv_field, "Ctl\001", "Ctl\\x01");
+    expect(write_csv_field, "Ctl\\x01", "Ctl\\\\x01");
+    expect(write_csv_field, "C:\\dir,x", "\"C:\\\\dir,x\"");
     expect(write_csv_field, "", "");
     /* issue 20 finding 8: formulas, C0/C1 controls, bidi overrides */
     expect(write_csv_field, "=1+2", "\"'=1+2\"");
@@ -136,7 +141,7 @@ static void whole_reports(void **state)
     assert_string_equal(s, "count\ttype\tdomain\n1\tA\\tB\\n\"C\",D\\\\E\\x01\tdom\"ain\n");
     free(s);
     s = run_report(FMT_CSV, name);
-    assert_string_equal(s, "count,type,domain\n1,\"A\tB\n\"\"C\"\",D\\E\\x01\",\"dom\"\"ain\"\n");
+    assert_string_equal(s, "count,type,domain\n1,\"A\tB\n\"\"C\"\",D\\\\E\\x01\",\"dom\"\"ain\"\n");
     free(s);
     s = run_report(FMT_JSON, name);
     assert_string_equal(s, "{\"command\":\"stat\",\"sections\":[{\"domain\":\"dom\\\"ain\",\"rows\":"

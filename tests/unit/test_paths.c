@@ -34,11 +34,26 @@ static void oracle_dist(const gch_heap *h, int include_weak, uint32_t source, ui
         dist[source] = 0;
         queue[tail++] = source;
     } else {
-        for (uint32_t r = 0; r < h->root_count; r++) {
-            uint32_t o = h->root_object[r];
-            if (counts(h, r, include_weak) && dist[o] == GCH_NONE) {
-                dist[o] = 0;
-                queue[tail++] = o;
+        /* The two tiers of gch_paths_build: roots that are no stack roots
+         * first, to the end of their search; then stack roots. */
+        for (int tier = 0; tier < 2; tier++) {
+            for (uint32_t r = 0; r < h->root_count; r++) {
+                uint32_t o = h->root_object[r];
+                if (counts(h, r, include_weak) && (h->root_kind[r] == GCH_ROOT_LOCAL) == tier &&
+                    dist[o] == GCH_NONE) {
+                    dist[o] = 0;
+                    queue[tail++] = o;
+                }
+            }
+            while (tier == 0 && head < tail) {
+                uint32_t o = queue[head++];
+                for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1]; e++) {
+                    uint32_t t = h->out_target[e];
+                    if (dist[t] == GCH_NONE) {
+                        dist[t] = dist[o] + 1;
+                        queue[tail++] = t;
+                    }
+                }
             }
         }
     }
@@ -64,11 +79,15 @@ static int has_edge(const gch_heap *h, uint32_t a, uint32_t b)
 }
 
 /* The first counted record naming o, or GCH_NONE. */
+/* The record a path from root object o reports: its first record that is
+ * no stack root, else its first. */
 static uint32_t first_record(const gch_heap *h, int include_weak, uint32_t o)
 {
-    for (uint32_t r = 0; r < h->root_count; r++)
-        if (counts(h, r, include_weak) && h->root_object[r] == o)
-            return r;
+    for (int tier = 0; tier < 2; tier++)
+        for (uint32_t r = 0; r < h->root_count; r++)
+            if (counts(h, r, include_weak) && h->root_object[r] == o &&
+                (h->root_kind[r] == GCH_ROOT_LOCAL) == tier)
+                return r;
     return GCH_NONE;
 }
 
@@ -226,7 +245,8 @@ static void test_random_oracle(void **state)
             for (uint32_t o = 0; o < n; o++) {
                 uint32_t rec = first_record(h, weak, o);
                 assert_int_equal(gch_paths_root_record(&p, o), rec);
-                assert_int_equal(p.parent[o] == GCH_PATH_ROOT, rec != GCH_NONE);
+                /* A stack root object that another root reaches is no path root. */
+                assert_int_equal(p.parent[o] == GCH_PATH_ROOT, rec != GCH_NONE && dist[o] == 0);
             }
             /* One shortest path per object. */
             for (uint32_t o = 0; o < n; o++) {
@@ -314,14 +334,17 @@ static void test_random_oracle(void **state)
  * References: R1->A, A->B, B->T, B->T2, R2->A, R2->T3, W->T.
  * Roots: #0 local R1, #1 static R2, #2 handle W (weak), #3 handle R1.
  *
- * BFS from R1, R2 (record order): A, T3 found from R1/R2; B from A; T, T2
- * from B. Path to T: R1 A B T (record #0), depth 3. T3: R2 T3 (#1).
+ * R1 is named by a stack root (#0) and a handle (#3): paths start from the
+ * roots that are no stack roots first, so R1 reports #3. BFS from R2, R1
+ * (record order of the first tier): A, T3 found from R2; B from A; T, T2
+ * from B. Path to T: R2 A B T (record #1), depth 3. T3: R2 T3 (#1).
  * --all T (strong): R1 (#0, 3 refs), R2 (#1, 3 refs): R1 A B T, R2 A B T.
  * --all T with weak roots: W (#2, 1 ref) first: W T, then R1..., R2...
  * Merged, targets T, T2, T3, T4, T (duplicate): 4 targets, T4 unreachable.
- *   (local, Holder) paths 2 -> Mid 2 -> Mid 2 -> Target 2 (ends 2, objects 2)
- *   (static, Holder) paths 1 -> Target 1 (ends 1)
- *   6 nodes; top list: local first (2 paths), then static (1). */
+ *   (static, Holder) paths 3 -> Mid 2 -> Mid 2 -> Target 2 (ends 2, objects 2)
+ *                            -> Target 1 (ends 1)
+ *   5 nodes; one top node. With weak roots W (#2, a handle) comes before R1:
+ *   T is W T, so 7 nodes (test_alloc_failure). */
 static gch_dump *hand_heap(void)
 {
     const uint32_t src[] = { 0, 1, 2, 2, 4, 4, 5 };
@@ -352,10 +375,10 @@ static void test_hand_paths(void **state)
     gch_paths p;
     assert_int_equal(gch_paths_build(h, 0, &p, NULL), GCH_OK);
     assert_int_equal(p.root_object_count, 2);
-    assert_int_equal(gch_paths_root_record(&p, 0), 0);
+    assert_int_equal(gch_paths_root_record(&p, 0), 3);
     assert_int_equal(gch_paths_root_record(&p, 4), 1);
     assert_int_equal(gch_paths_root_record(&p, 5), GCH_NONE);
-    assert_int_equal(p.parent[1], 0);
+    assert_int_equal(p.parent[1], 4);
     assert_int_equal(p.parent[8], GCH_NONE);
     assert_int_equal(p.parent[5], GCH_NONE);
     assert_int_equal(gch_paths_depth(&p, 3), 3);
@@ -363,9 +386,9 @@ static void test_hand_paths(void **state)
     gch_path_set s;
     assert_int_equal(gch_paths_path(&p, 3, &s, NULL), GCH_OK);
     assert_int_equal(s.count, 1);
-    const uint32_t want_t[] = { 0, 1, 2, 3 };
+    const uint32_t want_t[] = { 4, 1, 2, 3 };
     assert_memory_equal(s.objects, want_t, sizeof want_t);
-    assert_int_equal(s.root_record[0], 0);
+    assert_int_equal(s.root_record[0], 1);
     gch_path_set_free(&s);
     assert_int_equal(gch_paths_path(&p, 7, &s, NULL), GCH_OK);
     assert_int_equal(s.start[1], 2);
@@ -406,20 +429,23 @@ static void test_hand_paths(void **state)
     assert_int_equal(gch_merged_paths_build(h, &p, targets, 5, &mp, NULL), GCH_OK);
     assert_int_equal(mp.targets, 4);
     assert_int_equal(mp.unreachable, 1);
-    assert_int_equal(mp.node_count, 6);
+    assert_int_equal(mp.node_count, 5);
     size_t m = mp.node_count;
-    assert_int_equal(mp.child_start[m + 1] - mp.child_start[m], 2);
-    uint32_t top0 = mp.children[mp.child_start[m]], top1 = mp.children[mp.child_start[m] + 1];
-    assert_int_equal(mp.nodes[top0].root_kind, GCH_ROOT_LOCAL);
+    assert_int_equal(mp.child_start[m + 1] - mp.child_start[m], 1);
+    uint32_t top0 = mp.children[mp.child_start[m]];
+    assert_int_equal(mp.nodes[top0].root_kind, GCH_ROOT_STATIC);
     assert_int_equal(mp.nodes[top0].type, 0);
-    assert_int_equal(mp.nodes[top0].paths, 2);
-    assert_int_equal(mp.nodes[top1].root_kind, GCH_ROOT_STATIC);
-    assert_int_equal(mp.nodes[top1].paths, 1);
-    /* Down the local branch: Mid, Mid, Target (2 ends, 2 objects). */
+    assert_int_equal(mp.nodes[top0].paths, 3);
+    assert_int_equal(mp.child_start[top0 + 1] - mp.child_start[top0], 2);
+    uint32_t t3 = mp.children[mp.child_start[top0] + 1];
+    assert_int_equal(mp.nodes[t3].type, 2);
+    assert_int_equal(mp.nodes[t3].paths, 1);
+    assert_int_equal(mp.nodes[t3].ends, 1);
+    /* Down the first branch: Mid, Mid, Target (2 ends, 2 objects). */
     uint32_t x = top0;
     const uint32_t chain_types[] = { 1, 1, 2 };
     for (int k = 0; k < 3; k++) {
-        assert_int_equal(mp.child_start[x + 1] - mp.child_start[x], 1);
+        assert_int_equal(mp.child_start[x + 1] - mp.child_start[x], k == 0 ? 2 : 1);
         x = mp.children[mp.child_start[x]];
         assert_int_equal(mp.nodes[x].type, chain_types[k]);
         assert_int_equal(mp.nodes[x].paths, 2);
@@ -515,7 +541,7 @@ static void test_alloc_failure(void **state)
                 default:
                     st = gch_merged_paths_build(h, &p, targets, 5, &mp, &err);
                     if (st == GCH_OK)
-                        assert_int_equal(mp.node_count, 8);
+                        assert_int_equal(mp.node_count, 7);
                     else
                         assert_null(mp.nodes);
                     gch_merged_paths_free(&mp);

@@ -29,7 +29,7 @@ static void test_rows_are_their_formats(void **state)
 {
     (void)state;
     size_t n = row_count();
-    assert_int_equal(n, (size_t)GCH_FORMAT_RUBY); /* the enum's last value today */
+    assert_int_equal(n, (size_t)GCH_FORMAT_JSC); /* the enum's last value today */
     assert_null(gch_reader_of(GCH_FORMAT_AUTO));
     int fallbacks = 0;
     for (size_t i = 1; i <= n; i++) {
@@ -112,13 +112,16 @@ static void test_signatures(void **state)
     assert_int_equal(detect("{\"address\":12", 13), GCH_FORMAT_GCLOG);
     assert_int_equal(detect("{\"type\":\"OBJECT\"}", 17), GCH_FORMAT_GCLOG);
     assert_int_equal(detect("{\"snapshot\":\"0x1\"", 18), GCH_FORMAT_V8);
-    /* The openings of the other JSON formats: no row claims them yet. */
-    assert_int_equal(detect("{\"version\":2,\"nodes\":", 21), GCH_FORMAT_GCLOG);
+    /* JavaScriptCore: the first key "version" (docs/jsc-format.md). */
+    assert_int_equal(detect("{\"version\":2,\"nodes\":", 21), GCH_FORMAT_JSC);
+    assert_int_equal(detect(" {\n  \"version\" : 3, \"type\":\"Inspector\"", 36), GCH_FORMAT_JSC);
+    assert_int_equal(detect("{\"versions\":3", 13), GCH_FORMAT_GCLOG);
     assert_int_equal(detect("", 0), GCH_FORMAT_GCLOG);
 }
 
 static const char *const samples[] = {
     "basic.gclog", "gcdump/twin.gcdump", "dart/mini.dartheap", "v8/sample.heapsnapshot", "hprof/art-strings.hprof",
+    "jsc/bun-small.json",
 };
 
 static void test_samples_detected_as_their_reader_names_them(void **state)

@@ -68,15 +68,27 @@ static size_t put_utf8(unsigned char *o, long cp)
     return 4;
 }
 
+/* C1 controls and bidi controls: shown as their bytes (issue 36, finding 9). */
+static int unsafe_cp(long cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* What the escaper must produce, as the decoded string: s with every
- * ill-formed byte replaced by U+FFFD. */
+ * ill-formed byte replaced by U+FFFD and every C1 or bidi control by the
+ * text \xNN per byte. */
 static size_t expected(const unsigned char *s, size_t n, unsigned char *o)
 {
     size_t w = 0;
     for (size_t i = 0; i < n;) {
         size_t len;
         long cp = decode(s + i, n - i, &len);
-        w += put_utf8(o + w, cp < 0 ? 0xfffd : cp);
+        if (cp >= 0 && unsafe_cp(cp))
+            for (size_t k = 0; k < len; k++)
+                w += (size_t)sprintf((char *)o + w, "\\x%02x", s[i + k]);
+        else
+            w += put_utf8(o + w, cp < 0 ? 0xfffd : cp);
         i += len;
     }
     return w;
@@ -160,7 +172,16 @@ static void test_hostile_names(void **state)
     j = capture(html_json_string, "Map<\xc3\xa9t\xc3\xa9, \xf0\x9f\x90\x98>");
     assert_string_equal(j, "\"Map\\u003c\xc3\xa9t\xc3\xa9, \xf0\x9f\x90\x98\\u003e\"");
     free(j);
-    char *h = capture(html_text, "a<b>&\"c'\xff");
+    /* Bidi controls (RLO, LRI, RLM, ALM) and a C1 control: visible bytes, in
+     * JSON and in HTML text, so no name shows reversed (issue 36, finding 9). */
+    j = capture(html_json_string, "ab\xe2\x80\xae" "cd\xe2\x81\xa6\xe2\x80\x8f\xd8\x9c\xc2\x9b");
+    assert_string_equal(j, "\"ab\\\\xe2\\\\x80\\\\xaecd\\\\xe2\\\\x81\\\\xa6\\\\xe2\\\\x80\\\\x8f"
+                           "\\\\xd8\\\\x9c\\\\xc2\\\\x9b\"");
+    free(j);
+    char *h = capture(html_text, "x\xe2\x80\xaey\xe2\x80\x8e");
+    assert_string_equal(h, "x\\xe2\\x80\\xaey\\xe2\\x80\\x8e");
+    free(h);
+    h = capture(html_text, "a<b>&\"c'\xff");
     assert_string_equal(h, "a&lt;b&gt;&amp;&quot;c&#39;\xef\xbf\xbd");
     free(h);
 }

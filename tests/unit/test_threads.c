@@ -15,6 +15,7 @@
 #include "gcheap/dominators.h"
 #include "gcheap/graph.h"
 #include "gcheap/load.h"
+#include "gcheap/task.h"
 #include "graph_heap.h"
 #include "heap_check.h"
 #include "text_buf.h"
@@ -25,7 +26,7 @@
  * split from 1 byte, 64-byte blocks read ahead, the DFS's page toucher. */
 static void force_parallel_paths(void)
 {
-    gch_tuning t = { 1, 1, 64, 0, 1, 2, 0 };
+    gch_tuning t = { 1, 1, 64, 0, 1, 2, 0, 0 };
     gch_internal_set_tuning(&t);
 }
 
@@ -189,6 +190,32 @@ static void test_one_thread_creates_none(void **state)
     free(s);
 }
 
+/* gcheap/task.h (issue 36, finding 7: the report's thread): with 2 workers
+ * the task runs on a thread the shim counts; with 1 none is created and the
+ * task runs in gch_task_finish; either way exactly once. */
+static int bump(void *arg)
+{
+    (*(int *)arg)++;
+    return 0;
+}
+
+static void test_task(void **state)
+{
+    (void)state;
+    int runs = 0;
+    uint64_t before = gch_internal_threads_created();
+    gch_task *t = gch_task_start(1, bump, &runs);
+    assert_int_equal(runs, 0);
+    gch_task_finish(t);
+    assert_int_equal(runs, 1);
+    assert_int_equal(gch_internal_threads_created(), before);
+    t = gch_task_start(2, bump, &runs);
+    gch_task_finish(t);
+    assert_int_equal(runs, 2);
+    assert_int_equal(gch_internal_threads_created(), before + 1);
+    gch_task_finish(NULL);
+}
+
 /* Zeroed options mean the defaults: the same results as threads = 1. */
 static void test_zeroed_options_are_defaults(void **state)
 {
@@ -213,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_run_two),
         cmocka_unit_test(test_one_thread_creates_none),
         cmocka_unit_test(test_zeroed_options_are_defaults),
+        cmocka_unit_test(test_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,7 +91,9 @@ static void test_sample_model_every_variant(void **state)
         assert_int_equal(gch_detect_format(text, len), GCH_FORMAT_V8);
         gch_dump *d = NULL;
         gch_error err;
-        assert_int_equal(gch_load_buffer(text, len, GCH_FORMAT_AUTO, NULL, &d, &err), GCH_OK);
+        gch_load_options raw = { 0 };
+        raw.v8_raw = 1; /* the graph as written: DevTools' view is test_devtools_view's */
+        assert_int_equal(gch_load_buffer(text, len, GCH_FORMAT_AUTO, &raw, &d, &err), GCH_OK);
         assert_string_equal(d->format, "v8");
         assert_null(heap_check_dump(d));
         gch_heap *h = d->heaps[0];
@@ -112,7 +114,7 @@ static void test_sample_model_every_variant(void **state)
         static const size_t steps[] = { 1, 7, 4096 };
         for (size_t k = 0; k < 3; k++) {
             gch_dump *p = NULL;
-            assert_int_equal(load_stream(text, len, steps[k], NULL, &p, &err), GCH_OK);
+            assert_int_equal(load_stream(text, len, steps[k], &raw, &p, &err), GCH_OK);
             char *piped = model_text(p->heaps[0]);
             assert_string_equal(piped, v8_sample_model);
             free(piped);
@@ -120,6 +122,65 @@ static void test_sample_model_every_variant(void **state)
         }
         free(model);
         gch_dump_free(d);
+        free(text);
+    }
+}
+
+/* DevTools' view of the sample, worked out by hand from HeapSnapshot.ts:
+ * Global (the root's shortcut) is the one user root, so the array 9 folds
+ * into Leaky 5 (32 + 100) and the hidden 17 into Leaky 7 (32 + 8); the
+ * closure is a Function, (GC roots) keeps its name; Held weakly (a weak edge
+ * only) hangs from the root; distances from Global (1), then from the root
+ * at 100000000. */
+static const char devtools_model[] =
+    "1 (synthetic) 0: [1]->3 .global->25 (no strong retainer)->15\n"
+    "3 (GC roots) 0: [0]->5 {strong roots}->7\n"
+    "5 Leaky 132: .payload->9 [\"my label\"]->11 context ctx->13\n"
+    "7 Leaky 40: {4}->17\n"
+    "9 (array) 0:\n"
+    "11 (string) 24:\n"
+    "13 \xd0\x9a\xd0\xbb\xd1\x8e\xd1\x87 \xf0\x9f\x98\x80 16:\n"
+    "15 Held weakly 40:\n"
+    "17 (system) 0:\n"
+    "19 (compiled code) 50:\n"
+    "21 Function 64:\n"
+    "23 (no name) 8:\n"
+    "25 Global 40: {code}->19 .fn->21 [7]->23\n"
+    "root 1 internal 0 synthetic root\n";
+
+static void check_devtools_view(const gch_heap *h)
+{
+    static const int32_t dist[] = { 100000000, 100000001, 100000002, 100000002, 100000003, 100000003,
+                                    100000003, -5,        100000003, 2,         2,         2, 1 };
+    char *model = model_text(h);
+    assert_string_equal(model, devtools_model);
+    free(model);
+    assert_non_null(h->v8_distance);
+    for (uint32_t o = 0; o < 13; o++)
+        assert_int_equal(h->v8_distance[o], dist[o]);
+    assert_int_equal(h->total_size, 414);
+    assert_string_equal(meta_value(h, "statistics_total"), "414");
+    assert_string_equal(meta_value(h, "statistics_code"), "50");
+    assert_string_equal(meta_value(h, "statistics_strings"), "24");
+    assert_string_equal(meta_value(h, "statistics_system_objects"), "0"); /* folded */
+    assert_string_equal(meta_value(h, "weak_only_nodes"), "1");
+}
+
+static void test_devtools_view(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 32; variant++) {
+        size_t len;
+        char *text = sample(variant, &len);
+        gch_dump *d = NULL, *p = NULL;
+        gch_error err;
+        assert_int_equal(gch_load_buffer(text, len, GCH_FORMAT_AUTO, NULL, &d, &err), GCH_OK);
+        assert_null(heap_check_dump(d));
+        check_devtools_view(d->heaps[0]);
+        assert_int_equal(load_stream(text, len, 7, NULL, &p, &err), GCH_OK);
+        check_devtools_view(p->heaps[0]);
+        gch_dump_free(d);
+        gch_dump_free(p);
         free(text);
     }
 }
@@ -558,6 +619,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_model_every_variant),
+        cmocka_unit_test(test_devtools_view),
         cmocka_unit_test(test_fixture_matches_writer),
         cmocka_unit_test(test_node_with_many_edges),
         cmocka_unit_test(test_skip_refs),

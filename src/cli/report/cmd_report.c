@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "platform.h"
 #include "run_ctx.h"
 #include "html_escape.h"
 #include "report_data.h"
@@ -19,9 +20,10 @@ typedef struct report_state {
     const char *output;
     uint64_t nodes, types;
     int suspects;
+    int waste;
 } report_state;
 
-static const report_state defaults = { NULL, 20000, 20000, 0 };
+static const report_state defaults = { NULL, 20000, 20000, 0, 0 };
 
 static const cli_option report_options[] = {
     OPT_STRING('o', "output", report_state, output, "FILE",
@@ -32,6 +34,8 @@ static const cli_option report_options[] = {
              "rows of each type table and of the comparison (default 20000)"),
     OPT_BOOL(0, "suspects", report_state, suspects,
              "add the leak suspects (as gcheap suspects; from the same dominator tree)"),
+    OPT_BOOL(0, "waste", report_state, waste,
+             "add the wasted memory (as gcheap waste --threshold 0; HPROF)"),
     OPT_END
 };
 
@@ -52,7 +56,10 @@ static const char description[] =
     "- with --suspects, the leak suspects of each section (Eclipse MAT's rule, as\n"
     "  `gcheap suspects`): what they retain, their accumulation point, the path\n"
     "  from a GC root. It computes the dominator tree once more, so it is not\n"
-    "  the default.";
+    "  the default;\n"
+    "- with --waste (HPROF read from a file), the wasted memory of each section:\n"
+    "  the rows of `gcheap waste --threshold 0` (duplicate strings and arrays,\n"
+    "  empty and under-filled collections, ...), the 100 largest.";
 
 /* Writes the template up to the next @NAME@ marker; returns the marker's
  * name (without the @s) in name[], or "" at the end. */
@@ -103,6 +110,12 @@ static int write_page(FILE *f, const report_dump *base, const report_dump *nw,
     }
 }
 
+/* References always; with --waste, contents too. */
+static int report_needs_refs(const void *state)
+{
+    return CLI_LOAD_REFS | (((const report_state *)state)->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0);
+}
+
 static int report_check(cli_run *run)
 {
     const report_state *s = run->state;
@@ -128,24 +141,28 @@ static int report_run(cli_run *run)
     }
     FILE *out = cli_ctx_get()->out;
     FILE *f = out;
-    if (s->output && !(f = fopen(s->output, "w"))) {
-        cli_error("cannot write %s", s->output);
+    plat_out *o = NULL;
+    const char *why = NULL;
+    if (s->output && !(o = plat_out_open(s->output, &f, &why))) {
+        cli_error("cannot write %s: %s", s->output, why);
         return EXIT_INPUT;
     }
     static _Thread_local char buf[1 << 16];
     if (f != out || f == stdout) /* a memory stream keeps its own buffer */
         setvbuf(f, buf, _IOFBF, sizeof buf);
-    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects };
+    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects, s->waste };
     int rc = write_page(f, &d[0], run->ninputs == 2 ? &d[1] : NULL, &lim, run->c);
-    int werr = fflush(f) != 0 || ferror(f);
-    if (f != out)
-        werr |= fclose(f) != 0;
-    if (!rc && werr) {
-        cli_error("cannot write %s", s->output ? s->output : "the report to standard output");
+    if (o && rc) {
+        plat_out_discard(o); /* no half page left behind; only our temporary file goes */
+    } else if (o) {
+        if (plat_out_commit(o, &why) != 0) {
+            cli_error("cannot write %s: %s", s->output, why);
+            rc = EXIT_INPUT;
+        }
+    } else if (fflush(f) != 0 || ferror(f)) {
+        cli_error("cannot write %s", "the report to standard output");
         rc = EXIT_INPUT;
     }
-    if (rc && s->output)
-        remove(s->output); /* no half page left behind */
     return rc;
 }
 
@@ -156,5 +173,5 @@ const cli_spec report_command = {
     .options = report_options, .state_size = sizeof(report_state), .defaults = &defaults,
     .min_args = 1, .max_args = 2, .too_many = "DUMP, or BASE NEW",
     .flags = CLI_NEEDS_REFS | CLI_TWO_DUMPS,
-    .check = report_check, .report = report_run,
+    .needs_refs = report_needs_refs, .check = report_check, .report = report_run,
 };

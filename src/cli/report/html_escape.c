@@ -36,6 +36,27 @@ static size_t utf8_sequence(const unsigned char *s)
     return len;
 }
 
+/* Whether the well-formed len-byte sequence at s is a C1 control
+ * (U+0080-U+009F) or a bidi control (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069): a name holding one would show reversed or garbled in its
+ * cell. They are shown as their bytes, \xNN each, as tables, tsv and csv
+ * show them (src/cli/text.c). */
+static int is_unsafe(const unsigned char *s, size_t len)
+{
+    uint32_t cp = s[0] & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+    for (size_t k = 1; k < len; k++)
+        cp = cp << 6 | (s[k] & 0x3f);
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Writes the bytes of s as text "\xNN" (escape_backslash: "\\xNN", for JSON). */
+static void write_bytes_visible(FILE *f, const unsigned char *s, size_t len, int escape_backslash)
+{
+    for (size_t k = 0; k < len; k++)
+        fprintf(f, escape_backslash ? "\\\\x%02x" : "\\x%02x", s[k]);
+}
+
 void html_json_string(FILE *f, const char *str)
 {
     static const char hex[] = "0123456789abcdef";
@@ -48,6 +69,9 @@ void html_json_string(FILE *f, const char *str)
             if (!len) {
                 fputs("\\ufffd", f);
                 s++;
+            } else if (is_unsafe(s, len)) {
+                write_bytes_visible(f, s, len, 1);
+                s += len;
             } else if (len == 3 && c == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) {
                 fputs(s[2] == 0xa8 ? "\\u2028" : "\\u2029", f);
                 s += 3;
@@ -87,6 +111,9 @@ void html_text(FILE *f, const char *str)
             if (!len) {
                 fputs("\xef\xbf\xbd", f);
                 s++;
+            } else if (is_unsafe(s, len)) {
+                write_bytes_visible(f, s, len, 0);
+                s += len;
             } else {
                 fwrite(s, 1, len, f);
                 s += len;

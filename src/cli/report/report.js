@@ -187,12 +187,12 @@
     dangling_references: 'references to objects not in the dump (dropped)',
     objects_of_undeclared_types: 'objects of undeclared types',
     undeclared_types: 'undeclared types',
-    dangling_roots: 'roots naming objects not in the dump',
+    roots_on_absent_objects: 'roots naming objects not in the dump',
     duplicate_objects: 'duplicate object records (ignored)',
     duplicate_types: 'duplicate type records (first kept)',
-    absent_containers: 'static roots whose container type is not declared',
-    missing_end: 'section not closed (truncated dump)',
-    end_name_mismatch: 'closing record names another section'
+    undeclared_static_containers: 'static roots whose container type is not declared',
+    missing_end_record: 'section not closed (truncated dump)',
+    end_record_mismatch: 'closing record names another section'
   };
 
   function renderCards(sec) {
@@ -447,6 +447,30 @@
     return box;
   }
 
+  /* ------------------------------------------------------------ waste */
+
+  /* Wasted memory (gcheap report --waste; absent without it): the rows of
+   * gcheap waste, one table. */
+  function renderWaste(list) {
+    var s = el('section', { cls: 'waste' });
+    s.appendChild(el('h2', { text: 'Wasted memory' }));
+    if (!list.length) {
+      s.appendChild(el('p', { text: 'No waste found: no duplicate strings or arrays, no empty or under-filled collections.' }));
+      return s;
+    }
+    var t = el('table'), head = el('tr');
+    ['section', 'type', 'count', 'bytes', 'wasted', 'value'].forEach(function (h) { head.appendChild(el('th', { text: h })); });
+    t.appendChild(head);
+    list.forEach(function (r) {
+      var tr = el('tr');
+      [r.section, r.type, fmtCount(r.count), fmtBytes(r.bytes), fmtBytes(r.wasted),
+       r.value === null ? '' : '"' + r.value + '"'].forEach(function (v) { tr.appendChild(el('td', { text: v })); });
+      t.appendChild(tr);
+    });
+    s.appendChild(t);
+    return s;
+  }
+
   /* ------------------------------------------------------------ suspects */
 
   /* Leak suspects (gcheap report --suspects; null without it): Eclipse MAT's
@@ -570,6 +594,7 @@
       box.appendChild(ic.box);
       charts.push(ic);
       if (Array.isArray(sec.suspects)) box.appendChild(renderSuspects(sec.suspects, sec, ic));
+      if (Array.isArray(sec.waste)) box.appendChild(renderWaste(sec.waste));
       box.appendChild(el('h2', { text: 'Types' }));
       box.appendChild(renderTypes(sec));
       box.appendChild(el('h2', { text: 'Details' }));

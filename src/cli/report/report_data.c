@@ -4,14 +4,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
+#include "anomalies.h"
 #include "cli.h"
 #include "gcheap/domsummary.h"
 #include "gcheap/dominators.h"
 #include "gcheap/histogram.h"
 #include "gcheap/leaks.h"
+#include "gcheap/task.h"
 #include "html_escape.h"
+#include "report_waste.h"
 #include "sort.h"
 
 #ifndef GCHEAP_VERSION
@@ -113,13 +115,9 @@ static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim
         job.h = h;
         job.include_weak = c->include_weak;
         job.out = s->type_retained;
-        thrd_t th;
-        int threaded = cli_threads(c) != 1 && thrd_create(&th, type_thread, &job) == thrd_success;
+        gch_task *task = gch_task_start(cli_threads(c), type_thread, &job);
         st = gch_dom_summary_build(&s->tree, lim->max_nodes, &s->sum, &err);
-        if (threaded)
-            thrd_join(th, NULL);
-        else
-            type_thread(&job);
+        gch_task_finish(task);
         if (st == GCH_OK && job.st != GCH_OK) {
             st = job.st;
             err = job.err;
@@ -193,15 +191,8 @@ static void write_anomalies(FILE *f, const gch_anomalies *a)
 {
     int first = 1;
     putc('{', f);
-    kv_u64(f, &first, "dangling_references", a->dangling_refs);
-    kv_u64(f, &first, "objects_of_undeclared_types", a->unknown_type_objects);
-    kv_u64(f, &first, "undeclared_types", a->unknown_types);
-    kv_u64(f, &first, "dangling_roots", a->dangling_roots);
-    kv_u64(f, &first, "duplicate_objects", a->duplicate_objects);
-    kv_u64(f, &first, "duplicate_types", a->duplicate_types);
-    kv_u64(f, &first, "absent_containers", a->absent_containers);
-    kv_u64(f, &first, "missing_end", a->missing_end);
-    kv_u64(f, &first, "end_name_mismatch", a->end_name_mismatch);
+    for (size_t i = 0; i < cli_anomaly_count; i++) /* the names info uses (anomalies.h) */
+        kv_u64(f, &first, cli_anomalies[i].key, cli_anomaly_value(a, i));
     putc('}', f);
 }
 
@@ -343,8 +334,8 @@ static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cl
     return 0;
 }
 
-static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch_heap *h,
-                         const report_limits *lim, const cli_common *c, int labels)
+static int write_section(FILE *f, const report_dump *rd, gch_analysis *an, const gch_dump *d,
+                         const gch_heap *h, const report_limits *lim, const cli_common *c, int labels)
 {
     section_data s;
     if (collect(an, h, lim, c, &s) != 0) {
@@ -396,6 +387,11 @@ static int write_section(FILE *f, gch_analysis *an, const gch_dump *d, const gch
         fputs("null", f);
     else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
+    if (lim->waste) { /* the heap is the dump's own (non-const) heaps[i] */
+        key(f, &first, "waste");
+        if (report_write_waste(f, rd->path, d, (gch_heap *)h, c) != 0)
+            return EXIT_INPUT;
+    }
     putc('}', f);
     return 0;
 }
@@ -412,7 +408,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
     for (size_t i = 0; i < d->count; i++) {
         if (i)
             putc(',', f);
-        if (write_section(f, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
+        if (write_section(f, d, d->an, d->dump, d->heaps[i], lim, c, d->labels) != 0)
             return EXIT_INPUT;
     }
     fputs("]}", f);

@@ -16,6 +16,7 @@ typedef struct report_limits {
     uint32_t max_nodes;  /* objects kept in each section's tree */
     uint32_t max_types;  /* histogram and comparison rows per section */
     int suspects;        /* nonzero: leak suspects per section (gch_suspects_find) */
+    int waste;           /* nonzero: each section's waste (report_waste.h) */
 } report_limits;
 
 /* One loaded dump and the sections the report covers. */

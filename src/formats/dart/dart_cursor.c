@@ -12,20 +12,6 @@ void gch_dart_cursor_init(gch_dart_cursor *c, const void *data, size_t size, gch
     c->err = err;
 }
 
-gch_status gch_dart_fail_at(gch_dart_cursor *c, size_t offset, const char *fmt, ...)
-{
-    if (c->err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err->message, sizeof c->err->message, fmt, ap);
-        va_end(ap);
-        c->err->status = GCH_EFORMAT;
-        c->err->has_offset = 1;
-        c->err->offset = offset;
-    }
-    return GCH_EFORMAT;
-}
-
 /* Shared by both LEB decoders: collects up to 10 bytes, stopping after the
  * first byte without the continuation bit. Returns the byte count, or 0 with
  * the error recorded. */

@@ -28,12 +28,9 @@ void gch_dart_cursor_init(gch_dart_cursor *c, const void *data, size_t size, gch
 
 static inline size_t gch_dart_remaining(const gch_dart_cursor *c) { return c->size - c->pos; }
 
-/* Records a format error located at offset and returns GCH_EFORMAT. */
-gch_status gch_dart_fail_at(gch_dart_cursor *c, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Records a format error located at offset and returns GCH_EFORMAT (the
+ * library's one error at an offset, gch_error_at). */
+#define gch_dart_fail_at(c, offset, ...) gch_error_at((c)->err, (offset), __VA_ARGS__)
 
 /* Unsigned LEB128: at most 10 bytes, the value must fit in 64 bits. */
 gch_status gch_dart_read_uleb(gch_dart_cursor *c, uint64_t *out, const char *what);

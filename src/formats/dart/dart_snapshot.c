@@ -482,12 +482,9 @@ gch_status gch_dart_scan(gch_dart_snapshot *s)
 
 void gch_dart_snapshot_free(gch_dart_snapshot *s)
 {
-    gch_free(s->classes);
-    gch_free(s->fields);
-    gch_free(s->names);
-    gch_free(s->object_class);
-    s->classes = NULL;
-    s->fields = NULL;
-    s->names = NULL;
-    s->object_class = NULL;
+    /* Each pointer is cleared as it goes: a second call frees nothing. */
+    gch_free(s->classes), s->classes = NULL;
+    gch_free(s->fields), s->fields = NULL;
+    gch_free(s->names), s->names = NULL;
+    gch_free(s->object_class), s->object_class = NULL;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/utf8.h"
 
 void gcd_cursor_init(gcd_cursor *c, const void *data, size_t size, uint64_t base, gch_error *err)
 {
@@ -15,36 +16,6 @@ void gcd_cursor_init(gcd_cursor *c, const void *data, size_t size, uint64_t base
     c->pos = 0;
     c->base = base;
     c->err = err;
-}
-
-static gch_status fail_va(gch_error *err, uint64_t offset, const char *fmt, va_list ap)
-{
-    if (err) {
-        char msg[sizeof err->message];
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        gch_error_set(err, GCH_EFORMAT, "%s", msg);
-        err->has_offset = 1;
-        err->offset = offset;
-    }
-    return GCH_EFORMAT;
-}
-
-gch_status gcd_fail_file(gch_error *err, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gch_status st = fail_va(err, offset, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-gch_status gcd_fail_at(gcd_cursor *c, size_t at, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    gch_status st = fail_va(c->err, c->base + at, fmt, ap);
-    va_end(ap);
-    return st;
 }
 
 size_t gcd_remaining(const gcd_cursor *c) { return c->size - c->pos; }
@@ -57,22 +28,16 @@ static gch_status need(gcd_cursor *c, size_t n, const char *what)
     return GCH_OK;
 }
 
-gch_status gcd_read_u8(gcd_cursor *c, uint8_t *out, const char *what)
+/* The n-byte (n <= 8) little-endian integer at the cursor; 0 on failure. */
+static gch_status read_le(gcd_cursor *c, size_t n, uint64_t *out, const char *what)
 {
-    gch_status st = need(c, 1, what);
-    if (st == GCH_OK)
-        *out = c->data[c->pos++];
-    return st;
-}
-
-gch_status gcd_read_u32(gcd_cursor *c, uint32_t *out, const char *what)
-{
-    gch_status st = need(c, 4, what);
+    *out = 0;
+    gch_status st = need(c, n, what);
     if (st != GCH_OK)
         return st;
-    const unsigned char *p = c->data + c->pos;
-    *out = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    c->pos += 4;
+    for (size_t i = n; i-- > 0;)
+        *out = *out << 8 | c->data[c->pos + i];
+    c->pos += n;
     return GCH_OK;
 }
 
@@ -87,34 +52,26 @@ static int64_t as_i64(uint64_t u)
     return u <= INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
 }
 
-gch_status gcd_read_i32(gcd_cursor *c, int32_t *out, const char *what)
-{
-    uint32_t u;
-    gch_status st = gcd_read_u32(c, &u, what);
-    if (st == GCH_OK)
-        *out = as_i32(u);
-    return st;
-}
-
-gch_status gcd_read_i64(gcd_cursor *c, int64_t *out, const char *what)
-{
-    gch_status st = need(c, 8, what);
-    if (st != GCH_OK)
-        return st;
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = u << 8 | c->data[c->pos + (size_t)i];
-    c->pos += 8;
-    *out = as_i64(u);
-    return GCH_OK;
-}
+/* The primitives: a little-endian integer of n bytes, converted. They write
+ * *out even on failure (0: the caller stops anyway). */
+#define GCD_READ(name, T, n, convert)                                                              \
+    gch_status name(gcd_cursor *c, T *out, const char *what)                                      \
+    {                                                                                              \
+        uint64_t u;                                                                                \
+        gch_status st = read_le(c, n, &u, what);                                                   \
+        *out = convert;                                                                            \
+        return st;                                                                                 \
+    }
+GCD_READ(gcd_read_u8, uint8_t, 1, (uint8_t)u)
+GCD_READ(gcd_read_u32, uint32_t, 4, (uint32_t)u)
+GCD_READ(gcd_read_i32, int32_t, 4, as_i32((uint32_t)u))
+GCD_READ(gcd_read_i64, int64_t, 8, as_i64(u))
 
 gch_status gcd_read_f32(gcd_cursor *c, float *out, const char *what)
 {
     uint32_t u;
     gch_status st = gcd_read_u32(c, &u, what);
-    if (st == GCH_OK)
-        memcpy(out, &u, sizeof *out); /* IEEE single, as C# writes it */
+    memcpy(out, &u, sizeof *out); /* IEEE single, as C# writes it */
     return st;
 }
 
@@ -168,28 +125,10 @@ static gch_status read_code_unit(gcd_cursor *c, unsigned *unit, const char *what
     return GCH_OK;
 }
 
+/* Appends code point cp to s as UTF-8 (the library's one encoder). */
 static size_t put_utf8(char *o, unsigned cp)
 {
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | cp >> 6);
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12);
-        o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
+    return gch_utf8_encode(cp, (unsigned char *)o);
 }
 
 #define REPLACEMENT_CHAR 0xFFFDu

@@ -45,20 +45,9 @@ typedef struct gcd_cursor {
 
 void gcd_cursor_init(gcd_cursor *c, const void *data, size_t size, uint64_t base, gch_error *err);
 
-/* Records a format error at file offset `offset` in err (may be NULL) and
- * returns GCH_EFORMAT. */
-gch_status gcd_fail_file(gch_error *err, uint64_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Records a format error at file offset c->base + at and returns GCH_EFORMAT. */
-gch_status gcd_fail_at(gcd_cursor *c, size_t at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Records a format error at file offset c->base + at and returns
+ * GCH_EFORMAT (gch_error_at). */
+#define gcd_fail_at(c, at, ...) gch_error_at((c)->err, (c)->base + (at), __VA_ARGS__)
 
 size_t gcd_remaining(const gcd_cursor *c);
 

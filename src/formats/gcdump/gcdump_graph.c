@@ -51,7 +51,7 @@ static gch_status decode_node(const gcd_graph *g, uint32_t i, node_rec *n, gch_e
 {
     uint32_t off = node_offset(g, i);
     if (off >= g->blob_len)
-        return gcd_fail_file(err, g->node_offsets_at + (uint64_t)i * 4,
+        return gch_error_at(err, g->node_offsets_at + (uint64_t)i * 4,
                              "node %lu starts at blob offset %lu, past the %zu-byte blob",
                              (unsigned long)i, (unsigned long)off, g->blob_len);
     gcd_cursor c;
@@ -141,7 +141,7 @@ static gch_status validate_nodes(const gcd_graph *g, graph_scan *s, gch_error *e
         }
     }
     if (g->total_size < 0 || sum != (uint64_t)g->total_size)
-        return gcd_fail_file(err, g->total_size_at,
+        return gch_error_at(err, g->total_size_at,
                              "the node sizes add up to %llu bytes but the file records a total of "
                              "%lld",
                              (unsigned long long)sum, (long long)g->total_size);

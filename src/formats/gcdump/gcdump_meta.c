@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "civil_time.h"
 #include "gcdump_graph.h"
 
 /* ---- ticks ---- */
@@ -11,30 +12,11 @@
 #define TICKS_VALUE_MASK 0x3FFFFFFFFFFFFFFFLL /* the top 2 bits hold DateTimeKind */
 #define DAYS_0001_TO_1970 719162LL
 
-/* Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's method). */
-static void civil_from_days(long long z, long long *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    long long era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    *d = doy - (153 * mp + 2) / 5 + 1;
-    *m = mp < 10 ? mp + 3 : mp - 9;
-    *y = (long long)yoe + era * 400 + (*m <= 2);
-}
-
 void gcd_format_ticks(int64_t ticks, char *buf, size_t cap)
 {
     long long t = (long long)(ticks & TICKS_VALUE_MASK);
     long long secs = t / TICKS_PER_SECOND;
-    long long days = secs / 86400, rem = secs % 86400;
-    long long y;
-    unsigned m, d;
-    civil_from_days(days - DAYS_0001_TO_1970, &y, &m, &d);
-    snprintf(buf, cap, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", y, m, d, rem / 3600, rem / 60 % 60,
-             rem % 60);
+    gch_format_utc(secs - DAYS_0001_TO_1970 * 86400, -1, buf, cap);
 }
 
 /* ---- size buckets ---- */

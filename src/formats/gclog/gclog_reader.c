@@ -630,6 +630,12 @@ static inline uint32_t chunk_type(chunk *c, uint64_t raw)
     return chunk_type_hashed(c, raw);
 }
 
+static uint64_t chunk_type_hash(const void *ctx, uint32_t t)
+{
+    const chunk *c = ctx;
+    return gch_hash_u64(c->type_raw[t], &c->key);
+}
+
 static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
 {
     size_t slot = (size_t)(raw ^ (raw >> 8) ^ (raw >> 16)) & (TYPE_CACHE - 1);
@@ -644,22 +650,10 @@ static uint32_t chunk_type_hashed(chunk *c, uint64_t raw)
                 return c->thash[j];
             }
     }
-    if ((c->ntypes + 1) * 2 > c->thash_cap) {
-        size_t ncap = c->thash_cap ? c->thash_cap * 2 : 256;
-        uint32_t *nt = gch_reallocarray(NULL, ncap, sizeof *nt);
-        if (!nt)
+    if (gch_table_grows(c->ntypes, c->thash_cap)) {
+        if (!gch_table_grow(&c->thash, &c->thash_cap, 256, c->ntypes, 0, chunk_type_hash, c))
             return GCH_NONE;
-        memset(nt, 0xff, ncap * sizeof *nt);
-        for (uint32_t t = 0; t < c->ntypes; t++) {
-            size_t k = gch_hash_u64(c->type_raw[t], &c->key) & (ncap - 1);
-            while (nt[k] != GCH_NONE)
-                k = (k + 1) & (ncap - 1);
-            nt[k] = t;
-        }
-        gch_free(c->thash);
-        c->thash = nt;
-        c->thash_cap = ncap;
-        mask = ncap - 1;
+        mask = c->thash_cap - 1;
         for (j = gch_hash_u64(raw, &c->key) & mask; c->thash[j] != GCH_NONE; j = (j + 1) & mask)
             ;
     }

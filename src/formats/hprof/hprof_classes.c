@@ -85,14 +85,20 @@ static size_t java_name(const char *s, size_t len, char *out, size_t cap)
 static gch_status name_class(hprof_reader *r, hp_class *k)
 {
     char buf[MAX_NAME_BYTES + 64];
-    uint32_t len;
-    const char *s = k->name_id ? hp_string_get(r, k->name_id, &len) : NULL;
+    uint32_t si = k->name_id ? hp_string_index(r, k->name_id) : HP_NONE;
+    if (si != HP_NONE && r->class_name_of[si] != HP_NONE) {
+        k->name = r->class_name_of[si]; /* classes named by one string share its copy */
+        return GCH_OK;
+    }
     size_t n;
-    if (s)
-        n = java_name(s, len, buf, sizeof buf);
+    if (si != HP_NONE)
+        n = java_name((const char *)r->data + r->strings[si].off, r->strings[si].len, buf, sizeof buf);
     else
         n = (size_t)snprintf(buf, sizeof buf, "<class 0x%llx>", (unsigned long long)k->id);
-    return hp_name_add(r, buf, n, &k->name);
+    gch_status st = hp_name_add(r, buf, n, &k->name);
+    if (st == GCH_OK && si != HP_NONE)
+        r->class_name_of[si] = k->name;
+    return st;
 }
 
 /* HotSpot (JDK 17) adds fields the dump does not list: the injected fields
@@ -113,11 +119,42 @@ static const struct hidden_fields {
     { "java/lang/invoke/MethodHandleNatives$CallSiteContext", 16, 0 }, /* vmdependencies, last_cleanup */
     { "java/lang/StackFrameInfo", 2, 0 },       /* version */
     { "java/lang/InternalError", 1, 0 },        /* during_unsafe_access */
-    { "java/lang/Thread", 2 * 128, 0 },         /* @Contended("tlr") padding */
+};
+
+/* The classes of JDK 17 that carry @jdk.internal.vm.annotation.Contended
+ * (every class file of the runtime image holding the annotation's
+ * descriptor; the annotation works only for JDK classes unless
+ * -XX:-RestrictContended). A dump records no annotation, and the address
+ * gaps cannot tell padding from the garbage between live objects (a single
+ * ForkJoinPool), so they are known by name: docs/hprof-format.md, "Sizes";
+ * tests/cli/test_hprof_jvm.sh compares each with the JVM's histogram. */
+static const char *const thread_tlr[] = { "threadLocalRandomSeed", "threadLocalRandomProbe",
+                                          "threadLocalRandomSecondarySeed", NULL };
+static const char *const pool_ctl[] = { "ctl", NULL };
+static const char *const queue_w[] = { "top", "source", "nsteals", NULL };
+static const char *const subscription_demand[] = { "demand", "waiting", NULL };
+static const struct contended_class {
+    const char *name;
+    int class_level;                 /* the whole class is @Contended */
+    const char *const *group;        /* fields of its one @Contended group, or NULL */
+} contended_classes[] = {
+    { "java/lang/Thread", 0, thread_tlr },
+    { "java/util/concurrent/ForkJoinPool", 0, pool_ctl },
+    { "java/util/concurrent/ForkJoinPool$WorkQueue", 0, queue_w },
+    { "java/util/concurrent/atomic/Striped64$Cell", 1, NULL },
+    { "java/util/concurrent/ConcurrentHashMap$CounterCell", 1, NULL },
+    { "java/util/concurrent/Exchanger$Node", 1, NULL },
+    { "java/util/concurrent/SubmissionPublisher$BufferedSubscription", 1, subscription_demand },
 };
 
 static void note_hidden_fields(hp_class *k, const char *s, uint32_t len)
 {
+    for (size_t i = 0; i < sizeof contended_classes / sizeof *contended_classes; i++)
+        if (strlen(contended_classes[i].name) == len && memcmp(contended_classes[i].name, s, len) == 0) {
+            k->contended_class = (uint8_t)(contended_classes[i].class_level ? 1 : 0);
+            k->contended_fields = contended_classes[i].group;
+            k->contended = 1;
+        }
     for (size_t i = 0; i < sizeof hidden_fields / sizeof *hidden_fields; i++)
         if (strlen(hidden_fields[i].name) == len && memcmp(hidden_fields[i].name, s, len) == 0) {
             k->hidden_bytes = hidden_fields[i].bytes;
@@ -171,12 +208,20 @@ static gch_status add_own_fields(hprof_reader *r, uint32_t ki)
         f->label = HP_NONE;
         if (f->type != HP_T_OBJECT && f->type != HP_T_ARRAY_OBJECT)
             continue;
-        uint32_t len;
-        const char *name = hp_string_get(r, hp_id(r, r->data + p), &len);
-        gch_status st = name ? hp_name_add(r, name, len, &f->label) : GCH_OK;
-        if (st != GCH_OK)
-            return st;
-        f->weak = ki == r->reference_class && len == 8 && memcmp(name, "referent", 8) == 0;
+        uint32_t si = hp_string_index(r, f->name_id);
+        if (si == HP_NONE)
+            continue;
+        const hp_string *name = &r->strings[si];
+        /* One copy per distinct name, however many fields it names. */
+        if (r->field_label_of[si] == HP_NONE) {
+            gch_status st = hp_name_add(r, (const char *)r->data + name->off, name->len,
+                                        &r->field_label_of[si]);
+            if (st != GCH_OK)
+                return st;
+        }
+        f->label = r->field_label_of[si];
+        f->weak = ki == r->reference_class && name->len == 8 &&
+                  memcmp(r->data + name->off, "referent", 8) == 0;
     }
     return GCH_OK;
 }
@@ -192,25 +237,139 @@ static gch_status add_statics(hprof_reader *r, hp_class *k)
     for (size_t i = 0; i < k->static_count; i++) {
         unsigned t = r->data[p + r->id_size];
         uint32_t len = 0, label = HP_NONE;
-        const char *name = hp_string_get(r, hp_id(r, r->data + p), &len);
+        uint32_t si = hp_string_index(r, hp_id(r, r->data + p));
+        const char *name = si == HP_NONE ? NULL : (const char *)r->data + r->strings[si].off;
+        len = si == HP_NONE ? 0 : r->strings[si].len;
         /* OpenJDK adds "<resolved_references>" and "<init_lock>": not fields. */
         int pseudo = name && len && name[0] == '<';
         if (t == HP_T_OBJECT || t == HP_T_ARRAY_OBJECT) {
-            char buf[MAX_NAME_BYTES + 16];
-            int n = snprintf(buf, sizeof buf, "static %.*s", name ? (int)(len > MAX_NAME_BYTES ? MAX_NAME_BYTES : len) : 1,
-                             name ? name : "?");
-            gch_status st = hp_name_add(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1, &label);
-            if (st != GCH_OK)
-                return st;
+            if (si != HP_NONE && r->static_label_of[si] != HP_NONE) {
+                label = r->static_label_of[si]; /* one copy per distinct name */
+            } else {
+                char buf[MAX_NAME_BYTES + 16];
+                int n = snprintf(buf, sizeof buf, "static %.*s",
+                                 name ? (int)(len > MAX_NAME_BYTES ? MAX_NAME_BYTES : len) : 1,
+                                 name ? name : "?");
+                gch_status st = hp_name_add(r, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1,
+                                            &label);
+                if (st != GCH_OK)
+                    return st;
+                if (si != HP_NONE)
+                    r->static_label_of[si] = label;
+            }
             if (!pseudo)
                 k->static_refs++;
         } else if (!pseudo) {
-            k->static_prim_bytes += hp_elem_size(t);
+            k->static_prim_bytes += gch_elem_size(t);
         }
         r->static_label[r->static_label_count++] = label;
         p += r->id_size + 1 + hp_type_size(r, t);
     }
     return GCH_OK;
+}
+
+/* The JVM layouts gcheap knows (docs/hprof-format.md, "Sizes"). */
+enum { RULE_COMPRESSED, RULE_WIDE_REFS, RULE_WIDE_ALL, RULE_32BIT, RULE_ART, RULE_COUNT };
+
+static const hp_layout_rule rules[RULE_COUNT] = {
+    { 4, 12, 16, 0, 0, "64-bit, compressed references and class pointers" },
+    { 8, 12, 16, 0, 1, "64-bit, 8-byte references, compressed class pointers" },
+    { 8, 16, 24, 0, 2, "64-bit, 8-byte references and class pointers" },
+    { 4, 8, 12, 0, -1, "32-bit" },
+    { 4, 8, 12, 1, -1, "Android ART" },
+};
+
+/* HotSpot's field layout (JDK 15+, fieldLayoutBuilder.cpp) where @Contended
+ * changes it, for one rule (header, reference size):
+ *  - a class whose superclass has contended annotations lays its fields
+ *    after the superclass's last field plus ContendedPaddingWidth (128)
+ *    bytes (fill_holes: the holes and that tail are padding), appended in
+ *    order of size, largest first, references last;
+ *  - a class-level @Contended class: 128 bytes of padding before its fields
+ *    and after them (its fields appended likewise);
+ *  - a @Contended group: the other fields packed as usual, then 128 bytes,
+ *    the group's fields appended, 128 bytes after them.
+ * contended_last is the end of the last field, contended_end the instance's
+ * end before alignment. The other classes keep the packed sum. */
+#define CONTENDED_PADDING 128 /* HotSpot's ContendedPaddingWidth default */
+
+static int in_group(const hprof_reader *r, const hp_class *k, const hp_field *f)
+{
+    if (!k->contended_fields)
+        return 0;
+    uint32_t len;
+    const char *name = hp_string_get(r, f->name_id, &len);
+    for (const char *const *g = k->contended_fields; name && *g; g++)
+        if (strlen(*g) == len && memcmp(*g, name, len) == 0)
+            return 1;
+    return 0;
+}
+
+static unsigned field_bytes(const hp_field *f, unsigned ref)
+{
+    return f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT ? ref : gch_elem_size(f->type);
+}
+
+/* Appends the fields of k (group: those of its @Contended group, or the
+ * others) at *pos: primitives by size, largest first, then references, each
+ * aligned to its size. Returns how many. */
+static uint32_t append_fields(const hprof_reader *r, const hp_class *k, int group, unsigned ref,
+                              uint64_t *pos)
+{
+    static const unsigned sizes[] = { 8, 4, 2, 1, 0 };
+    uint32_t n = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (uint32_t i = 0; i < k->field_count; i++) {
+            const hp_field *f = &r->layout[k->layout_first + i];
+            int is_ref = f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT;
+            if (in_group(r, k, f) != group || (sizes[si] ? is_ref || gch_elem_size(f->type) != sizes[si] : !is_ref))
+                continue;
+            unsigned b = field_bytes(f, ref);
+            *pos = (*pos + b - 1) / b * b + b;
+            n++;
+        }
+    return n;
+}
+
+static void contended_layout(const hprof_reader *r, hp_class *c)
+{
+    const hp_class *s = c->super_index == HP_NONE ? NULL : &r->classes[c->super_index];
+    for (int slot = 0; slot < 3; slot++) {
+        unsigned header = rules[slot].header, ref = rules[slot].ref_size;
+        int padded_super = s && s->contended;
+        uint64_t pos;
+        if (padded_super)
+            pos = s->contended_last[slot] + CONTENDED_PADDING;
+        else
+            pos = s ? header + s->prim_bytes + s->ref_fields * ref : header;
+        if (c->contended_class)
+            pos += CONTENDED_PADDING;
+        uint64_t own;
+        if (padded_super || c->contended_class) {
+            own = append_fields(r, c, 0, ref, &pos);
+        } else {
+            own = 0;
+            for (uint32_t i = 0; i < c->field_count; i++) {
+                const hp_field *f = &r->layout[c->layout_first + i];
+                if (!in_group(r, c, f)) {
+                    pos += field_bytes(f, ref);
+                    own++;
+                }
+            }
+            pos += c->hidden_bytes + (uint64_t)c->hidden_refs * ref;
+        }
+        int tail = c->contended_class;
+        if (c->contended_fields) {
+            pos += CONTENDED_PADDING;
+            own += append_fields(r, c, 1, ref, &pos);
+            tail = 1;
+        }
+        uint64_t last = own || !padded_super ? pos : s->contended_last[slot];
+        uint64_t end = tail ? last + CONTENDED_PADDING : pos;
+        c->contended_last[slot] = last > UINT32_MAX ? UINT32_MAX : (uint32_t)last;
+        c->contended_end[slot] = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+    }
+    c->contended = 1;
 }
 
 /* Totals over the hierarchy, without recursion: climbs to the first class
@@ -235,6 +394,9 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
         c->prim_bytes = (s ? s->prim_bytes : 0) + c->hidden_bytes;
         c->ref_fields = (s ? s->ref_fields : 0) + c->hidden_refs;
         c->is_reference = (s && s->is_reference) || path[n] == r->reference_class;
+        c->next_fields = !s ? HP_NONE : s->field_count ? c->super_index : s->next_fields;
+        if (c->contended || (s && s->contended))
+            contended_layout(r, c);
         for (uint32_t i = 0; i < c->field_count; i++) {
             const hp_field *f = &r->layout[c->layout_first + i];
             unsigned sz = hp_type_size(r, f->type);
@@ -249,9 +411,24 @@ static gch_status hierarchy_totals(hprof_reader *r, uint32_t start, uint32_t *pa
     return GCH_OK;
 }
 
+/* The per-string copies of names (HP_NONE: none yet). */
+static gch_status name_copies(hprof_reader *r)
+{
+    if (r->string_count == 0)
+        return GCH_OK;
+    uint32_t **arrays[3] = { &r->field_label_of, &r->static_label_of, &r->class_name_of };
+    for (int a = 0; a < 3; a++) {
+        *arrays[a] = gch_malloc(r->string_count * sizeof **arrays[a]);
+        if (!*arrays[a])
+            return hp_oom(r);
+        memset(*arrays[a], 0xFF, r->string_count * sizeof **arrays[a]);
+    }
+    return GCH_OK;
+}
+
 static gch_status prepare_layouts(hprof_reader *r)
 {
-    gch_status st = GCH_OK;
+    gch_status st = name_copies(r);
     for (uint32_t i = 0; i < r->class_count && st == GCH_OK; i++) {
         hp_class *k = &r->classes[i];
         k->super_index = k->super_id ? hp_class_find(r, k->super_id) : HP_NONE;
@@ -272,17 +449,6 @@ static gch_status prepare_layouts(hprof_reader *r)
 /* ------------------------------------------------------------------------ */
 /* Sizes */
 
-/* The JVM layouts gcheap knows (docs/hprof-format.md, "Sizes"). */
-enum { RULE_COMPRESSED, RULE_WIDE_REFS, RULE_WIDE_ALL, RULE_32BIT, RULE_ART, RULE_COUNT };
-
-static const hp_layout_rule rules[RULE_COUNT] = {
-    { 4, 12, 16, 0, "64-bit, compressed references and class pointers" },
-    { 8, 12, 16, 0, "64-bit, 8-byte references, compressed class pointers" },
-    { 8, 16, 24, 0, "64-bit, 8-byte references and class pointers" },
-    { 4, 8, 12, 0, "32-bit" },
-    { 4, 8, 12, 1, "Android ART" },
-};
-
 static uint64_t align8(uint64_t n)
 {
     return (n + 7) & ~(uint64_t)7;
@@ -292,6 +458,8 @@ static uint64_t instance_size_by(const hp_layout_rule *rule, const hp_class *k)
 {
     if (rule->art)
         return align8(k->instance_size ? k->instance_size : rule->header);
+    if (k->contended && rule->slot >= 0)
+        return align8(k->contended_end[rule->slot]);
     return align8(rule->header + k->prim_bytes + k->ref_fields * rule->ref_size);
 }
 
@@ -342,7 +510,7 @@ static int candidate_sizes(hprof_reader *r, size_t off, uint64_t *id, uint64_t s
         } else if (tag == HP_OBJ_ARRAY_DUMP) {
             sizes[h] = array_size_by(rule, rule->ref_size, hp_u4(d + r->id_size + 4));
         } else if (tag == HP_PRIM_ARRAY_DUMP) {
-            sizes[h] = array_size_by(rule, hp_elem_size(d[r->id_size + 8]), hp_u4(d + r->id_size + 4));
+            sizes[h] = array_size_by(rule, gch_elem_size(d[r->id_size + 8]), hp_u4(d + r->id_size + 4));
         } else {
             return 0;
         }

@@ -85,11 +85,23 @@ typedef struct hp_class {
     uint32_t static_refs;
     uint32_t static_labels;  /* first of static_count label offsets in static_label */
     uint32_t super_index;    /* class index of the superclass, or HP_NONE */
+    uint32_t next_fields;    /* the nearest superclass that declares instance fields, or
+                                HP_NONE: walks of an instance's fields skip the classes
+                                between (a deep chain of empty classes costs nothing) */
     /* What HotSpot adds to the declared fields (injected fields, @Contended
      * padding), which the dump does not show: bytes, and references. */
     uint32_t hidden_bytes, hidden_refs;
+    /* HotSpot's @Contended layout (hprof_classes.c), per 64-bit rule (slot):
+     * the offset after the last field and the instance's end before the
+     * 8-byte alignment; contended: 0 none, 1 the class or a superclass is
+     * one of the JDK's @Contended classes (then these give the size). */
+    uint32_t contended_last[3], contended_end[3];
+    uint8_t contended;
+    uint8_t contended_class;  /* class-level @Contended (padding before and after) */
+    const char *const *contended_fields; /* the fields of its @Contended group, or NULL */
     uint8_t is_reference;    /* java.lang.ref.Reference or a subclass */
     uint8_t state;           /* hierarchy totals: 0 not yet, 1 being computed, 2 done */
+    uint8_t keep_fields;     /* keep_fields: its instances get GCH_PAYLOAD_INSTANCE entries */
 } hp_class;
 
 /* A run of object sub-records with increasing ids, in dump order. */
@@ -115,6 +127,7 @@ typedef struct hp_layout_rule {
     unsigned header;         /* object header */
     unsigned array_header;   /* header + length, before element alignment */
     int art;                 /* Android: instance sizes come from the class dump */
+    int slot;                /* 0-2: the 64-bit rules (hp_class.contended_end), -1 others */
     const char *name;
 } hp_layout_rule;
 
@@ -139,6 +152,7 @@ typedef struct hprof_reader {
     size_t load_class_count, load_class_cap;
     hp_thread *threads;
     size_t thread_count, thread_cap;
+    uint64_t *thread_by_serial; /* serial << 32 | thread index, sorted: hp_thread_find */
     hp_run *runs;
     size_t run_count, run_cap;
     uint64_t run_last_id;
@@ -150,6 +164,9 @@ typedef struct hprof_reader {
     size_t static_label_count, static_label_cap;
     char *names;              /* NUL-terminated names and labels */
     size_t names_size, names_cap;
+    /* Per string (index in strings): its copies in names, HP_NONE until made,
+     * so that a name shared by many fields, statics or classes is copied once. */
+    uint32_t *field_label_of, *static_label_of, *class_name_of;
 
     /* Counts from the scan. */
     uint64_t records, heap_records, sub_records, objects, roots, art_records, segments;
@@ -170,12 +187,8 @@ typedef struct hprof_reader {
     uint64_t prim_array_class[12];  /* class id of boolean[]... by HP_T_*, 0 when absent */
 } hprof_reader;
 
-/* Records a format error at offset and returns GCH_EFORMAT. */
-gch_status hp_fail(hprof_reader *r, size_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* Records a format error at offset and returns GCH_EFORMAT (gch_error_at). */
+#define hp_fail(r, offset, ...) gch_error_at((r)->err, (offset), __VA_ARGS__)
 gch_status hp_oom(hprof_reader *r);
 
 /* Big-endian reads; callers check the bounds first. */
@@ -195,8 +208,8 @@ static inline uint64_t hp_id(const hprof_reader *r, const unsigned char *p)
 
 /* Bytes of a value of basic type t in the dump, or 0 for an invalid type. */
 unsigned hp_type_size(const hprof_reader *r, unsigned t);
-/* Bytes of an array element of type t in the JVM's heap (0 when invalid). */
-unsigned hp_elem_size(unsigned t);
+/* Bytes of an array element of type t in the JVM's heap (0 when invalid):
+ * gch_elem_size (gcheap/heap.h), whose GCH_ELEM_* are HPROF's numbers. */
 
 /* Walks the heap sub-records of a scanned dump: hp_walk_init, then
  * hp_walk_next until it returns 0. */
@@ -225,6 +238,8 @@ gch_status hp_sub_record_end(hprof_reader *r, size_t off, size_t end, size_t *ne
 gch_status hp_scan(hprof_reader *r);
 /* The string with id, or NULL (*len receives its length). */
 const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len);
+/* The index in strings of the string with id, or HP_NONE. */
+uint32_t hp_string_index(const hprof_reader *r, uint64_t id);
 /* The class index of id, or HP_NONE. */
 uint32_t hp_class_find(const hprof_reader *r, uint64_t id);
 /* The thread of a thread serial number, or NULL. */
@@ -250,6 +265,13 @@ gch_status hp_name_add(hprof_reader *r, const char *s, size_t len, uint32_t *off
 void hp_payloads_prepare(hprof_reader *r);
 gch_status hp_payload_array(hprof_reader *r, size_t off);
 gch_status hp_payload_string(hprof_reader *r, uint64_t id, const unsigned char *fields);
+/* With keep_fields: an OBJECT ARRAY DUMP at off (elem GCH_ELEM_OBJECT), and
+ * an instance of a class marked keep_fields whose `bytes` field bytes start
+ * at offset fields of the buffer. */
+gch_status hp_payload_object_array(hprof_reader *r, size_t off);
+gch_status hp_payload_instance(hprof_reader *r, uint64_t id, size_t fields, uint32_t bytes);
+/* Hands the payloads to the heap; with keep_fields also the field table of
+ * every type (gch_heap.fields). */
 gch_status hp_payloads_attach(hprof_reader *r, gch_heap *heap);
 
 #endif

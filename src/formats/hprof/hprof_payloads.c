@@ -31,8 +31,25 @@ static int64_t string_field_at(const hprof_reader *r, const char *name, unsigned
     return -1;
 }
 
+/* Whether class c or one of its superclasses is named in the caller's list
+ * (every class when there is no list). */
+static int wanted_class(const hprof_reader *r, uint32_t c)
+{
+    const char *const *want = r->opts->field_classes;
+    if (!want)
+        return 1;
+    for (unsigned depth = 0; c != HP_NONE && depth < 256; c = r->classes[c].super_index, depth++)
+        for (size_t i = 0; want[i]; i++)
+            if (strcmp(r->names + r->classes[c].name, want[i]) == 0)
+                return 1;
+    return 0;
+}
+
 void hp_payloads_prepare(hprof_reader *r)
 {
+    if (r->opts->keep_fields)
+        for (size_t i = 0; i < r->class_count; i++)
+            r->classes[i].keep_fields = (uint8_t)wanted_class(r, (uint32_t)i);
     r->string_class = HP_NONE;
     r->string_value_at = r->string_coder_at = -1;
     for (size_t i = 0; i < r->class_count; i++) {
@@ -71,6 +88,32 @@ gch_status hp_payload_array(hprof_reader *r, size_t off)
     p->length = hp_u4(d + r->id_size + 4);
     p->elem = d[r->id_size + 8];
     p->offset = off + 1 + r->id_size + 9;
+    return GCH_OK;
+}
+
+gch_status hp_payload_object_array(hprof_reader *r, size_t off)
+{
+    const unsigned char *d = r->data + off + 1;
+    gch_payload *p = new_entry(r);
+    if (!p)
+        return hp_oom(r);
+    p->kind = GCH_PAYLOAD_ARRAY;
+    p->id = hp_id(r, d);
+    p->length = hp_u4(d + r->id_size + 4);
+    p->elem = GCH_ELEM_OBJECT;
+    p->offset = off + 1 + 2 * (size_t)r->id_size + 8;
+    return GCH_OK;
+}
+
+gch_status hp_payload_instance(hprof_reader *r, uint64_t id, size_t fields, uint32_t bytes)
+{
+    gch_payload *p = new_entry(r);
+    if (!p)
+        return hp_oom(r);
+    p->kind = GCH_PAYLOAD_INSTANCE;
+    p->id = id;
+    p->offset = fields;
+    p->length = bytes;
     return GCH_OK;
 }
 
@@ -122,8 +165,62 @@ unsorted:;
     return 1;
 }
 
+/* The field table of every type of heap (gch_heap.fields): for a type
+ * declared by a class dump, its instance fields through its superclasses, in
+ * the order an instance dump writes their values. */
+static gch_status attach_fields(hprof_reader *r, gch_heap *heap)
+{
+    size_t count = 0, name_bytes = 0;
+    for (uint32_t t = 0; t < heap->type_count; t++) {
+        uint32_t k = hp_class_find(r, heap->type_raw_id[t]);
+        for (unsigned depth = 0; k != HP_NONE && depth < 256; k = r->classes[k].super_index, depth++) {
+            count += r->classes[k].field_count;
+            const hp_field *f = r->layout + r->classes[k].layout_first;
+            for (uint32_t i = 0; i < r->classes[k].field_count; i++, f++) {
+                uint32_t n = 0;
+                hp_string_get(r, f->name_id, &n);
+                name_bytes += (size_t)n + 1;
+            }
+        }
+    }
+    heap->type_fields = gch_reallocarray(NULL, (size_t)heap->type_count + 1, sizeof *heap->type_fields);
+    heap->fields = gch_reallocarray(NULL, count ? count : 1, sizeof *heap->fields);
+    heap->field_names = gch_malloc(name_bytes ? name_bytes : 1);
+    if (!heap->type_fields || !heap->fields || !heap->field_names || count > UINT32_MAX)
+        return hp_oom(r);
+    size_t w = 0, at_name = 0;
+    for (uint32_t t = 0; t < heap->type_count; t++) {
+        heap->type_fields[t] = (uint32_t)w;
+        uint32_t k = hp_class_find(r, heap->type_raw_id[t]);
+        uint64_t at = 0;
+        for (unsigned depth = 0; k != HP_NONE && depth < 256; k = r->classes[k].super_index, depth++) {
+            const hp_field *f = r->layout + r->classes[k].layout_first;
+            for (uint32_t i = 0; i < r->classes[k].field_count; i++, f++) {
+                uint32_t n = 0;
+                const char *s = hp_string_get(r, f->name_id, &n);
+                gch_field *g = &heap->fields[w++];
+                g->name = heap->field_names + at_name;
+                if (s)
+                    memcpy(heap->field_names + at_name, s, n);
+                else
+                    n = 0;
+                heap->field_names[at_name + n] = '\0';
+                at_name += (size_t)n + 1;
+                g->type = f->type == HP_T_ARRAY_OBJECT ? HP_T_OBJECT : f->type;
+                g->size = (uint8_t)hp_type_size(r, f->type);
+                g->offset = at > UINT32_MAX ? UINT32_MAX : (uint32_t)at;
+                at += g->size;
+            }
+        }
+    }
+    heap->type_fields[heap->type_count] = (uint32_t)w;
+    return GCH_OK;
+}
+
 gch_status hp_payloads_attach(hprof_reader *r, gch_heap *heap)
 {
+    if (r->opts->keep_fields && attach_fields(r, heap) != GCH_OK)
+        return GCH_ENOMEM;
     size_t n = r->payload_count;
     if (!sort_by_id(r->payloads, n))
         return hp_oom(r);

@@ -4,6 +4,7 @@
  * docs/hprof-format.md; the passes in hprof_internal.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
@@ -12,6 +13,7 @@
 #include "gcheap/load.h"
 #include "grow.h"
 #include "builder_internal.h"
+#include "civil_time.h"
 #include "hprof_internal.h"
 
 #define PROGRESS_EVERY 65536     /* objects between progress calls */
@@ -216,12 +218,13 @@ static gch_status decode_fields(emitter *e, const hp_class *k, const unsigned ch
 {
     hprof_reader *r = e->r;
     const hp_class *holder = k;
-    for (uint32_t c = (uint32_t)(k - r->classes); c != HP_NONE; c = r->classes[c].super_index) {
+    uint32_t first = k->field_count ? (uint32_t)(k - r->classes) : k->next_fields;
+    for (uint32_t c = first; c != HP_NONE; c = r->classes[c].next_fields) {
         const hp_class *level = &r->classes[c];
         const hp_field *f = r->layout + level->layout_first;
         for (uint32_t i = 0; i < level->field_count; i++, f++) {
             if (f->type != HP_T_OBJECT && f->type != HP_T_ARRAY_OBJECT) {
-                p += hp_elem_size(f->type);
+                p += gch_elem_size(f->type);
                 continue;
             }
             uint64_t target = hp_id(r, p);
@@ -256,6 +259,11 @@ static gch_status emit_instance(emitter *e, size_t off)
     uint64_t size = hp_instance_size(r, k);
     if (r->opts->keep_payloads && ki == r->string_class) {
         gch_status st = hp_payload_string(r, id, d + 2 * r->id_size + 8);
+        if (st != GCH_OK)
+            return st;
+    }
+    if (r->opts->keep_payloads && k->keep_fields) {
+        gch_status st = hp_payload_instance(r, id, off + 1 + 2 * (size_t)r->id_size + 8, bytes);
         if (st != GCH_OK)
             return st;
     }
@@ -303,6 +311,11 @@ static gch_status emit_object_array(emitter *e, size_t off)
     uint64_t id = hp_id(r, d), class_id = hp_id(r, d + r->id_size + 8);
     uint32_t length = hp_u4(d + r->id_size + 4);
     uint64_t size = hp_array_size(r, r->rule.ref_size, length);
+    if (r->opts->keep_payloads && r->opts->keep_fields) {
+        gch_status st = hp_payload_object_array(r, off);
+        if (st != GCH_OK)
+            return st;
+    }
     if (r->opts->skip_refs)
         return gch_builder_object_begin(e->b, id, class_id, size, r->err);
     size_t labelled = length < LABELLED_ELEMENTS ? length : LABELLED_ELEMENTS;
@@ -334,10 +347,10 @@ static gch_status emit_prim_array(emitter *e, size_t off)
     uint64_t id = hp_id(r, d);
     uint32_t length = hp_u4(d + r->id_size + 4);
     unsigned t = d[r->id_size + 8];
-    if (hp_elem_size(t) == 0)
+    if (gch_elem_size(t) == 0)
         return hp_fail(r, off + 1 + r->id_size + 8, "primitive array: unknown element type %u", t);
     uint64_t class_id = r->prim_array_class[t] ? r->prim_array_class[t] : t;
-    uint64_t size = hp_array_size(r, hp_elem_size(t), length);
+    uint64_t size = hp_array_size(r, gch_elem_size(t), length);
     if (r->opts->keep_payloads && r->data[off] == HP_PRIM_ARRAY_DUMP) {
         gch_status st = hp_payload_array(r, off);
         if (st != GCH_OK)
@@ -537,14 +550,24 @@ static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
     return gch_builder_add_meta(e->b, key, value, e->r->err);
 }
 
+/* The dump's time, milliseconds since 1970, as an ISO 8601 date in UTC. */
+static const char *utc(uint64_t ms, char *buf, size_t cap)
+{
+    gch_format_utc((long long)(ms / 1000 > (uint64_t)LLONG_MAX / 2 ? (uint64_t)LLONG_MAX / 2 : ms / 1000),
+                   (int)(ms % 1000), buf, cap);
+    return buf;
+}
+
 static gch_status add_meta_lines(emitter *e)
 {
     typedef unsigned long long ull;
+    char date[64];
     hprof_reader *r = e->r;
     gch_status st;
     if ((st = meta(e, "version", "%s", r->version)) != GCH_OK ||
         (st = meta(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
-        (st = meta(e, "timestamp", "%llu ms since 1970", (ull)r->timestamp_ms)) != GCH_OK ||
+        (st = meta(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
+                   (ull)r->timestamp_ms)) != GCH_OK ||
         (st = meta(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
                    (ull)r->heap_records, (ull)r->sub_records)) != GCH_OK ||
         (st = meta(e, "classes", "%zu", r->class_count)) != GCH_OK ||
@@ -594,6 +617,10 @@ static void reader_free(hprof_reader *r)
     gch_free(r->class_hash);
     gch_free(r->load_class);
     gch_free(r->threads);
+    gch_free(r->thread_by_serial);
+    gch_free(r->field_label_of);
+    gch_free(r->static_label_of);
+    gch_free(r->class_name_of);
     gch_free(r->runs);
     gch_free(r->layout);
     gch_free(r->static_label);

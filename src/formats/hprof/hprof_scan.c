@@ -7,25 +7,8 @@
 #include <string.h>
 
 #include "grow.h"
+#include "search.h"
 #include "hprof_internal.h"
-
-gch_status hp_fail(hprof_reader *r, size_t offset, const char *fmt, ...)
-{
-    if (r->err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->err->message, sizeof r->err->message, fmt, ap);
-        va_end(ap);
-        /* Messages may quote class names from the dump. */
-        for (char *c = r->err->message; *c; c++)
-            if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                *c = '?';
-        r->err->status = GCH_EFORMAT;
-        r->err->has_offset = 1;
-        r->err->offset = offset;
-    }
-    return GCH_EFORMAT;
-}
 
 gch_status hp_oom(hprof_reader *r)
 {
@@ -37,20 +20,17 @@ unsigned hp_type_size(const hprof_reader *r, unsigned t)
     switch (t) {
     case HP_T_ARRAY_OBJECT:
     case HP_T_OBJECT: return r->id_size;
-    default: return hp_elem_size(t);
+    default: return gch_elem_size(t);
     }
 }
 
-unsigned hp_elem_size(unsigned t)
-{
-    switch (t) {
-    case HP_T_BOOLEAN: case HP_T_BYTE: return 1;
-    case HP_T_CHAR: case HP_T_SHORT: return 2;
-    case HP_T_FLOAT: case HP_T_INT: return 4;
-    case HP_T_DOUBLE: case HP_T_LONG: return 8;
-    default: return 0;
-    }
-}
+/* The model's element types are HPROF's basic types, numbered alike: one
+ * size table (gch_elem_size) serves both. */
+_Static_assert((int)HP_T_BOOLEAN == (int)GCH_ELEM_BOOLEAN && (int)HP_T_CHAR == (int)GCH_ELEM_CHAR &&
+                   (int)HP_T_FLOAT == (int)GCH_ELEM_FLOAT && (int)HP_T_DOUBLE == (int)GCH_ELEM_DOUBLE &&
+                   (int)HP_T_BYTE == (int)GCH_ELEM_BYTE && (int)HP_T_SHORT == (int)GCH_ELEM_SHORT &&
+                   (int)HP_T_INT == (int)GCH_ELEM_INT && (int)HP_T_LONG == (int)GCH_ELEM_LONG,
+               "HPROF basic types and GCH_ELEM_* differ");
 
 /* ------------------------------------------------------------------------ */
 /* Sub-record extents */
@@ -165,9 +145,9 @@ gch_status hp_sub_record_end(hprof_reader *r, size_t off, size_t end, size_t *ne
         if (end - off < 1 + id + 9)
             return hp_fail(r, off, "truncated primitive array dump");
         unsigned t = d[off + 1 + id + 8];
-        if (hp_elem_size(t) == 0)
+        if (gch_elem_size(t) == 0)
             return hp_fail(r, off + 1 + id + 8, "primitive array dump: unknown element type %u", t);
-        return counted_end(r, off, end, 1 + id + 9, hp_u4(d + off + 1 + id + 4), hp_elem_size(t),
+        return counted_end(r, off, end, 1 + id + 9, hp_u4(d + off + 1 + id + 4), gch_elem_size(t),
                            "primitive array dump", next);
     }
     default:
@@ -431,30 +411,60 @@ uint32_t hp_class_find(const hprof_reader *r, uint64_t id)
     }
 }
 
+uint32_t hp_string_index(const hprof_reader *r, uint64_t id)
+{
+    size_t lo = GCH_LOWER_BOUND_BY(r->strings, hp_string, id, 0, r->string_count, id);
+    return lo < r->string_count && r->strings[lo].id == id ? (uint32_t)lo : HP_NONE;
+}
+
 const char *hp_string_get(const hprof_reader *r, uint64_t id, uint32_t *len)
 {
-    size_t lo = 0, hi = r->string_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->strings[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < r->string_count && r->strings[lo].id == id) {
-        *len = r->strings[lo].len;
-        return (const char *)r->data + r->strings[lo].off;
+    uint32_t i = hp_string_index(r, id);
+    if (i != HP_NONE) {
+        *len = r->strings[i].len;
+        return (const char *)r->data + r->strings[i].off;
     }
     *len = 0;
     return NULL;
 }
 
+/* The first thread (in dump order) with serial: a binary search of
+ * thread_by_serial, whose entries sort by serial, then by index. */
 const hp_thread *hp_thread_find(const hprof_reader *r, uint32_t serial)
 {
-    for (size_t i = 0; i < r->thread_count; i++)
-        if (r->threads[i].serial == serial)
-            return &r->threads[i];
+    size_t lo = 0, hi = r->thread_count;
+    uint64_t key = (uint64_t)serial << 32;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->thread_by_serial[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < r->thread_count && r->thread_by_serial[lo] >> 32 == serial)
+        return &r->threads[(uint32_t)r->thread_by_serial[lo]];
     return NULL;
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static gch_status index_threads(hprof_reader *r)
+{
+    if (r->thread_count == 0)
+        return GCH_OK;
+    if (r->thread_count > UINT32_MAX - 1)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32 thread roots");
+    r->thread_by_serial = gch_malloc(r->thread_count * sizeof *r->thread_by_serial);
+    if (!r->thread_by_serial)
+        return hp_oom(r);
+    for (size_t i = 0; i < r->thread_count; i++)
+        r->thread_by_serial[i] = (uint64_t)r->threads[i].serial << 32 | i;
+    qsort(r->thread_by_serial, r->thread_count, sizeof *r->thread_by_serial, compare_u64);
+    return GCH_OK;
 }
 
 static gch_status finish_indexes(hprof_reader *r)
@@ -474,7 +484,8 @@ static gch_status finish_indexes(hprof_reader *r)
         if (j < r->load_class_count && r->load_class[2 * j] == r->classes[i].id)
             r->classes[i].name_id = r->load_class[2 * j + 1];
     }
-    return build_class_hash(r);
+    gch_status st = index_threads(r);
+    return st != GCH_OK ? st : build_class_hash(r);
 }
 
 gch_status hp_scan(hprof_reader *r)

@@ -8,32 +8,30 @@
 
 #include "gcheap/alloc.h"
 #include "hprof_internal.h"
+#include "search.h"
 
 #define MAX_THREADS 4096 /* more threads: only the first are named */
 
-/* An id to find and the thread it is for. */
+/* An id to find and the thread it is for; done once the first object with
+ * the id was read (for the first entry of a run of equal ids). */
 typedef struct wanted {
     uint64_t id;
     size_t thread;
+    int done;
 } wanted;
 
 static int compare_wanted(const void *pa, const void *pb)
 {
     const wanted *a = pa, *b = pb;
-    return a->id < b->id ? -1 : a->id > b->id;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
 /* The first entry with id, or NULL. */
 static const wanted *find_wanted(const wanted *w, size_t n, uint64_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(w, wanted, id, 0, n, id);
     return lo < n && w[lo].id == id ? &w[lo] : NULL;
 }
 
@@ -56,7 +54,8 @@ static void read_fields(const hprof_reader *r, size_t off, uint64_t field, uint6
     if (ki == HP_NONE || hp_u4(d + 2 * r->id_size + 4) != r->classes[ki].dump_bytes)
         return;
     const unsigned char *p = d + 2 * r->id_size + 8;
-    for (uint32_t c = ki; c != HP_NONE; c = r->classes[c].super_index) {
+    uint32_t first = r->classes[ki].field_count ? ki : r->classes[ki].next_fields;
+    for (uint32_t c = first; c != HP_NONE; c = r->classes[c].next_fields) {
         const hp_field *f = r->layout + r->classes[c].layout_first;
         for (uint32_t i = 0; i < r->classes[c].field_count; i++, f++) {
             if (f->name_id == field && (f->type == HP_T_OBJECT || f->type == HP_T_ARRAY_OBJECT))
@@ -95,9 +94,14 @@ static void decode_name(const hprof_reader *r, size_t off, hp_thread *t)
     t->name[n] = '\0';
 }
 
-/* One walk: for every sub-record of tag whose id is wanted, calls back. */
-static void walk(hprof_reader *r, unsigned tag, const wanted *w, size_t n,
-                 void (*found)(hprof_reader *r, size_t off, hp_thread *t, void *ctx), void *ctx)
+/* One walk: for the first sub-record of tag with each wanted id (the
+ * builder keeps the first object of a duplicated id too), calls back for
+ * the first thread that wants it; copy() then hands the result to the other
+ * threads that want the same id. Each object is read at most once, however
+ * many threads name it and however often the dump repeats it. */
+static void walk(hprof_reader *r, unsigned tag, wanted *w, size_t n,
+                 void (*found)(hprof_reader *r, size_t off, hp_thread *t, void *ctx),
+                 void (*copy)(hp_thread *to, const hp_thread *from), void *ctx)
 {
     hp_walk it;
     size_t off, next;
@@ -105,10 +109,15 @@ static void walk(hprof_reader *r, unsigned tag, const wanted *w, size_t n,
     while (hp_walk_next(r, &it, &off, &next)) {
         if (r->data[off] != tag)
             continue;
-        const wanted *x = find_wanted(w, n, hp_id(r, r->data + off + 1));
-        for (; x && x < w + n && x->id == hp_id(r, r->data + off + 1); x++)
+        wanted *x = (wanted *)find_wanted(w, n, hp_id(r, r->data + off + 1));
+        if (x && !x->done) {
+            x->done = 1;
             found(r, off, &r->threads[x->thread], ctx);
+        }
     }
+    for (size_t i = 1; i < n; i++)
+        if (w[i].id == w[i - 1].id)
+            copy(&r->threads[w[i].thread], &r->threads[w[i - 1].thread]);
 }
 
 typedef struct names { uint64_t name, value, coder; } names;
@@ -131,6 +140,19 @@ static void found_value(hprof_reader *r, size_t off, hp_thread *t, void *ctx)
     decode_name(r, off, t);
 }
 
+static void copy_thread(hp_thread *to, const hp_thread *from) { to->name_string = from->name_string; }
+
+static void copy_string(hp_thread *to, const hp_thread *from)
+{
+    to->name_value = from->name_value;
+    to->coder = from->coder;
+}
+
+static void copy_value(hp_thread *to, const hp_thread *from)
+{
+    memcpy(to->name, from->name, sizeof to->name);
+}
+
 /* Fills w with the ids field() of the threads, sorted; returns the count. */
 static size_t collect(const hprof_reader *r, wanted *w, int step)
 {
@@ -140,6 +162,7 @@ static size_t collect(const hprof_reader *r, wanted *w, int step)
         uint64_t id = step == 0 ? t->object_id : step == 1 ? t->name_string : t->name_value;
         if (id) {
             w[n].id = id;
+            w[n].done = 0;
             w[n++].thread = i;
         }
     }
@@ -157,12 +180,11 @@ gch_status hp_thread_names(hprof_reader *r)
     if (!w)
         return hp_oom(r);
     size_t n = collect(r, w, 0);
-    walk(r, HP_INSTANCE_DUMP, w, n, found_thread, &k);
+    walk(r, HP_INSTANCE_DUMP, w, n, found_thread, copy_thread, &k);
     if ((n = collect(r, w, 1)) > 0)
-        walk(r, HP_INSTANCE_DUMP, w, n, found_string, &k);
-    if ((n = collect(r, w, 2)) > 0) {
-        walk(r, HP_PRIM_ARRAY_DUMP, w, n, found_value, &k);
-    }
+        walk(r, HP_INSTANCE_DUMP, w, n, found_string, copy_string, &k);
+    if ((n = collect(r, w, 2)) > 0)
+        walk(r, HP_PRIM_ARRAY_DUMP, w, n, found_value, copy_value, &k);
     gch_free(w);
     return GCH_OK;
 }

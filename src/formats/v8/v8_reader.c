@@ -28,11 +28,13 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "hash.h"
+#include "search.h"
 #include "builder_internal.h"
 #include "grow.h"
 #include "threading.h"
 #include "v8_bulk.h"
 #include "json_tokenizer.h"
+#include "v8_devtools.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
 #define MAX_TYPES 255        /* entries of a type enumeration */
@@ -43,9 +45,6 @@
 
 enum node_field { NF_TYPE, NF_NAME, NF_ID, NF_SELF_SIZE, NF_EDGE_COUNT, NF_DETACHEDNESS, NF_OTHER };
 enum edge_field { EF_TYPE, EF_NAME, EF_TO, EF_OTHER };
-enum node_role { NT_OTHER, NT_HIDDEN, NT_OBJECT, NT_NATIVE, NT_CODE };
-enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_HIDDEN, ET_SHORTCUT,
-                 ET_WEAK, ET_INVISIBLE };
 
 /* A list of names from snapshot.meta (fields, or one type enumeration). */
 typedef struct name_list {
@@ -172,6 +171,17 @@ typedef struct v8_reader {
 
     /* counts for info */
     uint64_t weak_edges, dropped_shortcuts, weak_only_nodes, det_count[3];
+
+    /* The whole graph for DevTools' view (v8_devtools.c), unless v8_raw:
+     * per node its type, name and detachedness; per edge its type, name and
+     * target position. */
+    int devtools;
+    uint8_t *g_type, *g_det, *g_etype;
+    uint32_t *g_name, *g_ename, *g_eto;
+    size_t g_ecap;
+    uint64_t *g_id, *g_size;    /* the bulk path (the careful one has n_id, n_size, n_edges) */
+    uint32_t *g_ecount;
+    uint64_t extra_native_bytes;
 
     /* The bulk path (a snapshot in memory): the arrays parsed at once, the
      * objects handed to the builder whole, with references as indices. */
@@ -331,6 +341,8 @@ static gch_status snapshot_member(v8_reader *r)
     }
     if (key_is(r, "root_index"))
         return gch_json_uint(&r->in, &r->root_index, "snapshot.root_index");
+    if (key_is(r, "extra_native_bytes") && gch_json_peek(&r->in) >= '0' && gch_json_peek(&r->in) <= '9')
+        return gch_json_uint(&r->in, &r->extra_native_bytes, "snapshot.extra_native_bytes");
     if (key_is(r, "title") && gch_json_peek(&r->in) == '"') {
         r->title.len = 0;
         return gch_json_string(&r->in, &r->title);
@@ -390,11 +402,13 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
     r->ntypes = nt->count;
     for (unsigned k = 0; k < nt->count; k++) {
         const char *n = list_name(nt, k);
-        r->node_role[k] = strcmp(n, "hidden") == 0   ? NT_HIDDEN
-                          : strcmp(n, "object") == 0 ? NT_OBJECT
-                          : strcmp(n, "native") == 0 ? NT_NATIVE
-                          : strcmp(n, "code") == 0   ? NT_CODE
-                                                     : NT_OTHER;
+        static const char *const nt_names[] = { "", "hidden", "object", "native", "code", "array", "synthetic",
+                                                "closure", "regexp", "string", "concatenated string",
+                                                "sliced string" };
+        r->node_role[k] = NT_OTHER;
+        for (unsigned e = 1; e < sizeof nt_names / sizeof *nt_names; e++)
+            if (strcmp(n, nt_names[e]) == 0)
+                r->node_role[k] = (uint8_t)e;
     }
     static const char *const et_names[] = { "", "context", "element", "property", "internal",
                                             "hidden", "shortcut", "weak", "invisible" };
@@ -415,10 +429,10 @@ static gch_status resolve_meta(v8_reader *r, uint64_t at)
 /* The dense id of key (added when new). Returns 0 when out of memory. */
 static int key_set_id(key_set *s, uint64_t key, uint32_t *id)
 {
-    if ((s->hashed + 1) * 2 > s->cap) {
+    if (gch_table_grows(s->hashed, s->cap)) { /* a subset of the ids is hashed: rebuilt here */
         if (!s->cap)
             s->hash = gch_hash_key_get();
-        size_t cap = s->cap ? s->cap * 2 : 1024;
+        size_t cap = gch_table_next(s->cap, 1024);
         uint32_t *slot = gch_reallocarray(NULL, cap, sizeof *slot);
         if (!slot)
             return 0;
@@ -484,6 +498,12 @@ static int grow_nodes(v8_reader *r, size_t need)
     if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
         !w_grow(&r->n_id, r->node_cap, need) || !w_grow(&r->n_size, r->node_cap, need))
         return 0;
+    if (r->devtools) {
+        size_t c3 = r->node_cap, c4 = c3, c5 = c3;
+        if (!gch_grow((void **)&r->g_type, &c3, need, 1, 1024) || !gch_grow((void **)&r->g_det, &c4, need, 1, 1024) ||
+            !gch_grow((void **)&r->g_name, &c5, need, 4, 1024))
+            return 0;
+    }
     /* All grew from the same capacity by the same rule. */
     r->node_cap = c1;
     return 1;
@@ -557,6 +577,11 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     }
     note_string_index(r, name, at);
     r->det_count[det]++;
+    if (r->devtools) {
+        r->g_type[i] = (uint8_t)type;
+        r->g_name[i] = (uint32_t)name;
+        r->g_det[i] = (uint8_t)det;
+    }
     uint64_t ck = class_key(r, type, name);
     struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
     if (m->key == ck) {
@@ -621,6 +646,24 @@ static gch_status read_nodes(v8_reader *r)
                        (unsigned long long)r->root_index);
     r->root = (size_t)(r->root_index / r->nfields);
     r->nodes_done = 1;
+    return GCH_OK;
+}
+
+/* Keeps edge e for DevTools' view (the arrays grow as edges come, or are
+ * reserved as far as the bytes left back them). */
+static gch_status keep_edge(v8_reader *r, uint64_t e, uint8_t type, uint32_t name, uint32_t target)
+{
+    if (e >= r->g_ecap) {
+        size_t c1 = r->g_ecap, c2 = c1, c3 = c1;
+        if (!gch_grow((void **)&r->g_etype, &c1, (size_t)e + 1, 1, 4096) ||
+            !gch_grow((void **)&r->g_ename, &c2, (size_t)e + 1, 4, 4096) ||
+            !gch_grow((void **)&r->g_eto, &c3, (size_t)e + 1, 4, 4096))
+            return oom(r);
+        r->g_ecap = c1;
+    }
+    r->g_etype[e] = type;
+    r->g_ename[e] = name;
+    r->g_eto[e] = target;
     return GCH_OK;
 }
 
@@ -855,6 +898,24 @@ static void bulk_heap_free(bulk_heap *h)
     memset(h, 0, sizeof *h);
 }
 
+static void free_graph(v8_reader *r)
+{
+    gch_free(r->g_type);
+    gch_free(r->g_det);
+    gch_free(r->g_name);
+    gch_free(r->g_etype);
+    gch_free(r->g_ename);
+    gch_free(r->g_eto);
+    gch_free(r->g_id);
+    gch_free(r->g_size);
+    gch_free(r->g_ecount);
+    r->g_id = r->g_size = NULL;
+    r->g_ecount = NULL;
+    r->g_type = r->g_det = r->g_etype = NULL;
+    r->g_name = r->g_ename = r->g_eto = NULL;
+    r->g_ecap = 0;
+}
+
 /* Forgets what a failed bulk attempt counted, for the careful path. */
 static void bulk_reset(v8_reader *r)
 {
@@ -876,6 +937,7 @@ static void bulk_reset(v8_reader *r)
         r->class_memo[k].key = UINT64_MAX;
     for (size_t k = 0; k < sizeof r->memo / sizeof *r->memo; k++)
         r->memo[k].key = UINT64_MAX;
+    free_graph(r);
 }
 
 /* The node pass, row by row as the nodes are parsed (v8_list.rows): the
@@ -907,6 +969,14 @@ static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
         uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
         note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
         r->det_count[det]++;
+        if (r->devtools) {
+            r->g_type[i] = (uint8_t)type;
+            r->g_name[i] = name;
+            r->g_det[i] = (uint8_t)det;
+            r->g_id[i] = id;
+            r->g_size[i] = row[pos[NF_SELF_SIZE]];
+            r->g_ecount[i] = row[pos[NF_EDGE_COUNT]];
+        }
         uint64_t ck = class_key(r, type, name);
         struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
         if (m->key != ck) {
@@ -940,6 +1010,12 @@ static gch_status node_pass_begin(v8_reader *r, bulk_heap *h, node_pass *np, int
         !(h->sizes = gch_reallocarray(NULL, n, sizeof *h->sizes)) ||
         !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
         !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
+        return oom(r);
+    if (r->devtools && (!(r->g_type = gch_reallocarray(NULL, n, 1)) || !(r->g_det = gch_reallocarray(NULL, n, 1)) ||
+                        !(r->g_name = gch_reallocarray(NULL, n, sizeof *r->g_name)) ||
+                        !(r->g_id = gch_reallocarray(NULL, n, sizeof *r->g_id)) ||
+                        !(r->g_size = gch_reallocarray(NULL, n, sizeof *r->g_size)) ||
+                        !(r->g_ecount = gch_reallocarray(NULL, n, sizeof *r->g_ecount))))
         return oom(r);
     h->starts[0] = 0;
     return GCH_OK;
@@ -989,6 +1065,18 @@ static inline int exact_quotient(const exact_div *e, uint32_t x, uint32_t *q)
     return y <= e->limit;
 }
 
+/* The graph's edge arrays for n edges (the bulk path: n is the declared
+ * count, which the bytes of the edges array back). */
+static int bulk_edge_arrays(v8_reader *r, uint64_t n)
+{
+    size_t m = n ? (size_t)n : 1;
+    if (!(r->g_etype = gch_reallocarray(NULL, m, 1)) || !(r->g_ename = gch_reallocarray(NULL, m, sizeof *r->g_ename)) ||
+        !(r->g_eto = gch_reallocarray(NULL, m, sizeof *r->g_eto)))
+        return 0;
+    r->g_ecap = m;
+    return 1;
+}
+
 /* The edges' values, in place, into the targets (positions of nodes) of
  * the essential edges, node by node; labels as keys unless skipped. */
 static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
@@ -1001,6 +1089,8 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
     const exact_div by_fields = exact_div_by(r->nfields);
     const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
     if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
+        return oom(r);
+    if (r->devtools && !bulk_edge_arrays(r, r->edge_sum))
         return oom(r);
     uint64_t e = 0, w = 0;
     for (size_t i = 0; i < h->n; i++) {
@@ -1016,6 +1106,11 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
                 note_string_bulk(r, name, e * ef + ef - 1, 1);
             r->weak_edges += erole == ET_WEAK;
             r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
+            if (r->devtools) {
+                r->g_etype[e] = (uint8_t)type;
+                r->g_ename[e] = name;
+                r->g_eto[e] = target;
+            }
             if (!essential(r, i, (uint8_t)type))
                 continue;
             r->held[target] = 1;
@@ -1069,6 +1164,11 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
         uint8_t erole = r->edge_role[type];
         if (erole != ET_ELEMENT && erole != ET_HIDDEN)
             note_string_bulk(r, name, ep->e * ef + ef - 1, 1);
+        if (r->devtools && ep->e < r->g_ecap) {
+            r->g_etype[ep->e] = (uint8_t)type;
+            r->g_ename[ep->e] = name;
+            r->g_eto[ep->e] = target;
+        }
         r->weak_edges += erole == ET_WEAK;
         r->dropped_shortcuts += erole == ET_SHORTCUT && ep->node != r->root;
         if (essential(r, ep->node, (uint8_t)type))
@@ -1149,6 +1249,8 @@ static gch_status bulk_read(v8_reader *r, int *done)
     if (st == GCH_OK && ok && counted) {
         /* The edges come after every node: the root and edge counts are known. */
         ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
+        if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl))
+            st = oom(r);
         r->root = (size_t)(r->root_index / r->nfields);
         ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
         edges.rows = edge_rows;
@@ -1254,6 +1356,8 @@ static gch_status read_edges(v8_reader *r)
             r->weak_edges += erole == ET_WEAK;
             r->dropped_shortcuts += erole == ET_SHORTCUT && c.node != r->root;
             size_t target = (size_t)(to / r->nfields);
+            if (r->devtools && (st = keep_edge(r, e, (uint8_t)type, (uint32_t)name, (uint32_t)target)) != GCH_OK)
+                return st;
             if (essential(r, c.node, (uint8_t)type))
                 r->held[target] = 1;
             if (!skip && essential(r, c.node, (uint8_t)type)) {
@@ -1289,10 +1393,51 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* DevTools' view reads the names of the nodes that are not strings, numbers
+ * or code, and of every edge named by a string: those strings (and the
+ * classes' and labels', which are among them) are kept. */
+static gch_status collect_wanted_graph(v8_reader *r)
+{
+    uint64_t top = r->any_string ? r->max_string + 1 : 0;
+    uint8_t *bits = gch_calloc((size_t)(top / 8 + 1), 1);
+    if (!bits)
+        return oom(r);
+    for (size_t i = 0; i < r->node_n; i++) {
+        uint8_t role = r->node_role[r->g_type[i]];
+        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY || role == NT_SYNTHETIC)
+            bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
+    }
+    for (uint64_t e = 0; e < r->edge_n; e++) {
+        uint8_t role = r->edge_role[r->g_etype[e]];
+        if (role != ET_ELEMENT && role != ET_HIDDEN)
+            bits[r->g_ename[e] >> 3] |= (uint8_t)(1u << (r->g_ename[e] & 7));
+    }
+    size_t u = 0;
+    for (uint64_t k = 0; k < top; k++)
+        u += bits[k >> 3] >> (k & 7) & 1;
+    r->wanted = gch_reallocarray(NULL, u ? u : 1, sizeof *r->wanted);
+    r->str_off = gch_reallocarray(NULL, u ? u : 1, sizeof *r->str_off);
+    if (!r->wanted || !r->str_off) {
+        gch_free(bits);
+        return oom(r);
+    }
+    u = 0;
+    for (uint64_t k = 0; k < top; k++)
+        if (bits[k >> 3] >> (k & 7) & 1)
+            r->wanted[u++] = (uint32_t)k;
+    gch_free(bits);
+    r->wanted_n = u;
+    for (size_t i = 0; i < u; i++)
+        r->str_off[i] = UINT64_MAX;
+    return GCH_OK;
+}
+
 /* The string indices that name a class or a label, sorted and unique: the
  * only strings worth keeping (the others are the contents of string nodes). */
 static gch_status collect_wanted(v8_reader *r)
 {
+    if (r->devtools)
+        return collect_wanted_graph(r);
     size_t n = 0, cap = r->classes.len + r->labels.len;
     uint32_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
     if (!w)
@@ -1445,14 +1590,7 @@ static const char *str_at(const v8_reader *r, uint32_t index)
     if (!r->wanted) {
         off = index < r->str_n ? r->str_off[index] : UINT64_MAX;
     } else {
-        size_t lo = 0, hi = r->wanted_n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (r->wanted[mid] < index)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = GCH_LOWER_BOUND(r->wanted, 0, r->wanted_n, index);
         if (lo < r->wanted_n && r->wanted[lo] == index)
             off = r->str_off[lo];
     }
@@ -1650,8 +1788,112 @@ static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const ch
     return gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, flags, 0, 0, label, r->err);
 }
 
+/* The graph's strings by index in O(1) (str_at searches the kept ones). */
+typedef struct str_table {
+    const char **p;
+    size_t n;
+} str_table;
+
+static const char *graph_str(const void *ctx, uint32_t index)
+{
+    const str_table *t = ctx;
+    return index < t->n && t->p[index] ? t->p[index] : "";
+}
+
+/* DevTools' view being made: the graph, the result, the arrays the graph
+ * adds to the reader's. */
+typedef struct devtools_run {
+    v8_graph g;
+    v8_devtools d;
+    uint32_t *estart;
+    uint64_t *id, *size;
+    str_table strs;
+    const char *type_names[MAX_TYPES];
+    int done;
+} devtools_run;
+
+static void devtools_run_free(devtools_run *dr)
+{
+    gch_free(dr->estart);
+    gch_free(dr->strs.p);
+    gch_free(dr->id);
+    gch_free(dr->size);
+    v8_devtools_free(&dr->d);
+}
+
+static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out);
+
+/* DevTools' view of the graph read (v8_devtools.c), before the reader's
+ * arrays go. */
+static gch_status devtools_view(v8_reader *r, devtools_run *dr)
+{
+    size_t n = r->node_n;
+    dr->estart = gch_reallocarray(NULL, n + 1, sizeof *dr->estart);
+    dr->id = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->id);
+    dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size);
+    if (!dr->estart || !dr->id || !dr->size)
+        return oom(r);
+    dr->estart[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        dr->estart[i + 1] = dr->estart[i] + (r->bulk ? r->g_ecount[i] : r->n_edges[i]);
+        dr->id[i] = r->bulk ? r->g_id[i] : w_get(&r->n_id, i);
+        dr->size[i] = r->bulk ? r->g_size[i] : w_get(&r->n_size, i);
+    }
+    for (unsigned k = 0; k < r->ntypes; k++)
+        dr->type_names[k] = list_name(r->node_types, k);
+    /* every string index the graph uses is below str_n (parse checked) */
+    dr->strs.n = r->str_n;
+    if (!(dr->strs.p = gch_calloc(r->str_n ? r->str_n : 1, sizeof *dr->strs.p)))
+        return oom(r);
+    if (r->wanted) {
+        for (size_t k = 0; k < r->wanted_n; k++)
+            if (r->wanted[k] < r->str_n && r->str_off[k] != UINT64_MAX)
+                dr->strs.p[r->wanted[k]] = r->pool.s + r->str_off[k];
+    } else {
+        for (size_t k = 0; k < r->str_n; k++)
+            dr->strs.p[k] = r->str_off[k] != UINT64_MAX ? r->pool.s + r->str_off[k] : NULL;
+    }
+    dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->edge_n, .type = r->g_type, .name = r->g_name,
+                        .det = r->g_det, .has_det = r->has_detachedness, .id = dr->id, .size = dr->size,
+                        .estart = dr->estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
+                        .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
+                        .no_refs = r->opts->skip_refs, .str = graph_str, .str_ctx = &dr->strs,
+                        .extra_native_bytes = r->extra_native_bytes };
+    gch_status st = v8_devtools_run(&dr->g, &dr->d, r->err);
+    dr->done = st == GCH_OK;
+    return st;
+}
+
+/* The Statistics view and DevTools' counts, for info. */
+static gch_status devtools_meta(v8_reader *r, const v8_devtools *d)
+{
+    static const char *const keys[] = { "statistics_total", "statistics_code", "statistics_strings",
+                                        "statistics_js_arrays", "statistics_typed_arrays",
+                                        "statistics_system_objects", "statistics_native" };
+    const uint64_t vals[] = { d->st_total, d->st_code, d->st_strings, d->st_js_arrays, d->st_typed_arrays,
+                              d->st_system, d->st_native };
+    gch_status st = add_meta_u64(r->b, "devtools_detached_nodes", d->detached, r->err);
+    for (size_t k = 0; k < sizeof keys / sizeof *keys && st == GCH_OK; k++)
+        st = add_meta_u64(r->b, keys[k], vals[k], r->err);
+    return st;
+}
+
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
+{
+    devtools_run dr = { 0 };
+    gch_status st = r->devtools ? devtools_view(r, &dr) : GCH_OK;
+    if (st != GCH_OK) {
+        devtools_run_free(&dr);
+        return st;
+    }
+    st = build_heap(r, &dr, out);
+    devtools_run_free(&dr);
+    free_graph(r);
+    return st;
+}
+
+static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
 {
     /* Only ids (for the roots) and the key lists are needed from here on. */
     gch_free(r->n_class);
@@ -1669,13 +1911,20 @@ static gch_status build(v8_reader *r, gch_dump **out)
     key_set_drop_slots(&r->classes);
     key_set_drop_slots(&r->labels);
     gch_status st = declare_types(r);
+    if (st == GCH_OK && dr->done)
+        st = devtools_meta(r, &dr->d);
     if (st == GCH_OK && !r->opts->skip_refs && !r->opts->skip_labels)
         st = name_labels(r);
     if (st == GCH_OK)
         st = add_node_root(r, r->root, 0, "synthetic root");
     /* DevTools' second pass starts from the nodes no essential edge holds:
-     * they become weak roots (not live unless --include-weak). */
-    for (size_t i = 0; r->held && st == GCH_OK && i < r->node_n; i++) {
+     * they become weak roots (not live unless --include-weak); in DevTools'
+     * view the root holds them (v8_devtools_apply). */
+    if (dr->done && !r->opts->skip_refs)
+        r->weak_only_nodes = dr->d.hung_n;
+    for (size_t i = 0; dr->done && r->opts->skip_refs && r->held && i < r->node_n; i++)
+        r->weak_only_nodes += !r->held[i] && i != r->root; /* without references: no essential edges */
+    for (size_t i = 0; r->held && !dr->done && st == GCH_OK && i < r->node_n; i++) {
         if (r->held[i] || i == r->root)
             continue;
         r->weak_only_nodes++;
@@ -1691,12 +1940,17 @@ static gch_status build(v8_reader *r, gch_dump **out)
         st = gch_builder_finish(r->b, out, r->err);
     if (st == GCH_OK)
         (*out)->ids_stable = 1; /* V8 node ids survive between snapshots of one process */
+    if (st == GCH_OK && dr->done && (st = v8_devtools_apply(&dr->d, &dr->g, (*out)->heaps[0], r->err)) != GCH_OK) {
+        gch_dump_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
 static void reader_free(v8_reader *r)
 {
     free_arrays(r);
+    free_graph(r);
     gch_builder_free(r->b);
     gch_json_free(&r->in);
     gch_free(r->key.s);
@@ -1732,6 +1986,7 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     r->opts = opts ? opts : &no_options;
     r->err = err;
+    r->devtools = !r->opts->v8_raw;
     r->par = gch_parallel_for(r->opts->threads);
     gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
@@ -1748,6 +2003,7 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
         return gch_error_set(err, GCH_ENOMEM, "out of memory");
     r->opts = opts ? opts : &no_options;
     r->err = err;
+    r->devtools = !r->opts->v8_raw;
     gch_status st = gch_json_init_source(&r->in, src, r->opts, err);
     if (st == GCH_OK)
         st = run(r, out);

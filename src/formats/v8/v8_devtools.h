@@ -1,0 +1,75 @@
+/* v8_devtools.h - DevTools' view of a V8 heap snapshot (the heap snapshot
+ * worker of Chrome DevTools, front_end/entrypoints/heap_snapshot_worker/
+ * HeapSnapshot.ts, npm chrome-devtools-frontend 1.0.1705227): DOM state
+ * propagation, page-owned nodes, essential edges, shallow sizes with owned
+ * arrays folded into their owners, distances, class names (Function,
+ * RegExp, Detached <name>, {a, b} shapes) and the Statistics split.
+ * docs/v8-format.md cites the lines each step follows. */
+#ifndef GCHEAP_V8_DEVTOOLS_H
+#define GCHEAP_V8_DEVTOOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcheap/error.h"
+#include "gcheap/heap.h"
+
+/* Node types and edge types by role (the snapshot declares their numbers). */
+enum node_role { NT_OTHER, NT_HIDDEN, NT_OBJECT, NT_NATIVE, NT_CODE, NT_ARRAY, NT_SYNTHETIC, NT_CLOSURE,
+                 NT_REGEXP, NT_STRING, NT_CONS_STRING, NT_SLICED_STRING };
+enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_HIDDEN, ET_SHORTCUT,
+                 ET_WEAK, ET_INVISIBLE };
+
+#define V8_NO_DISTANCE (-5) /* DevTools' #noDistance */
+
+/* The whole snapshot graph as read (every edge, weak ones included). */
+typedef struct v8_graph {
+    size_t n, root;          /* nodes; the root's position */
+    uint64_t m;              /* edges */
+    const uint8_t *type;     /* per node: type number */
+    const uint32_t *name;    /* per node: name string index */
+    const uint8_t *det;      /* per node: detachedness as written (0 without the field) */
+    int has_det;             /* the snapshot declares detachedness */
+    const uint64_t *id;      /* per node: id */
+    const uint64_t *size;    /* per node: self size as written */
+    const uint32_t *estart;  /* n + 1: node i's edges are estart[i] .. estart[i + 1] - 1 */
+    const uint8_t *etype;    /* per edge: type number */
+    const uint32_t *ename;   /* per edge: name string index or index */
+    const uint32_t *eto;     /* per edge: target position */
+    const uint8_t *node_role, *edge_role; /* by type number */
+    const char *const *node_type_name;   /* by type number: "object", ... */
+    int no_refs;             /* the heap gets no references: no essential edges, holding
+                                of unreached nodes nor distances are needed */
+    const char *(*str)(const void *ctx, uint32_t index);
+    const void *str_ctx;
+    uint64_t extra_native_bytes;
+} v8_graph;
+
+typedef struct v8_devtools {
+    uint64_t *size;          /* per node: DevTools' self size */
+    uint32_t *cls;           /* per node: class number (names[cls]) */
+    char **names;            /* class names */
+    uint32_t names_n, names_cap;
+    int32_t *distance;       /* per node: DevTools' distance, V8_NO_DISTANCE when none
+                                (NULL with no_refs) */
+    uint8_t *essential;      /* bit per edge: holds its target for the dominator tree */
+    uint32_t *hung;          /* nodes no essential path reaches: DevTools hangs them under the root */
+    size_t hung_n;
+    int folded;              /* the snapshot has user roots: owned arrays were folded */
+    uint64_t detached;       /* nodes named Detached ... */
+    /* Statistics view (JSHeapSnapshot.calculateStatistics) */
+    uint64_t st_total, st_code, st_strings, st_js_arrays, st_typed_arrays, st_system, st_native;
+} v8_devtools;
+
+/* Computes DevTools' view of g into d. GCH_ENOMEM; d is freed on error. */
+gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err);
+
+/* Applies d to the finished heap h (objects in node order, with the
+ * references the reader gave: every edge but weak ones and shortcuts away
+ * from the root): sizes, types, only the essential references plus one from
+ * the root to each hung node, and the distances (moved to h->v8_distance). */
+gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch_error *err);
+
+void v8_devtools_free(v8_devtools *d);
+
+#endif

@@ -1,0 +1,18 @@
+/* The UTF-8 encoder: see include/gcheap/utf8.h. */
+#include "gcheap/utf8.h"
+
+size_t gch_utf8_encode(uint32_t cp, unsigned char *o)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    size_t n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static const unsigned char lead[5] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+    for (size_t i = n - 1; i > 0; i--) {
+        o[i] = (unsigned char)(0x80 | (cp & 0x3f));
+        cp >>= 6;
+    }
+    o[0] = (unsigned char)(lead[n] | cp);
+    return n;
+}
