@@ -129,9 +129,33 @@ typedef struct gch_leaks_options {
     /* Threads, the caller's included (default 0: as many as the machine has,
      * at most 2; 1: no thread at all). */
     unsigned threads;
+    /* Nonzero: keep rows about V8 engine internals (gch_leak_type_internal);
+     * 0 (default): they are left out of the report and counted in
+     * gch_leak_report.internal_rows. */
+    int internals;
 } gch_leaks_options;
 
-#define GCH_LEAKS_OPTIONS_INIT { 0, -1, 0 }
+#define GCH_LEAKS_OPTIONS_INIT { 0, -1, 0, 0 }
+
+/* Whether a type name is a V8 engine internal that memlab does not report as
+ * a leak: "(system)" (hidden nodes; memlab's FilterTrivialNodeRule), code
+ * ("(compiled code)", "(code)"), shapes ("(object shape)"), feedback
+ * ("(feedback)", "(feedback vector)") and every "system / ..." name (V8's
+ * own objects: system / Map, system / WeakArrayList, system /
+ * FeedbackVector, ...). No class name of another format has these forms. */
+int gch_leak_type_internal(const char *type);
+
+/* Whether object `store` of heap, reached from object `owner` through the
+ * field named `field` (as gch_ref_label gives it), is a collection's internal
+ * backing store, which is never a leak head but folded into its owner:
+ * an array type (name ending in "[]": HashMap$Node[], ConcurrentHashMap$Node[],
+ * Object[]) held through table, nextTable, elementData, elements or queue
+ * (java.util's HashMap/Hashtable, ConcurrentHashMap, ArrayList/Vector,
+ * ArrayDeque, PriorityQueue); a V8 "(array)", "(object elements)",
+ * "(system)" or "system / ..." node held through the internal edge table or
+ * elements, written "{table}" / "{elements}" by the V8 reader (a JS Map's or
+ * Set's hash table, an object's elements), DevTools' ownership. */
+int gch_leak_backing_store(const char *store_type, const char *field);
 
 /* Leaked objects of one leak signature (memlab rule). A leaked object is one
  * live in the second dump and in every later one whose id no object of the
@@ -140,6 +164,19 @@ typedef struct gch_leaks_options {
  * is not leaked). A group gathers the heads with one signature: the root and
  * the types and field names on the head's shortest path from a root, field
  * names that are numbers (array indices) written [] so that elements merge. */
+/* A head that is a collection's backing store (gch_leak_backing_store,
+ * reached from its shortest-path parent) is folded into that parent, its
+ * owner: the owner (or, when the owner is leaked, the owner's head) stands
+ * for it in the signature, type, heads and example; objects and bytes stay
+ * those of the leaked objects (an owner that is not leaked adds nothing). */
+typedef struct gch_leak_type_count {
+    char *type;           /* a type of the group's leaked objects */
+    uint64_t objects;     /* leaked objects of that type in the group (exact) */
+    uint64_t bytes;       /* their shallow sizes in the last dump */
+    uint64_t heads;       /* how many of them are heads (after folding) */
+    uint64_t example_id;  /* dump id of one (lowest position in the last dump) */
+} gch_leak_type_count;
+
 typedef struct gch_leak_group {
     char *signature;      /* "[static Holder] List -> Object[] -> Listener" */
     char *type;           /* type of the heads */
@@ -147,6 +184,12 @@ typedef struct gch_leak_group {
     uint64_t objects;     /* leaked objects under those heads, the heads included */
     uint64_t bytes;       /* their shallow sizes in the last dump */
     uint64_t example_id;  /* dump id of the first head (lowest position in the last dump) */
+    /* The group's leaked objects by type, every type (but those
+     * gch_leak_type_internal names, unless gch_leaks_options.internals): most
+     * bytes first, ties by more objects, then by name. With internals, their
+     * objects add up to objects. */
+    size_t type_count;
+    gch_leak_type_count *types;
 } gch_leak_group;
 
 /* A retainer path or a type that grew in every step. counts and retained
@@ -166,6 +209,10 @@ typedef struct gch_leak_report {
     uint64_t leaked_bytes;
     size_t group_count;
     gch_leak_group *groups;     /* most bytes first, ties by signature */
+    /* Rows left out as V8 internals (gch_leaks_options.internals 0): leak
+     * groups whose head type, path rows whose last type and type rows whose
+     * type is gch_leak_type_internal. leaked_objects/bytes count all. */
+    uint64_t internal_rows;
     /* Retainer paths whose instance count grew in every step and whose parent
      * path's did not (growth of a parent path's count would explain it). */
     size_t path_count;

@@ -20,7 +20,13 @@ static const char description[] =
     "        dominators (a head); heads with the same shortest path from a root\n"
     "        (root, types and field names; array indices as []) form a row:\n"
     "        objects and bytes (own sizes, last dump) of everything under them,\n"
-    "        heads, one head's id.\n"
+    "        heads, one head's id. A head that is a collection's backing store\n"
+    "        (HashMap$Node[] through table, an ArrayList's Object[] through\n"
+    "        elementData, a V8 Map's or Set's (array) through its table, ...) is\n"
+    "        folded into its owner: the row names the collection.\n"
+    "  leak-type  follows each leak row: its leaked objects of one type, exact\n"
+    "        count, bytes, heads among them, one id (at most 5 types, most\n"
+    "        bytes first).\n"
     "  path  a retainer path (the same notation) whose live instances grew in\n"
     "        every step, and whose parent path's did not: objects and bytes\n"
     "        retained in the last dump, growth of both per step, one instance.\n"
@@ -34,12 +40,15 @@ static const char description[] =
     "--fail-on-leak[=SIZE] exits 1 when a leak row has at least SIZE bytes or a\n"
     "path or type row grew by at least SIZE retained bytes from DUMP1 to the last\n"
     "dump (without SIZE: when any row is reported).\n"
+    "V8 engine internals ((system), (compiled code), (object shape), feedback,\n"
+    "system / ...) are left out as memlab leaves them out; --internals keeps them.\n"
     "Exit status: 0 fine, 1 --fail-on-leak found something, 2 usage or input error.";
 
 typedef struct leaks_state {
     int fail_set;
     uint64_t fail_min;
     int stable_ids;
+    int internals;
     /* results, one per section (prepare), freed by release */
     gch_leak_report *reports;
     char **names;
@@ -64,6 +73,8 @@ static const cli_option leaks_options[] = {
                           "exit 1 if a row shows at least SIZE bytes (default: any row)"),
     OPT_BOOL(0, "stable-ids", leaks_state, stable_ids,
              "object ids name the same objects in every dump: apply the memlab rule"),
+    OPT_BOOL(0, "internals", leaks_state, internals,
+             "keep rows about V8 engine internals (code, shapes, (system), feedback)"),
     OPT_END
 };
 
@@ -101,6 +112,24 @@ static uint64_t growth_bytes(const gch_growth *g, size_t dumps)
     return g->retained[dumps - 1] > g->retained[0] ? g->retained[dumps - 1] - g->retained[0] : 0;
 }
 
+/* Leak-type rows shown under each leak row. */
+#define LEAK_TYPES_SHOWN 5
+
+static void leak_type_rows(report *rep, const gch_leak_group *g, int radix)
+{
+    for (size_t t = 0; t < g->type_count && t < LEAK_TYPES_SHOWN; t++) {
+        const gch_leak_type_count *c = &g->types[t];
+        report_cell_text(rep, "leak-type");
+        report_cell_u64(rep, c->objects);
+        report_cell_u64(rep, c->bytes);
+        report_cell_u64(rep, c->heads);
+        report_cell_text(rep, "");
+        report_cell_text(rep, "");
+        report_cell_id(rep, c->example_id, radix);
+        report_cell_text(rep, c->type);
+    }
+}
+
 /* The rows of one section; *found counts the rows at or above the gate. */
 static void report_section(report *rep, const char *name, const gch_leak_report *r, int radix,
                            const cli_common *c, const leaks_state *st, const char *format,
@@ -118,6 +147,7 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
         report_cell_text(rep, "");
         report_cell_id(rep, g->example_id, radix);
         report_cell_text(rep, g->signature);
+        leak_type_rows(rep, g, radix);
     }
     for (size_t i = 0; i < r->path_count && shown < limit; i++, shown++)
         growth_row(rep, "path", &r->paths[i], r->dumps, radix);
@@ -130,21 +160,26 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
     for (size_t i = 0; i < r->type_count; i++)
         *found += growth_bytes(&r->types[i], r->dumps) >= st->fail_min;
     uint64_t total = r->group_count + r->path_count + r->type_count;
+    char hidden[96] = "";
+    if (r->internal_rows)
+        snprintf(hidden, sizeof hidden, "; %" PRIu64 " row%s of V8 internals left out (--internals)",
+                 r->internal_rows, r->internal_rows == 1 ? "" : "s");
     if (r->by_ids)
         report_note(rep, "(%zu dumps; memlab rule: %" PRIu64 " leaked object%s, %" PRIu64
-                         " bytes; %" PRIu64 " of %" PRIu64 " rows shown)",
+                         " bytes; %" PRIu64 " of %" PRIu64 " rows shown%s)",
                     r->dumps, r->leaked_objects, r->leaked_objects == 1 ? "" : "s",
-                    r->leaked_bytes, shown, total);
+                    r->leaked_bytes, shown, total, hidden);
     else
         report_note(rep, "(%zu dumps; ids of %s dumps are not stable: growth only; %" PRIu64
-                         " of %" PRIu64 " rows shown)",
-                    r->dumps, format, shown, total);
+                         " of %" PRIu64 " rows shown%s)",
+                    r->dumps, format, shown, total, hidden);
     report_section_u64(rep, "dumps", r->dumps);
     json_writer *j = report_section_json(rep);
     if (j)
         json_bool(j, "by_ids", r->by_ids);
     report_section_u64(rep, "leaked_objects", r->leaked_objects);
     report_section_u64(rep, "leaked_bytes", r->leaked_bytes);
+    report_section_u64(rep, "internal_rows", r->internal_rows);
     report_end_section(rep);
 }
 
@@ -177,6 +212,7 @@ static int leaks_prepare(cli_run *run)
     lo.threads = cli_threads(c);
     if (st->stable_ids)
         lo.by_ids = 1;
+    lo.internals = st->internals;
     gch_leak_series **series = xcalloc(sections ? sections : 1, sizeof *series);
     int rc = 0;
     for (size_t i = 0; i < sections && rc == 0; i++) {

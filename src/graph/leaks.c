@@ -213,6 +213,15 @@ gch_status gch_leaks_new(size_t dump_count, const gch_leaks_options *opts,
     return GCH_OK;
 }
 
+static void group_free(gch_leak_group *g)
+{
+    gch_free(g->signature);
+    gch_free(g->type);
+    for (size_t i = 0; i < g->type_count; i++)
+        gch_free(g->types[i].type);
+    gch_free(g->types);
+}
+
 void gch_leaks_free(gch_leak_series *s)
 {
     if (!s)
@@ -232,10 +241,8 @@ void gch_leaks_free(gch_leak_series *s)
     gch_free(s->type_name);
     gch_free(s->first_ids);
     gch_free(s->kept);
-    for (size_t g = 0; g < s->group_count; g++) {
-        gch_free(s->groups[g].signature);
-        gch_free(s->groups[g].type);
-    }
+    for (size_t g = 0; g < s->group_count; g++)
+        group_free(&s->groups[g]);
     gch_free(s->groups);
     gch_free(s);
 }
@@ -441,19 +448,130 @@ static char *dup_str(const char *t)
     return d;
 }
 
+int gch_leak_type_internal(const char *t)
+{
+    static const char *const names[] = { "(system)",      "(compiled code)", "(code)",
+                                         "(object shape)", "(feedback)",     "(feedback vector)" };
+    if (!t)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(t, names[i]) == 0)
+            return 1;
+    return strncmp(t, "system / ", 9) == 0;
+}
+
+int gch_leak_backing_store(const char *store_type, const char *field)
+{
+    static const char *const java[] = { "table", "nextTable", "elementData", "elements", "queue" };
+    if (!store_type || !field)
+        return 0;
+    size_t n = strlen(store_type);
+    if (n > 2 && strcmp(store_type + n - 2, "[]") == 0) {
+        for (size_t i = 0; i < sizeof java / sizeof *java; i++)
+            if (strcmp(field, java[i]) == 0)
+                return 1;
+        return 0;
+    }
+    if (strcmp(store_type, "(array)") == 0 || strcmp(store_type, "(object elements)") == 0 ||
+        strcmp(store_type, "(system)") == 0 || strncmp(store_type, "system / ", 9) == 0)
+        return strcmp(field, "{table}") == 0 || strcmp(field, "{elements}") == 0 ||
+               strcmp(field, "table") == 0 || strcmp(field, "elements") == 0;
+    return 0;
+}
+
+/* What stands for head x in its group: x, or, when x is a backing store
+ * reached from its shortest-path parent u, u (u's head when u is leaked). */
+static uint32_t lead_of(const dump_work *w, const uint32_t *head, uint32_t x)
+{
+    const gch_heap *h = w->h;
+    uint32_t u = w->p.parent[x];
+    if (u == GCH_NONE || u == GCH_PATH_ROOT)
+        return x;
+    uint32_t off = gch_ref_label(h, u, x);
+    if (off == GCH_NONE ||
+        !gch_leak_backing_store(gch_type_name(h, h->object_type[x]), gch_heap_string(h, off)))
+        return x;
+    return head[u] != GCH_NONE ? head[u] : u;
+}
+
+/* One leaked object for the count by type: its group, its type's interned
+ * name, itself. */
+typedef struct leaked_entry {
+    uint32_t group, name, v;
+} leaked_entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const leaked_entry *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static int type_count_cmp(const void *a, const void *b)
+{
+    const gch_leak_type_count *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    if (x->objects != y->objects)
+        return x->objects > y->objects ? -1 : 1;
+    return strcmp(x->type, y->type);
+}
+
+/* The groups' counts by type from entries e[0..n-1] (sorted with entry_cmp
+ * here); lead[v] == v marks v as a head. 0 when out of memory. */
+static int group_types(gch_leak_series *s, const dump_work *w, leaked_entry *e, size_t n,
+                       const uint32_t *lead, const uint32_t *head)
+{
+    const gch_heap *h = w->h;
+    if (n == 0)
+        return 1;
+    qsort(e, n, sizeof *e, entry_cmp);
+    for (size_t i = 0; i < n;) {
+        gch_leak_group *g = &s->groups[e[i].group];
+        size_t cap = 0;
+        uint32_t grp = e[i].group;
+        while (i < n && e[i].group == grp) {
+            size_t j = i;
+            gch_leak_type_count row = { NULL, 0, 0, 0, h->object_id[e[i].v] };
+            for (; j < n && e[j].group == grp && e[j].name == e[i].name; j++) {
+                uint32_t v = e[j].v;
+                row.objects++;
+                row.bytes += gch_object_size(h, v);
+                row.heads += head[v] == v && lead[v] == v;
+            }
+            row.type = dup_str(interned(&s->names, e[i].name));
+            if (!row.type || !reserve((void **)&g->types, &cap, g->type_count + 1, sizeof *g->types)) {
+                gch_free(row.type);
+                return 0;
+            }
+            g->types[g->type_count++] = row;
+            i = j;
+        }
+        if (g->type_count > 1)
+            qsort(g->types, g->type_count, sizeof *g->types, type_count_cmp);
+    }
+    return 1;
+}
+
 /* The memlab rule on the last dump: leaked objects, their heads, groups by
- * the head's path. */
+ * the path of the head (or of the owner a backing-store head folds into). */
 static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
 {
     const gch_heap *h = w->h;
     const uint32_t n = h->object_count;
     const uint32_t *idom = w->t.idom;
     uint32_t *head = gch_reallocarray(NULL, n ? n : 1, sizeof *head);
+    uint32_t *lead = gch_reallocarray(NULL, n ? n : 1, sizeof *lead);
+    unsigned char *counted = gch_calloc(n ? n : 1, 1);
     uint32_t *group_of = gch_reallocarray(NULL, s->node_count ? s->node_count : 1,
                                           sizeof *group_of);
-    size_t cap = 0;
+    leaked_entry *entries = NULL;
+    size_t cap = 0, entry_count = 0, entry_cap = 0;
     gch_status st = GCH_OK;
-    if (!head || !group_of)
+    if (!head || !lead || !counted || !group_of)
         goto nomem;
     for (size_t k = 0; k < s->node_count; k++)
         group_of[k] = GCH_NONE;
@@ -486,18 +604,20 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
         while (depth)
             head[w->stack[--depth]] = top;
     }
+    for (uint32_t v = 0; v < n; v++)
+        lead[v] = head[v] == v ? lead_of(w, head, v) : GCH_NONE;
     for (uint32_t v = 0; v < n; v++) {
         if (head[v] == GCH_NONE)
             continue;
-        uint32_t k = w->key[head[v]];
+        uint32_t t = lead[head[v]], k = w->key[t];
         if (group_of[k] == GCH_NONE) {
             if (!reserve((void **)&s->groups, &cap, s->group_count + 1, sizeof *s->groups))
                 goto nomem;
             gch_leak_group *g = &s->groups[s->group_count];
             memset(g, 0, sizeof *g);
             g->signature = path_text(s, k);
-            g->type = dup_str(gch_type_name(h, h->object_type[head[v]]));
-            g->example_id = h->object_id[head[v]];
+            g->type = dup_str(gch_type_name(h, h->object_type[t]));
+            g->example_id = h->object_id[t];
             group_of[k] = (uint32_t)s->group_count++;
             if (!g->signature || !g->type)
                 goto nomem;
@@ -505,16 +625,27 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
         gch_leak_group *g = &s->groups[group_of[k]];
         g->objects++;
         g->bytes += gch_object_size(h, v);
-        g->heads += head[v] == v;
+        if (!counted[t]) {
+            counted[t] = 1;
+            g->heads++;
+        }
         s->leaked_objects++;
         s->leaked_bytes += gch_object_size(h, v);
+        if (!reserve((void **)&entries, &entry_cap, entry_count + 1, sizeof *entries))
+            goto nomem;
+        entries[entry_count++] = (leaked_entry){ group_of[k], w->type_name[h->object_type[v]], v };
     }
+    if (!group_types(s, w, entries, entry_count, lead, head))
+        goto nomem;
     goto done;
 nomem:
     st = gch_error_set(err, GCH_ENOMEM, OOM);
 done:
     gch_free(head);
+    gch_free(lead);
+    gch_free(counted);
     gch_free(group_of);
+    gch_free(entries);
     return st;
 }
 
@@ -746,6 +877,10 @@ gch_status gch_leaks_finish(gch_leak_series *s, gch_leak_report *out, gch_error 
         uint32_t up = s->nodes[k].parent;
         if (up != GCH_NONE && grew_every_step(s->paths.counts + (size_t)up * D, D))
             continue;
+        if (!s->opts.internals && gch_leak_type_internal(interned(&s->names, s->nodes[k].name))) {
+            out->internal_rows++;
+            continue;
+        }
         if (!growth_add(&out->paths, &out->path_count, &cap, &s->paths, k, D,
                         path_text(s, (uint32_t)k), interned(&s->names, s->nodes[k].name)))
             goto nomem;
@@ -756,11 +891,36 @@ gch_status gch_leaks_finish(gch_leak_series *s, gch_leak_report *out, gch_error 
             !grew_every_step(s->types.retained + t * D, D))
             continue;
         const char *name = interned(&s->names, s->type_name[t]);
+        if (!s->opts.internals && gch_leak_type_internal(name)) {
+            out->internal_rows++;
+            continue;
+        }
         if (!growth_add(&out->types, &out->type_count, &cap, &s->types, t, D, dup_str(name), name))
             goto nomem;
     }
     if (!sort_growth(out->paths, out->path_count, D) || !sort_growth(out->types, out->type_count, D))
         goto nomem;
+    if (!s->opts.internals) {
+        size_t kept = 0;
+        for (size_t g = 0; g < s->group_count; g++) {
+            gch_leak_group *grp = &s->groups[g];
+            if (gch_leak_type_internal(grp->type)) {
+                group_free(grp);
+                out->internal_rows++;
+                continue;
+            }
+            size_t tk = 0; /* internals leave the breakdown too */
+            for (size_t t = 0; t < grp->type_count; t++) {
+                if (gch_leak_type_internal(grp->types[t].type))
+                    gch_free(grp->types[t].type);
+                else
+                    grp->types[tk++] = grp->types[t];
+            }
+            grp->type_count = tk;
+            s->groups[kept++] = *grp;
+        }
+        s->group_count = kept;
+    }
     if (s->group_count)
         qsort(s->groups, s->group_count, sizeof *s->groups, group_cmp);
     /* The groups move to the report. */
@@ -791,10 +951,8 @@ void gch_leak_report_free(gch_leak_report *r)
 {
     if (!r)
         return;
-    for (size_t g = 0; g < r->group_count; g++) {
-        gch_free(r->groups[g].signature);
-        gch_free(r->groups[g].type);
-    }
+    for (size_t g = 0; g < r->group_count; g++)
+        group_free(&r->groups[g]);
     gch_free(r->groups);
     growth_free(r->paths, r->path_count);
     growth_free(r->types, r->type_count);

@@ -7,7 +7,14 @@
 #     computes it (the dominator tree: another algorithm);
 #   - a path row ends in Grow$Item (the static list's array);
 #   - the short-lived Grow$Churn objects are never reported;
-#   - --fail-on-leak exits 1.
+#   - --fail-on-leak exits 1;
+#   - a second JVM, with the Epsilon GC (it never moves an object, so HPROF
+#     ids stay stable and --stable-ids may apply memlab's rule), puts
+#     N = 3000 Session objects in a static HashMap between the first and the
+#     second dump: the leak head (the map's reallocated HashMap$Node[]) is
+#     folded into its owner, so the row names java.util.HashMap (not its
+#     Node[]), and its leak-type rows count exactly N Grow$Session and N
+#     HashMap$Node, the counts the program made.
 #   sh test_hprof_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 # Needs a JDK: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
@@ -26,7 +33,7 @@ mkfifo "$tmp/in"
 java -Xmx128m -cp "$tmp" Grow 100 < "$tmp/in" > "$tmp/out" &
 pid=$!
 exec 3> "$tmp/in"
-wait_for() { # LINES: until the output has that many lines
+wait_for() { # LINES: until the output has that many lines (of $tmp/out)
     i=0
     while [ "$(wc -l < "$tmp/out")" -lt "$1" ] && [ $i -lt 300 ]; do
         sleep 0.1
@@ -64,5 +71,40 @@ if awk -F'\t' '$8 ~ /Grow\$Churn/' "$tmp/leaks.tsv" | grep -q .; then bad "churn
 "$bin" leaks --fail-on-leak $D > /dev/null 2>&1
 st=$?
 if [ $st -eq 1 ]; then ok; else bad "--fail-on-leak exit $st, expected 1"; fi
+
+# The HashMap leak, ids kept by the Epsilon GC.
+N=3000
+mkdir "$tmp/map"
+rm -f "$tmp/in"
+mkfifo "$tmp/in"
+: > "$tmp/out"
+java -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xmx256m -cp "$tmp" Grow $N < "$tmp/in" > "$tmp/out" 2> /dev/null &
+pid=$!
+exec 3> "$tmp/in"
+wait_for 1
+k=0
+for cmd in idle map idle; do
+    k=$((k + 1))
+    echo $cmd >&3
+    wait_for $((k + 1))
+    jcmd "$pid" GC.heap_dump "$tmp/map/d$k.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump (Epsilon)"; exit 1; }
+done
+exec 3>&-
+wait "$pid" 2> /dev/null
+pid=
+"$bin" leaks --stable-ids --format tsv "$tmp/map/d1.hprof" "$tmp/map/d2.hprof" "$tmp/map/d3.hprof" > "$tmp/map.tsv" 2> "$tmp/err" ||
+    bad "leaks --stable-ids exited $?: $(head -2 "$tmp/err")"
+lead=$(awk -F'\t' '$1 == "leak" && $8 ~ /Grow sessions\]/ { print $8 }' "$tmp/map.tsv")
+if [ "$lead" = "[static Grow sessions] java.util.HashMap" ]; then ok; else
+    bad "HashMap leak row '$lead', expected [static Grow sessions] java.util.HashMap"; head -5 "$tmp/map.tsv"
+fi
+counts() { # TYPE: objects of the leak-type rows of TYPE under the sessions row
+    awk -F'\t' -v t="$1" '$1 == "leak" { on = ($8 ~ /Grow sessions\]/) } $1 == "leak-type" && on && $8 == t { print $2 }' "$tmp/map.tsv"
+}
+if [ "$(counts 'Grow$Session')" = $N ]; then ok; else bad "Grow\$Session leaked '$(counts 'Grow$Session')', expected $N"; fi
+if [ "$(counts 'java.util.HashMap$Node')" = $N ]; then ok; else bad "HashMap\$Node leaked '$(counts 'java.util.HashMap$Node')', expected $N"; fi
+if awk -F'\t' '$1 == "leak" && $8 ~ /HashMap\$Node\[\]$/' "$tmp/map.tsv" | grep -q .; then
+    bad "a leak head is a HashMap\$Node[]"
+else ok; fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,7 +8,14 @@
 #     computes it from the dominator tree (another algorithm);
 #   - the short-lived Churn objects are never reported, and a series that
 #     only churns reports no LeakyItem;
-#   - --fail-on-leak exits 1 on the leaking series.
+#   - --fail-on-leak exits 1 on the leaking series;
+#   - a program that puts N = 3000 SessionEntry objects in a global Map
+#     between the first and the second snapshot (tests/node/leak_map_series.js):
+#     the leak row names the Map (its internal table, the head, is folded into
+#     it), and its leak-type row of SessionEntry has exactly N objects, the
+#     count the program made; no row names a V8 internal ((system),
+#     (compiled code), (object shape), feedback, system / ...), while
+#     --internals shows some.
 #   sh test_v8_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 # Needs Node.js: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
@@ -46,5 +53,26 @@ if awk -F'\t' '$8 ~ /LeakyItem|Churn$/' "$tmp/churn.tsv" | grep -q .; then bad "
 "$bin" leaks --fail-on-leak=10KiB "$L/s1.heapsnapshot" "$L/s2.heapsnapshot" "$L/s3.heapsnapshot" > /dev/null 2>&1
 st=$?
 if [ $st -eq 1 ]; then ok; else bad "--fail-on-leak=10KiB exit $st, expected 1"; fi
+
+N=3000
+M=$tmp/map
+mkdir "$M"
+node "$here/../node/leak_map_series.js" "$M" $N || { echo "FAIL: node could not write the Map snapshots"; exit 1; }
+"$bin" leaks --format tsv "$M/s1.heapsnapshot" "$M/s2.heapsnapshot" "$M/s3.heapsnapshot" > "$tmp/map.tsv" 2> "$tmp/err" ||
+    bad "leaks (Map) exited $?: $(head -2 "$tmp/err")"
+# The leak-type rows that follow the leak row of the Map.
+got=$(awk -F'\t' '$1 == "leak" { inmap = ($8 ~ /-\.sessions-> Map$/) } $1 == "leak-type" && inmap && $8 == "SessionEntry" { print $2 }' "$tmp/map.tsv")
+if [ "$got" = $N ]; then ok; else bad "Map leak: SessionEntry objects '$got', expected $N"; head -8 "$tmp/map.tsv"; fi
+if awk -F'\t' '$1 == "leak" && $8 ~ /\(array\)$/' "$tmp/map.tsv" | grep -q .; then
+    bad "a leak head is the Map's internal (array)"
+else ok; fi
+internal='(\((system|compiled code|code|object shape|feedback|feedback vector)\)|system / [^>]*)$'
+if awk -F'\t' -v re="$internal" 'NR > 1 && $8 ~ re' "$tmp/map.tsv" | grep -q .; then
+    bad "V8 internal rows reported: $(awk -F'\t' -v re="$internal" 'NR > 1 && $8 ~ re' "$tmp/map.tsv" | head -2)"
+else ok; fi
+"$bin" leaks --internals --format tsv "$M/s1.heapsnapshot" "$M/s2.heapsnapshot" "$M/s3.heapsnapshot" > "$tmp/all.tsv" 2> /dev/null
+if awk -F'\t' -v re="$internal" 'NR > 1 && $8 ~ re' "$tmp/all.tsv" | grep -q .; then ok; else
+    bad "--internals shows no internal row"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

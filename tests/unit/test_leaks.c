@@ -285,6 +285,267 @@ static void alloc_failures_clean(void **state)
     gch_dump_free(d2);
 }
 
+/* ------------------------------------------------- named hand-built heaps */
+
+/* A heap of n objects with type names, ids, sizes and labelled references
+ * (listed by source, in order; lab NULL: unnamed), one root naming object 0. */
+typedef struct named_spec {
+    uint32_t n, ntypes;
+    const char *const *tnames;
+    const uint32_t *type, *size;
+    const uint64_t *id;
+    size_t m;
+    const uint32_t *src, *dst;
+    const char *const *lab;
+} named_spec;
+
+static uint32_t pool_add(gch_heap *h, size_t *used, const char *t)
+{
+    size_t n = strlen(t) + 1;
+    memcpy(h->strings + *used, t, n);
+    uint32_t off = (uint32_t)*used;
+    *used += n;
+    return off;
+}
+
+static gch_dump *named_heap(const named_spec *sp)
+{
+    gch_dump *d = th_dump_new(sp->n, sp->ntypes, 1, sp->m);
+    gch_heap *h = d->heaps[0];
+    size_t need = 1;
+    for (uint32_t t = 0; t < sp->ntypes; t++)
+        need += strlen(sp->tnames[t]) + 1;
+    for (size_t k = 0; k < sp->m; k++) {
+        need += sp->lab && sp->lab[k] ? strlen(sp->lab[k]) + 1 : 0;
+        if (k)
+            assert_true(sp->src[k - 1] <= sp->src[k]);
+    }
+    gch_free(h->strings);
+    h->strings = gch_calloc(need, 1);
+    assert_non_null(h->strings);
+    h->strings_size = need;
+    size_t used = 1;
+    for (uint32_t t = 0; t < sp->ntypes; t++)
+        h->type_name[t] = pool_add(h, &used, sp->tnames[t]);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < sp->n; i++) {
+        h->object_type[i] = sp->type[i];
+        h->object_id[i] = sp->id[i];
+        h->object_size32[i] = sp->size[i];
+        total += sp->size[i];
+    }
+    h->total_size = total;
+    th_set_edges(h, sp->src, sp->dst, sp->m);
+    h->out_label = gch_calloc(sp->m ? sp->m : 1, sizeof *h->out_label);
+    assert_non_null(h->out_label);
+    for (size_t k = 0; k < sp->m; k++)
+        h->out_label[k] = sp->lab && sp->lab[k] ? pool_add(h, &used, sp->lab[k]) : GCH_NONE;
+    h->root_object[0] = 0;
+    return d;
+}
+
+/* Holder -holds-> OWNER -FIELD-> STORE, the store holding n entries (each an
+ * Entry with a byte[]), ids of the store and the entries new when n > 0. */
+enum { E_HOLDER = 16, E_OWNER = 48, E_ENTRY = 24, E_DATA = 40 };
+#define MAX_E 40
+
+static gch_dump *owner_heap(const char *owner, const char *store, const char *field, uint32_t n,
+                            const char *extra_type)
+{
+    static const char *tn[6];
+    tn[0] = "Holder";
+    tn[1] = owner;
+    tn[2] = store;
+    tn[3] = "Entry";
+    tn[4] = "byte[]";
+    tn[5] = extra_type ? extra_type : "Unused";
+    uint32_t type[3 + 2 * MAX_E + 1], size[3 + 2 * MAX_E + 1], src[2 + 2 * MAX_E + 1],
+        dst[2 + 2 * MAX_E + 1];
+    uint64_t id[3 + 2 * MAX_E + 1];
+    const char *lab[2 + 2 * MAX_E + 1];
+    assert_true(n <= MAX_E);
+    uint32_t objs = 3 + 2 * n + (extra_type ? 1 : 0);
+    size_t m = 0;
+    type[0] = 0, size[0] = E_HOLDER, id[0] = 1;
+    type[1] = 1, size[1] = E_OWNER, id[1] = 2;
+    type[2] = 2, size[2] = 16 + 4 * n, id[2] = n ? 100 : 3;
+    src[m] = 0, dst[m] = 1, lab[m++] = "holds";
+    if (extra_type) { /* an object of extra_type, new, held by the holder too */
+        src[m] = 0, dst[m] = objs - 1, lab[m++] = "extra";
+        type[objs - 1] = 5, size[objs - 1] = 8, id[objs - 1] = 900;
+    }
+    src[m] = 1, dst[m] = 2, lab[m++] = field;
+    for (uint32_t i = 0; i < n; i++) {
+        static char idx[MAX_E][12];
+        snprintf(idx[i], sizeof idx[i], "%u", (unsigned)i);
+        type[3 + 2 * i] = 3, size[3 + 2 * i] = E_ENTRY, id[3 + 2 * i] = 1000 + i;
+        type[4 + 2 * i] = 4, size[4 + 2 * i] = E_DATA, id[4 + 2 * i] = 2000 + i;
+        src[m] = 2, dst[m] = 3 + 2 * i, lab[m++] = idx[i];
+    }
+    for (uint32_t i = 0; i < n; i++)
+        src[m] = 3 + 2 * i, dst[m] = 4 + 2 * i, lab[m++] = "data";
+    named_spec sp = { objs, 6, tn, type, size, id, m, src, dst, lab };
+    return named_heap(&sp);
+}
+
+static void two_dump_report(gch_dump *a, gch_dump *b, int internals, gch_leak_report *r)
+{
+    gch_leaks_options o = GCH_LEAKS_OPTIONS_INIT;
+    o.internals = internals;
+    gch_leak_series *s;
+    assert_int_equal(gch_leaks_new(2, &o, &s, NULL), GCH_OK);
+    assert_int_equal(gch_leaks_add(s, a->heaps[0], 1, NULL), GCH_OK);
+    assert_int_equal(gch_leaks_add(s, b->heaps[0], 1, NULL), GCH_OK);
+    assert_int_equal(gch_leaks_finish(s, r, NULL), GCH_OK);
+    gch_leaks_free(s);
+}
+
+static const gch_leak_type_count *type_row(const gch_leak_group *g, const char *name)
+{
+    for (size_t i = 0; i < g->type_count; i++)
+        if (strcmp(g->types[i].type, name) == 0)
+            return &g->types[i];
+    return NULL;
+}
+
+/* The store of OWNER, new in the second dump with n entries, is the single
+ * head; folded (fold 1) the row is OWNER's, else the store's. Counts by type
+ * by hand: n entries, n byte[], one store. */
+static void check_fold(const char *owner, const char *store, const char *field, int fold)
+{
+    const uint32_t n = 30;
+    gch_dump *a = owner_heap(owner, store, field, 0, NULL), *b = owner_heap(owner, store, field, n, NULL);
+    gch_leak_report r;
+    two_dump_report(a, b, 0, &r);
+    assert_int_equal(r.leaked_objects, 1 + 2 * n);
+    assert_int_equal(r.group_count, 1);
+    const gch_leak_group *g = &r.groups[0];
+    assert_int_equal(g->objects, 1 + 2 * n);
+    assert_int_equal(g->bytes, 16 + 4 * n + n * (E_ENTRY + E_DATA));
+    assert_int_equal(g->heads, 1);
+    assert_string_equal(g->type, fold ? owner : store);
+    assert_int_equal(g->example_id, fold ? 2 : 100);
+    char want[256];
+    if (fold)
+        snprintf(want, sizeof want, " Holder -holds-> %s", owner);
+    else
+        snprintf(want, sizeof want, " Holder -holds-> %s -%s-> %s", owner, field, store);
+    size_t sl = strlen(g->signature), wl = strlen(want);
+    assert_true(sl > wl);
+    assert_string_equal(g->signature + sl - wl, want);
+    /* by type: byte[] (most bytes), Entry, the store (unless a V8 internal,
+     * left out of the breakdown by default) */
+    const int store_internal = gch_leak_type_internal(store);
+    assert_int_equal(g->type_count, 3 - store_internal);
+    assert_string_equal(g->types[0].type, "byte[]");
+    assert_string_equal(g->types[1].type, "Entry");
+    const gch_leak_type_count *e = type_row(g, "Entry"), *st = type_row(g, store);
+    assert_int_equal(e->objects, n);
+    assert_int_equal(e->bytes, n * E_ENTRY);
+    assert_int_equal(e->heads, 0);
+    assert_int_equal(e->example_id, 1000);
+    assert_int_equal(g->types[0].objects, n);
+    if (store_internal) {
+        assert_null(st);
+    } else {
+        assert_string_equal(g->types[2].type, store);
+        assert_int_equal(st->objects, 1);
+        assert_int_equal(st->heads, fold ? 0 : 1);
+    }
+    gch_leak_report_free(&r);
+    gch_dump_free(a);
+    gch_dump_free(b);
+}
+
+static void backing_store_folds(void **state)
+{
+    (void)state;
+    check_fold("java.util.HashMap", "java.util.HashMap$Node[]", "table", 1);
+    check_fold("java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.ConcurrentHashMap$Node[]",
+               "table", 1);
+    check_fold("java.util.ArrayList", "java.lang.Object[]", "elementData", 1);
+    check_fold("Map", "(array)", "{table}", 1);
+    check_fold("Set", "(object elements)", "{elements}", 1);
+    check_fold("Map", "system / OrderedHashMap", "table", 1);
+    /* not a backing field, not an array: the store stays the head */
+    check_fold("Holder2", "java.lang.Object[]", "other", 0);
+    check_fold("Thing", "Entry2", "table", 0);
+}
+
+static void backing_store_names(void **state)
+{
+    (void)state;
+    assert_true(gch_leak_backing_store("java.util.HashMap$Node[]", "table"));
+    assert_true(gch_leak_backing_store("java.lang.Object[]", "elementData"));
+    assert_true(gch_leak_backing_store("system / OrderedHashMap", "table"));
+    assert_false(gch_leak_backing_store("java.lang.Object[]", "[0]"));
+    assert_false(gch_leak_backing_store("java.util.HashMap", "table"));
+    assert_false(gch_leak_backing_store("(array)", ".table"));
+    assert_false(gch_leak_backing_store("(array)", "{other}"));
+    assert_false(gch_leak_backing_store(NULL, "table"));
+    const char *internal[] = { "(system)", "(compiled code)", "(object shape)", "system / Map",
+                               "system / WeakArrayList", "system / FeedbackVector", "(feedback)" };
+    for (size_t i = 0; i < sizeof internal / sizeof *internal; i++)
+        assert_true(gch_leak_type_internal(internal[i]));
+    const char *user[] = { "Map", "(array)", "java.lang.System", "systemd", "(string)", "Object" };
+    for (size_t i = 0; i < sizeof user / sizeof *user; i++)
+        assert_false(gch_leak_type_internal(user[i]));
+}
+
+/* With an internal object leaked beside the store: --internals keeps its
+ * rows; by default exactly those rows (brute force: the rows of the full
+ * report whose type gch_leak_type_internal names) are left out and counted,
+ * the others are the same. */
+static void internals_left_out(void **state)
+{
+    (void)state;
+    const char *kinds[] = { "(object shape)", "(compiled code)", "system / WeakArrayList", "Plain" };
+    for (size_t k = 0; k < 4; k++) {
+        gch_dump *a = owner_heap("Map", "(array)", "{table}", 0, NULL);
+        gch_dump *b = owner_heap("Map", "(array)", "{table}", 20, kinds[k]);
+        gch_leak_report all, def;
+        two_dump_report(a, b, 1, &all);
+        two_dump_report(a, b, 0, &def);
+        assert_int_equal(all.internal_rows, 0);
+        uint64_t want = 0;
+        size_t gi = 0, pi = 0, ti = 0;
+        for (size_t i = 0; i < all.group_count; i++) {
+            if (gch_leak_type_internal(all.groups[i].type)) {
+                want++;
+                continue;
+            }
+            assert_true(gi < def.group_count);
+            assert_string_equal(def.groups[gi].signature, all.groups[i].signature);
+            assert_int_equal(def.groups[gi++].objects, all.groups[i].objects);
+        }
+        for (size_t i = 0; i < all.path_count; i++) {
+            if (gch_leak_type_internal(all.paths[i].type)) {
+                want++;
+                continue;
+            }
+            assert_string_equal(def.paths[pi++].key, all.paths[i].key);
+        }
+        for (size_t i = 0; i < all.type_count; i++) {
+            if (gch_leak_type_internal(all.types[i].type)) {
+                want++;
+                continue;
+            }
+            assert_string_equal(def.types[ti++].key, all.types[i].key);
+        }
+        assert_int_equal(gi, def.group_count);
+        assert_int_equal(pi, def.path_count);
+        assert_int_equal(ti, def.type_count);
+        assert_int_equal(def.internal_rows, want);
+        /* the internal object is a head of its own: a group, a path, a type */
+        assert_int_equal(want, k < 3 ? 3 : 0);
+        assert_int_equal(def.leaked_objects, all.leaked_objects);
+        gch_leak_report_free(&all);
+        gch_leak_report_free(&def);
+        gch_dump_free(a);
+        gch_dump_free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +558,9 @@ int main(void)
         cmocka_unit_test(long_chain),
         cmocka_unit_test(misuse_refused),
         cmocka_unit_test(alloc_failures_clean),
+        cmocka_unit_test(backing_store_folds),
+        cmocka_unit_test(backing_store_names),
+        cmocka_unit_test(internals_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
