@@ -52,4 +52,6 @@ have_header cmocka.h || install libcmocka-dev || exit 1
 command -v node > /dev/null || install nodejs
 command -v ruby > /dev/null || install ruby
 command -v chromium > /dev/null || install chromium
+# A real Tomcat for the stopped-classloader leak rule (tests/cli/test_rules_tomcat.sh).
+[ -f /usr/share/tomcat10/bin/bootstrap.jar ] || install tomcat10
 exit 0
