@@ -64,35 +64,16 @@ typedef struct suspects_state {
 
 static const suspects_state defaults = { 10ull * GCH_PERCENT_SCALE, 0, 0, 0, { 0, NULL } };
 
-/* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (at most 100%). */
-static int parse_pct(const char *command, const char *opt, const char *value, uint64_t *out)
-{
-    char buf[64];
-    size_t n = strlen(value);
-    if (n == 0 || n + 2 > sizeof buf)
-        return cli_usage_error(command, "--%s needs a percentage, not '%s'", opt, value);
-    memcpy(buf, value, n + 1);
-    if (buf[n - 1] != '%') {
-        buf[n] = '%';
-        buf[n + 1] = '\0';
-    }
-    gch_error err;
-    if (gch_parse_percent(buf, out, &err) != GCH_OK || *out > 100ull * GCH_PERCENT_SCALE)
-        return cli_usage_error(command, "--%s needs a percentage from 0 to 100, not '%s'", opt,
-                               value);
-    return 0;
-}
-
 static int on_threshold(void *state, const char *command, const char *option, const char *value)
 {
-    return parse_pct(command, option, value, &((suspects_state *)state)->threshold);
+    return cli_parse_pct(command, option, value, &((suspects_state *)state)->threshold);
 }
 
 static int on_fail_above(void *state, const char *command, const char *option, const char *value)
 {
     suspects_state *s = state;
     s->fail_set = 1;
-    return parse_pct(command, option, value, &s->fail_above);
+    return cli_parse_pct(command, option, value, &s->fail_above);
 }
 
 /* --rules LIST: rule names split at commas, each checked by name. */

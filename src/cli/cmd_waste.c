@@ -65,13 +65,13 @@ static const waste_state defaults = { 5ull * GCH_PERCENT_SCALE, 21ull * GCH_PERC
 
 static int on_threshold(void *state, const char *command, const char *option, const char *value)
 {
-    return waste_parse_pct(command, option, value, &((waste_state *)state)->threshold);
+    return cli_parse_pct(command, option, value, &((waste_state *)state)->threshold);
 }
 
 static int on_fill(void *state, const char *command, const char *option, const char *value)
 {
     waste_state *s = state;
-    int rc = waste_parse_pct(command, option, value, &s->fill_below);
+    int rc = cli_parse_pct(command, option, value, &s->fill_below);
     if (rc == 0 && s->fill_below == 0)
         return cli_usage_error(command, "--%s needs a percentage above 0, not '%s'", option, value);
     return rc;

@@ -150,6 +150,9 @@ int cli_parse_id(const char *s, int radix, uint64_t *out);
 /* The usage error for an argument that is no object id (EXIT_INPUT), with a
  * hint when it looks like a dump given where an id was expected. */
 int cli_bad_id(const char *command, const char *arg);
+/* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (0 to 100), for
+ * --threshold and the like; else a usage error naming --opt (EXIT_INPUT). */
+int cli_parse_pct(const char *command, const char *opt, const char *value, uint64_t *out);
 
 /* The worker count the program asks of the library: --threads (0 = as many
  * as the machine has, 1 = none). */

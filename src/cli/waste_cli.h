@@ -7,10 +7,6 @@
 
 #include "cli.h"
 
-/* "5", "5%" or "2.5%" into percent x GCH_PERCENT_SCALE (0 to 100); else a
- * usage error naming --opt (EXIT_INPUT). */
-int waste_parse_pct(const char *command, const char *opt, const char *value, uint64_t *out);
-
 /* pct (x GCH_PERCENT_SCALE) of heap_bytes, rounded down. */
 uint64_t waste_threshold_bytes(uint64_t heap_bytes, uint64_t pct);
 
