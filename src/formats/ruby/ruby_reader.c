@@ -650,9 +650,7 @@ static gch_status attach_sites(rb_reader *r, gch_heap *h)
 
 static gch_status add_meta_u64(rb_reader *r, const char *key, uint64_t v)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    return gch_builder_add_meta(r->b, key, buf, r->err);
+    return gch_builder_add_metaf(r->b, r->err, key, "%llu", (unsigned long long)v);
 }
 
 static void reader_free(rb_reader *r)
