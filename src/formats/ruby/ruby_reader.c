@@ -163,6 +163,22 @@ static gch_status synth_type(rb_reader *r, const char *name, size_t len, uint64_
     return GCH_OK;
 }
 
+/* A synthetic type named prefix + the text of field, cut to 95 bytes in
+ * all. */
+static gch_status synth_prefixed(rb_reader *r, const char *prefix, rb_str field, uint64_t *raw)
+{
+    char buf[96];
+    size_t len, plen = strlen(prefix);
+    const char *t = text_of(r, field, &len);
+    if (!t)
+        return oom(r);
+    if (len > sizeof buf - 1 - plen)
+        len = sizeof buf - 1 - plen;
+    memcpy(buf, prefix, plen);
+    memcpy(buf + plen, t, len);
+    return synth_type(r, buf, plen + len, raw);
+}
+
 /* The raw type id of the object in rec. */
 static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
 {
@@ -189,15 +205,8 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
     }
     switch (rec->kind) {
     case RB_IMEMO:
-        if (rec->imemo_type.n) {
-            if (!(t = text_of(r, rec->imemo_type, &len)))
-                return oom(r);
-            if (len > sizeof buf - 7)
-                len = sizeof buf - 7;
-            memcpy(buf, "imemo_", 6);
-            memcpy(buf + 6, t, len);
-            return synth_type(r, buf, 6 + len, raw);
-        }
+        if (rec->imemo_type.n)
+            return synth_prefixed(r, "imemo_", rec->imemo_type, raw);
         return synth_type(r, "T_IMEMO", 7, raw);
     case RB_DATA:
         if (rec->strct.n) {
@@ -207,13 +216,7 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
         }
         return synth_type(r, "T_DATA", 6, raw);
     case RB_UNKNOWN:
-        if (!(t = text_of(r, rec->type, &len)))
-            return oom(r);
-        if (len > sizeof buf - 3)
-            len = sizeof buf - 3;
-        memcpy(buf, "T_", 2);
-        memcpy(buf + 2, t, len);
-        return synth_type(r, buf, 2 + len, raw);
+        return synth_prefixed(r, "T_", rec->type, raw);
     default:
         if ((t = kind_fallback(rec->kind)) != NULL)
             return synth_type(r, t, strlen(t), raw);
