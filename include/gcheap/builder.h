@@ -98,4 +98,10 @@ const char *gch_builder_heap_name(const gch_builder *b);
  * builder keeps nothing and must still be freed. Fails with GCH_EINVAL if a heap is open. */
 gch_status gch_builder_finish(gch_builder *b, gch_dump **out, gch_error *err);
 
+/* Frees the type table of a finished heap (type_name, type_module,
+ * type_raw_id, type_declared, type_objects, type_bytes), for a reader that
+ * replaces it after gch_builder_finish (V8 as DevTools shows it): the
+ * caller sets the six columns and type_count anew. */
+void gch_heap_free_types(gch_heap *h);
+
 #endif
