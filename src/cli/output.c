@@ -445,6 +445,15 @@ void report_begin_total(report *r)
     r->col = 0;
 }
 
+const char *report_total_label(const report *r, uint64_t n, const char *noun, char *buf, size_t cap)
+{
+    if (form(r->o) == FMT_TABLE)
+        snprintf(buf, cap, "total (%" PRIu64 " %s%s)", n, noun, n == 1 ? "" : "s");
+    else
+        snprintf(buf, cap, "total");
+    return buf;
+}
+
 json_writer *report_section_json(report *r)
 {
     return form(r->o) == FMT_JSON ? &r->extra_w : NULL;

@@ -105,6 +105,9 @@ void report_note_more(report *r, uint64_t shown, uint64_t total, const char *wha
 /* Starts the totals row: cells follow like a normal row. Tables print it
  * under the rows; json as "total":{...}; tsv/csv leave it out (pure data). */
 void report_begin_total(report *r);
+/* The label of a total row: "total (3 types)" in a table (noun "type"),
+ * "total" in the other formats (json gives the count a key of its own). */
+const char *report_total_label(const report *r, uint64_t n, const char *noun, char *buf, size_t cap);
 /* Json members of the current section, written after "rows" and "total";
  * NULL in the other forms. */
 json_writer *report_section_json(report *r);

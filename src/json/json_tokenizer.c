@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/hex.h"
 #include "gcheap/utf8.h"
 #include "grow.h"
 
@@ -141,23 +142,12 @@ static int text_put(gch_json_text *out, const void *bytes, size_t n)
     return 1;
 }
 
-static int hex_value(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads the 4 hex digits of a \u escape at p (4 readable bytes). */
 static long read_hex4(const unsigned char *p)
 {
     long v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hex_value(p[i]);
+        int h = gch_hex_digit(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
