@@ -1,0 +1,113 @@
+#!/bin/sh
+# Answers in words on a real JVM dump (issue 29).
+#   sh test_words_jvm.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
+#
+# tests/java/Words.java builds a service's heap: a static registry
+# (OrderService.SESSIONS, a ConcurrentHashMap of 3000 sessions), a thread
+# "worker-1" holding a batch in a local of OrderWorker.run, a static linked
+# list of 20,000 nodes (Chain.head); `jcmd PID GC.heap_dump` writes the dump.
+# The expected words come from elsewhere than gcheap:
+# - the holders and field names from the compiled classes themselves
+#   (`javap -p`: the static field's class, name and declared type; every
+#   field named on a path is declared by the previous step's class or one of
+#   its superclasses, JDK classes included);
+# - the thread's name and the frame's line from the program (it prints the
+#   line its worker waits on, from the JVM's own stack trace);
+# - the length of the chain's path from `gcheap objects` (distances by a
+#   separate breadth-first search) and the program's list length.
+# Needs java, javac, javap and jcmd (openjdk-17-jdk-headless, installed when
+# missing); skipped with one message only when that is impossible.
+set -u
+. "$(dirname "$0")/need.sh"
+scratch words_jvm "$1" "${3:-}" || exit 1
+need test_words_jvm openjdk-17-jdk-headless java javac javap jcmd || exit 0
+json_check=$(cd "$3" && pwd)/json_check
+[ -x "$json_check" ] || { echo "FAIL: $json_check not built"; exit 1; }
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    echo "FAIL: $*"
+    fail=$((fail + 1))
+}
+
+javac -d "$tmp" "$root/tests/java/Words.java" || { echo "FAIL: javac"; exit 1; }
+mkfifo "$tmp/in"
+java -Xmx256m -cp "$tmp" Words < "$tmp/in" > "$tmp/out" 2> "$tmp/java.err" &
+pid=$!
+exec 3> "$tmp/in"
+i=0
+while ! grep -q '^ready' "$tmp/out" 2> /dev/null && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+grep -q '^ready' "$tmp/out" || { echo "FAIL: Words did not start: $(head -3 "$tmp/java.err")"; exit 1; }
+line=$(sed -n 's/^line //p' "$tmp/out")
+jcmd "$pid" GC.heap_dump "$tmp/w.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump"; exit 1; }
+echo >&3
+exec 3>&-
+wait "$pid" 2> /dev/null
+pid=
+dump=$tmp/w.hprof
+
+# declares TYPE FIELD: TYPE or a superclass declares FIELD (javap -p).
+declares() {
+    _t=$1
+    while [ -n "$_t" ] && [ "$_t" != java.lang.Object ]; do
+        javap -p -cp "$tmp" "$_t" > "$tmp/javap" 2> /dev/null || return 1
+        grep -v '(' "$tmp/javap" | grep -q " $2;\$" && return 0
+        _t=$(sed -n '2s/.* extends \([^ <{]*\).*/\1/p' "$tmp/javap")
+    done
+    return 1
+}
+# check_fields FILE: FILE holds "TYPE<tab>FIELD" lines (a step's holder type
+# and the field it holds the next step through): each must be declared.
+check_fields() {
+    n=0
+    sort -u "$1" > "$1.u"
+    while IFS="$(printf '\t')" read -r t f; do
+        n=$((n + 1))
+        if declares "$t" "$f"; then ok; else bad "$2: $t declares no field '$f' (javap -p)"; fi
+    done < "$1.u"
+    [ $n -gt 0 ] || bad "$2: no field named on any path"
+}
+
+# --- 1. json per path step: field, root_kind, holder ----------------------
+decl=$(javap -p -cp "$tmp" OrderService | sed -n 's/.* static final \([^ <]*\).* SESSIONS;$/\1/p')
+[ -n "$decl" ] || bad "javap shows no OrderService.SESSIONS"
+"$bin" suspects --format json "$dump" > "$tmp/s.json" 2> /dev/null || bad "suspects --format json exited $?"
+"$json_check" --rows "$tmp/s.json" > "$tmp/s.tsv" || bad "suspects json does not parse"
+# columns: suspect row id count bytes percent detail type field root_kind holder domain
+if [ "$(head -1 "$tmp/s.tsv" | cut -f9-11)" = "$(printf 'field\troot_kind\tholder')" ]; then ok; else
+    bad "suspects json rows lack field, root_kind, holder: $(head -1 "$tmp/s.tsv")"
+fi
+got=$(awk -F'\t' '$2 == "path" && $4 == 0 && $11 == "OrderService.SESSIONS" { print $10 "|" $8 }' "$tmp/s.tsv")
+if [ "$got" = "static|$decl" ]; then ok; else
+    bad "static root step: '$got', expected 'static|$decl' (javap)"
+fi
+got=$(awk -F'\t' '$2 == "path" && $4 == 0 && $10 == "local" && $11 ~ /thread [0-9]+ "worker-1"/' "$tmp/s.tsv" | wc -l)
+if [ "$got" -ge 1 ]; then ok; else bad "no suspect path from a local of thread worker-1"; fi
+# every row: the three keys null except on path steps; fields on later steps only
+got=$(awk -F'\t' 'NR > 1 && (($2 != "path" && ($9 $10 $11) != "nullnullnull") ||
+    ($2 == "path" && $4 == 0 && $9 != "null") || ($2 == "path" && $4 > 0 && ($10 $11) != "nullnull"))' \
+    "$tmp/s.tsv" | wc -l)
+if [ "$got" -eq 0 ]; then ok; else bad "$got suspects json rows with keys out of place"; fi
+awk -F'\t' 'NR > 1 && $2 == "path" { if ($4 > 0 && $9 != "null" && $9 !~ /^\[/ && prev_s == $1) print prev "\t" $9
+    prev = $8; prev_s = $1 }' "$tmp/s.tsv" > "$tmp/s.fields"
+check_fields "$tmp/s.fields" "suspects"
+
+# merged paths of every Session: the static registry, field by field
+"$bin" retainers --type Session --format json "$dump" > "$tmp/m.json" 2> /dev/null || bad "retainers --type exited $?"
+"$json_check" --rows "$tmp/m.json" > "$tmp/m.tsv" || bad "retainers --type json does not parse"
+# columns: depth paths count kind type field root_kind holder domain
+got=$(awk -F'\t' 'NR > 1 && $1 == 0 { print $7 "|" $8 "|" $5 }' "$tmp/m.tsv" | head -1)
+if [ "$got" = "static|OrderService.SESSIONS|$decl" ]; then ok; else
+    bad "merged paths top node '$got', expected 'static|OrderService.SESSIONS|$decl'"
+fi
+got=$(awk -F'\t' 'NR > 1 && $1 > 0 && $1 < 4 { printf "%s ", $6 }' "$tmp/m.tsv")
+if [ "$got" = "table [] val " ]; then ok; else bad "merged path fields '$got', expected 'table [] val '"; fi
+awk -F'\t' 'NR > 1 { type[$1] = $5; if ($1 > 0 && $6 != "null" && $6 !~ /^\[/) print type[$1 - 1] "\t" $6 }' \
+    "$tmp/m.tsv" > "$tmp/m.fields"
+check_fields "$tmp/m.fields" "retainers --type"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
