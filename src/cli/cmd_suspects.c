@@ -31,7 +31,10 @@ static const char description[] =
     "                who holds the root (first step: its kind, a static's class\n"
     "                and field, a thread) or the field name where the format\n"
     "                has them; a path from a static or global is preferred to a\n"
-    "                thread's stack\n"
+    "                thread's stack. A path of more than 12 steps keeps its first\n"
+    "                and last 5 in tables, with a row '... N steps elided ...'\n"
+    "                between; tsv, csv and json keep up to 1000 steps (else the\n"
+    "                first and last 500); json rows add field, root_kind, holder\n"
     "  holds         what the suspect retains, by type (top 10 by bytes): count and\n"
     "                bytes (own sizes) of the retained objects of that type\n"
     "Columns: suspect, row, id, count, bytes, percent, detail, type. Table output\n"
@@ -180,6 +183,29 @@ static void step_keys(row_ctx *x, const char *field, const char *root_kind, cons
     report_row_json_text(x->rep, "holder", holder && *holder ? holder : NULL);
 }
 
+/* Long paths (a suspect at the end of a linked list): tables keep the first
+ * and last TABLE_PATH_KEEP steps with one row saying how many are elided
+ * between; tsv, csv and json keep every step of a path of up to
+ * DATA_PATH_MAX steps, else the first and last DATA_PATH_MAX / 2 (the
+ * count column, the step number, shows the gap). docs/schemas.md. */
+#define TABLE_PATH_KEEP 5
+#define DATA_PATH_MAX 1000
+
+/* The row between the kept steps of a long path (tables only). */
+static void elided_row(row_ctx *x, size_t elided)
+{
+    char text[96];
+    snprintf(text, sizeof text, "... %zu steps elided ...", elided);
+    report_cell_u64(x->rep, x->number);
+    report_cell_text(x->rep, "path");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, "...");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, text);
+    report_cell_text(x->rep, "");
+}
+
 static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g)
 {
     const gch_heap *h = x->h;
@@ -191,7 +217,14 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     row(x, "accumulation", 1, g->accumulation, g->accumulation_depth, g->accumulation_retained,
         pct_text(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
         h->object_type[g->accumulation]);
+    size_t keep = x->c->format == FMT_TABLE ? TABLE_PATH_KEEP : DATA_PATH_MAX / 2;
+    int cut = g->path_len > (x->c->format == FMT_TABLE ? 2 * TABLE_PATH_KEEP + 2 : DATA_PATH_MAX);
     for (size_t i = 0; i < g->path_len; i++) {
+        if (cut && i == keep) {
+            if (x->c->format == FMT_TABLE)
+                elided_row(x, g->path_len - 2 * keep);
+            i = g->path_len - keep;
+        }
         uint32_t o = s->path[g->path_start + i];
         const char *detail = "";
         char hb[2100], nb[2100];

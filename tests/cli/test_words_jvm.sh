@@ -109,5 +109,24 @@ awk -F'\t' 'NR > 1 { type[$1] = $5; if ($1 > 0 && $6 != "null" && $6 !~ /^\[/) p
     "$tmp/m.tsv" > "$tmp/m.fields"
 check_fields "$tmp/m.fields" "retainers --type"
 
+# --- 2. long chains: tables elide, data forms keep up to 1000 steps ------
+# The accumulation point by the 70% rule, by hand: node k of the list
+# retains (20000 - k) nodes; the walk goes on while the child keeps at least
+# 70%: 3/4 >= 0.7 but 2/3 < 0.7, so it stops at the node with 3 left, k =
+# 19997. Its distance from the roots by `gcheap objects` (its own BFS).
+acc=$(awk -F'\t' '$2 == "accumulation" && $8 == "Node" { print $3 }' "$tmp/s.tsv")
+"$bin" objects --type Node --format tsv "$dump" > "$tmp/nodes.tsv" 2> /dev/null
+dist=$(awk -F'\t' -v id="$acc" '$1 == id { print $4 }' "$tmp/nodes.tsv")
+if [ "$dist" = 19997 ]; then ok; else bad "accumulation point $acc at distance '$dist', expected 19997"; fi
+"$bin" suspects "$dump" > "$tmp/s.txt" 2> /dev/null
+chain=$(awk '$3 == "'"$acc"'" && $2 == "accumulation" { print $1 }' "$tmp/s.txt")
+rows=$(awk -v n="$chain" '$1 == n && $2 == "path"' "$tmp/s.txt" | wc -l)
+elided=$(awk -v n="$chain" '$1 == n && $2 == "path" && /steps elided/ { print $5 }' "$tmp/s.txt")
+if [ "$rows" -eq 11 ] && [ "$elided" = $((dist + 1 - 10)) ]; then ok; else
+    bad "table path of the chain: $rows rows, '$elided' elided; expected 11 rows, $((dist + 1 - 10)) elided"
+fi
+got=$(awk -F'\t' -v id="$acc" '$2 == "path" && $8 == "Node" { n++; last = $4 } END { print n "|" last }' "$tmp/s.tsv")
+if [ "$got" = "1000|$dist" ]; then ok; else bad "json path of the chain '$got', expected '1000|$dist'"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
