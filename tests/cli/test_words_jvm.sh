@@ -42,6 +42,12 @@ while ! grep -q '^ready' "$tmp/out" 2> /dev/null && [ $i -lt 300 ]; do
 done
 grep -q '^ready' "$tmp/out" || { echo "FAIL: Words did not start: $(head -3 "$tmp/java.err")"; exit 1; }
 line=$(sed -n 's/^line //p' "$tmp/out")
+# The worker's stack as the JVM prints it (jstack's view, a peer tool):
+# "Class.method (File.java:N)" per frame, the module prefix dropped.
+jcmd "$pid" Thread.print > "$tmp/threads.txt" 2> /dev/null || bad "jcmd Thread.print"
+awk '/^"worker-1"/ { on = 1; next } on && /^$/ { exit }
+    on && /^[ \t]+at / { sub(/^[ \t]+at /, ""); sub(/\([^\/()]*\//, "("); sub(/\(/, " ("); print }' \
+    "$tmp/threads.txt" > "$tmp/jstack.frames"
 jcmd "$pid" GC.heap_dump "$tmp/w.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump"; exit 1; }
 echo >&3
 exec 3>&-
@@ -127,6 +133,25 @@ if [ "$rows" -eq 11 ] && [ "$elided" = $((dist + 1 - 10)) ]; then ok; else
 fi
 got=$(awk -F'\t' -v id="$acc" '$2 == "path" && $8 == "Node" { n++; last = $4 } END { print n "|" last }' "$tmp/s.tsv")
 if [ "$got" = "1000|$dist" ]; then ok; else bad "json path of the chain '$got', expected '1000|$dist'"; fi
+
+# --- 3. stack roots name their frame and thread ---------------------------
+want="Java frame in OrderWorker.run (Words.java:$line), thread "
+got=$(awk -F'\t' '$2 == "path" && $4 == 0 && $10 == "local" { print $11 }' "$tmp/s.tsv")
+case $got in
+"$want"[0-9]*' "worker-1" (0x'*) ok ;;
+*) bad "worker's suspect holder '$got', expected '$want<serial> \"worker-1\" (0x...)'" ;;
+esac
+if grep -q "referenced from local Java frame in OrderWorker.run (Words.java:$line), thread [0-9]* \"worker-1\"" \
+    "$tmp/s.txt"; then ok; else bad "suspects' sentence does not name OrderWorker.run (Words.java:$line)"; fi
+# every frame gcheap names for worker-1 is a frame of its stack in jstack's view
+"$bin" roots --format tsv "$dump" > "$tmp/roots.tsv" 2> /dev/null
+awk -F'\t' '$7 ~ /"worker-1"/ && $7 ~ /^Java frame in / { sub(/^Java frame in /, "", $7);
+    sub(/, thread [0-9]+ .*/, "", $7); print $7 }' "$tmp/roots.tsv" | sort -u > "$tmp/gcheap.frames"
+n=$(wc -l < "$tmp/gcheap.frames")
+missing=$(sort -u "$tmp/jstack.frames" | comm -23 "$tmp/gcheap.frames" -)
+if [ "$n" -ge 2 ] && [ -z "$missing" ]; then ok; else
+    bad "worker-1 frames: $n named; not in jcmd Thread.print: $missing"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

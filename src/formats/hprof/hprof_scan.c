@@ -220,6 +220,7 @@ static gch_status add_thread(hprof_reader *r, size_t off)
     memset(t, 0, sizeof *t);
     t->object_id = hp_id(r, r->data + off + 1);
     t->serial = hp_u4(r->data + off + 1 + r->id_size);
+    t->trace_serial = hp_u4(r->data + off + 1 + r->id_size + 4);
     return GCH_OK;
 }
 
@@ -308,7 +309,12 @@ static gch_status scan_record(hprof_reader *r, size_t off, unsigned tag, size_t 
         return st;
     switch (tag) {
     case HP_UTF8: return add_string(r, body, len);
-    case HP_LOAD_CLASS: return add_load_class(r, body);
+    case HP_LOAD_CLASS: {
+        gch_status cs = add_load_class(r, body);
+        return cs != GCH_OK ? cs : hp_add_class_serial(r, body);
+    }
+    case HP_FRAME: return hp_add_frame(r, body, len);
+    case HP_TRACE: return hp_add_trace(r, body, len);
     case HP_HEAP_DUMP_SEGMENT:
         r->segments++;
         r->ended = 0;
@@ -316,7 +322,7 @@ static gch_status scan_record(hprof_reader *r, size_t off, unsigned tag, size_t 
     case HP_HEAP_DUMP:
         r->heap_records++;
         return scan_heap_body(r, body, body + len);
-    case HP_UNLOAD_CLASS: case HP_FRAME: case HP_TRACE: case HP_ALLOC_SITES:
+    case HP_UNLOAD_CLASS: case HP_ALLOC_SITES:
     case HP_HEAP_SUMMARY: case HP_START_THREAD: case HP_END_THREAD: case HP_CPU_SAMPLES:
     case HP_CONTROL_SETTINGS:
         return GCH_OK;
@@ -484,6 +490,7 @@ static gch_status finish_indexes(hprof_reader *r)
         if (j < r->load_class_count && r->load_class[2 * j] == r->classes[i].id)
             r->classes[i].name_id = r->load_class[2 * j + 1];
     }
+    hp_index_frames(r);
     gch_status st = index_threads(r);
     return st != GCH_OK ? st : build_class_hash(r);
 }
