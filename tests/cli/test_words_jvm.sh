@@ -153,5 +153,28 @@ if [ "$n" -ge 2 ] && [ -z "$missing" ]; then ok; else
     bad "worker-1 frames: $n named; not in jcmd Thread.print: $missing"
 fi
 
+# --- 4. a cut dump says so, and how much was read --------------------------
+# Cut one byte short, inside HEAP DUMP END: every other record is complete,
+# so `gcheap info` of the whole dump gives the counts the message must
+# report (records - 1, the heap dump records, the objects).
+"$bin" info --format tsv "$dump" > "$tmp/info.tsv" 2> /dev/null
+records=$(awk -F'\t' '$1 == "records" { split($2, a, " "); print a[1] - 1 }' "$tmp/info.tsv")
+heaps=$(awk -F'\t' '$1 == "records" { sub(/.*\(/, "", $2); split($2, a, " "); print a[1] }' "$tmp/info.tsv")
+objects=$(awk -F'\t' '$1 == "objects" { print $2 }' "$tmp/info.tsv")
+size=$(wc -c < "$dump")
+head -c $((size - 1)) "$dump" > "$tmp/cut.hprof"
+"$bin" suspects "$tmp/cut.hprof" > "$tmp/cut.out" 2> "$tmp/cut.err"
+st=$?
+want="truncated dump? the $records complete records before it hold $heaps heap dump records with $objects objects)"
+if [ $st -eq 2 ] && [ ! -s "$tmp/cut.out" ] && grep -qF "$want" "$tmp/cut.err"; then ok; else
+    bad "dump cut by one byte: status $st, '$(cat "$tmp/cut.err")'; expected 2 and '...$want'"
+fi
+# cut in the middle of a heap dump segment
+head -c $((size / 2)) "$dump" > "$tmp/cut.hprof"
+"$bin" stat "$tmp/cut.hprof" > "$tmp/cut.out" 2> "$tmp/cut.err"
+st=$?
+if [ $st -eq 2 ] && [ ! -s "$tmp/cut.out" ] && grep -q "exceeds the [0-9]* bytes left (truncated dump? " "$tmp/cut.err"
+then ok; else bad "dump cut in half: status $st, '$(cat "$tmp/cut.err")'"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -495,20 +495,37 @@ static gch_status finish_indexes(hprof_reader *r)
     return st != GCH_OK ? st : build_class_hash(r);
 }
 
+/* The hint of a dump that ends early: what the complete records before the
+ * end hold, so that a cut file says how much of it there is (a heap dump
+ * written by a JVM killed while dumping, a copy cut short). Analysis needs
+ * the whole heap (a partial one would report wrong retained sizes and
+ * paths), so this is a message, not a partial result: docs/hprof-format.md. */
+static const char *read_so_far(const hprof_reader *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "truncated dump? the %llu complete records before it hold %llu heap dump record%s "
+             "with %llu objects",
+             (unsigned long long)r->records, (unsigned long long)r->heap_records,
+             r->heap_records == 1 ? "" : "s", (unsigned long long)r->objects);
+    return buf;
+}
+
 gch_status hp_scan(hprof_reader *r)
 {
     gch_status st = read_header(r);
     if (st != GCH_OK)
         return st;
     size_t off = r->body;
+    char read[160];
     while (off < r->size) {
         if (r->size - off < 9)
-            return hp_fail(r, off, "truncated record header (%zu bytes left)", r->size - off);
+            return hp_fail(r, off, "truncated record header (%zu bytes left; %s)", r->size - off,
+                           read_so_far(r, read, sizeof read));
         unsigned tag = r->data[off];
         size_t len = hp_u4(r->data + off + 5);
         if (len > r->size - off - 9)
-            return hp_fail(r, off, "record 0x%02X: length %zu exceeds the %zu bytes left", tag, len,
-                           r->size - off - 9);
+            return hp_fail(r, off, "record 0x%02X: length %zu exceeds the %zu bytes left (%s)", tag,
+                           len, r->size - off - 9, read_so_far(r, read, sizeof read));
         if ((st = scan_record(r, off, tag, off + 9, len)) != GCH_OK)
             return st;
         r->records++;
@@ -517,9 +534,10 @@ gch_status hp_scan(hprof_reader *r)
     /* Records are self-delimiting: a dump cut at a record boundary is found
      * by the records that must come last. */
     if (r->heap_records == 0)
-        return hp_fail(r, r->size, "no HEAP DUMP record (truncated dump?)");
+        return hp_fail(r, r->size, "no HEAP DUMP record (%s)", read_so_far(r, read, sizeof read));
     if (r->segments && !r->ended)
-        return hp_fail(r, r->size, "no HEAP DUMP END after the heap dump segments (truncated dump?)");
+        return hp_fail(r, r->size, "no HEAP DUMP END after the heap dump segments (%s)",
+                       read_so_far(r, read, sizeof read));
     if (r->art_records)
         r->art = 1;
     return finish_indexes(r);
