@@ -238,6 +238,10 @@ gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what)
     if (gch_json_fill(in, GCH_JSON_NUMBER_BYTES) < 0)
         return GCH_EIO;
     const unsigned char *p = in->p, *end = in->end;
+    /* The leading zero first: the verdict must not depend on how many digits
+     * the window holds (a stream's window may end before an overflow shows). */
+    if (*p == '0' && p + 1 < end && (unsigned)(p[1] - '0') < 10)
+        return gch_json_fail(in, "%s: number with a leading zero", what);
     uint64_t v = 0;
     while (p < end && (unsigned)(*p - '0') < 10) {
         unsigned d = (unsigned)(*p - '0');
@@ -246,8 +250,6 @@ gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what)
         v = v * 10 + d;
         p++;
     }
-    if (p - in->p > 1 && *in->p == '0')
-        return gch_json_fail(in, "%s: number with a leading zero", what);
     if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
         return gch_json_fail(in, "%s: expected a non-negative integer", what);
     in->p = p;
