@@ -35,7 +35,7 @@ javac -d "$tmp" "$root/tests/java/Words.java" || { echo "FAIL: javac"; exit 1; }
 start_words() {
     rm -f "$tmp/in" "$tmp/out"
     mkfifo "$tmp/in"
-    java -Xmx256m "$@" -cp "$tmp" Words < "$tmp/in" > "$tmp/out" 2> "$tmp/java.err" &
+    java -Xmx256m "$@" -cp "$tmp" Words "$tmp" < "$tmp/in" > "$tmp/out" 2> "$tmp/java.err" &
     pid=$!
     exec 3> "$tmp/in"
     i=0
@@ -53,6 +53,7 @@ stop_words() {
 }
 start_words
 line=$(sed -n 's/^line //p' "$tmp/out")
+sed -n 's/^loader //p' "$tmp/out" > "$tmp/loaders"
 # The worker's stack as the JVM prints it (jstack's view, a peer tool):
 # "Class.method (File.java:N)" per frame, the module prefix dropped.
 jcmd "$pid" Thread.print > "$tmp/threads.txt" 2> /dev/null || bad "jcmd Thread.print"
@@ -208,6 +209,18 @@ then ok; else bad "-Xshare:off dump: dangling '$(val dangling_references "$tmp/i
 if "$bin" top "$dump" 2>&1 > /dev/null |
     grep -q "references to absent objects (first: [0-9a-f]*, held by 1 object: see gcheap info)"
 then ok; else bad "the warning does not point to gcheap info"; fi
+
+# --- 6. --module names the class loader by its class ----------------------
+# The loaders' class names as the program's own getClassLoader() gives them:
+# Words' (one loader of its class: the name alone) and the two Plugins' (two
+# loaders of one class: the name and the loader's address).
+app=$(sed -n 1p "$tmp/loaders")
+plugin=$(sed -n 2p "$tmp/loaders")
+"$bin" stat --module --format tsv "$dump" > "$tmp/mod.tsv" 2> /dev/null
+got=$(awk -F'\t' -v t="$app!Session" '$3 == t { print $1 }' "$tmp/mod.tsv")
+if [ "$got" = 3000 ]; then ok; else bad "--module: '$app!Session' count '$got', expected 3000"; fi
+got=$(awk -F'\t' -v p="$plugin@0x" 'index($3, p) == 1 && $3 ~ /![P]lugin$/ && $1 == 1' "$tmp/mod.tsv" | wc -l)
+if [ "$got" = 2 ]; then ok; else bad "--module: $got rows '$plugin@0x...!Plugin', expected 2"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
