@@ -63,7 +63,9 @@ awk '/^"worker-1"/ { on = 1; next } on && /^$/ { exit }
 jcmd "$pid" GC.heap_dump "$tmp/w.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump"; exit 1; }
 stop_words
 # The same program without the CDS archive (-Xshare:off), for item 5.
+lambda1=$(sed -n 's/^lambda //p' "$tmp/out")
 start_words -Xshare:off
+lambda2=$(sed -n 's/^lambda //p' "$tmp/out")
 jcmd "$pid" GC.heap_dump "$tmp/noshare.hprof" > /dev/null || { echo "FAIL: jcmd GC.heap_dump (-Xshare:off)"; exit 1; }
 stop_words
 dump=$tmp/w.hprof
@@ -221,6 +223,21 @@ got=$(awk -F'\t' -v t="$app!Session" '$3 == t { print $1 }' "$tmp/mod.tsv")
 if [ "$got" = 3000 ]; then ok; else bad "--module: '$app!Session' count '$got', expected 3000"; fi
 got=$(awk -F'\t' -v p="$plugin@0x" 'index($3, p) == 1 && $3 ~ /![P]lugin$/ && $1 == 1' "$tmp/mod.tsv" | wc -l)
 if [ "$got" = 2 ]; then ok; else bad "--module: $got rows '$plugin@0x...!Plugin', expected 2"; fi
+
+# --- 7. diff pairs run-specific names by their stable form ----------------
+# The JVM names the same lambda class differently in two runs (its address;
+# here with and without the CDS archive): the names come from the programs.
+if [ -n "$lambda1" ] && [ "$lambda1" != "$lambda2" ]; then ok; else
+    bad "the two runs' lambda classes are named alike ('$lambda1', '$lambda2'): nothing to pair"
+fi
+stable=${lambda1%%\$\$Lambda*}\$\$Lambda
+"$bin" diff --format tsv "$dump" "$tmp/noshare.hprof" > "$tmp/diff.tsv" 2> /dev/null
+got=$(awk -F'\t' -v t="$stable" '$1 == t { print $2 "|" $3 "|" $8 }' "$tmp/diff.tsv")
+if [ "$got" = "1|1|same" ]; then ok; else bad "diff row '$stable': '$got', expected '1|1|same'"; fi
+"$bin" diff --exact-names --format tsv "$dump" "$tmp/noshare.hprof" > "$tmp/diffx.tsv" 2> /dev/null
+got=$(awk -F'\t' -v a="$lambda1" -v b="$lambda2" '($1 == a && $8 == "gone") || ($1 == b && $8 == "new")' \
+    "$tmp/diffx.tsv" | wc -l)
+if [ "$got" = 2 ]; then ok; else bad "diff --exact-names: $got of the rows '$lambda1' gone, '$lambda2' new"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

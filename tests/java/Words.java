@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * pid, then "line N" (the source line where OrderWorker.run waits, as the
  * JVM's own stack trace gives it), the class names of the loaders of Words
  * and of two Plugin classes each loaded by its own URLClassLoader from the
- * folder args[0] ("loader NAME"), then "ready"; ends at a line on stdin. */
+ * folder args[0] ("loader NAME"), the JVM's name of the lambda class of
+ * OrderService.TASK ("lambda NAME"), then "ready"; ends at a line on stdin. */
 public class Words {
     static final int SESSIONS = 3000, BATCH = 2000, CHAIN = 20000;
     static final List<Object> PLUGINS = new ArrayList<>();
@@ -49,6 +50,7 @@ public class Words {
                 OrderWorker.LOCK.wait();
         }
         System.out.println("line " + OrderWorker.line);
+        System.out.println("lambda " + OrderService.TASK.getClass().getName());
         System.out.println("ready");
         System.out.flush();
         new BufferedReader(new InputStreamReader(System.in)).readLine();
@@ -62,6 +64,7 @@ class Plugin {
 
 class OrderService {
     static final ConcurrentHashMap<Integer, Session> SESSIONS = new ConcurrentHashMap<>();
+    static final Runnable TASK = () -> SESSIONS.clear();
 }
 
 class Session {
