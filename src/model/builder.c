@@ -1470,6 +1470,26 @@ static gch_status end_adopted_heap(gch_builder *b, gch_error *err)
     return close_heap(b, err);
 }
 
+
+/* Counts one more object holding `dropped` references to absent objects and
+ * keeps the GCH_DANGLING_TOP holding most (a strictly bigger count moves up:
+ * ties stay in object order). */
+static void note_dangling_holder(gch_anomalies *a, uint64_t id, uint64_t dropped)
+{
+    a->dangling_holders++;
+    size_t k = GCH_DANGLING_TOP;
+    while (k > 0 && (a->dangling_holder_refs[k - 1] < dropped))
+        k--;
+    if (k == GCH_DANGLING_TOP)
+        return;
+    for (size_t j = GCH_DANGLING_TOP - 1; j > k; j--) {
+        a->dangling_holder_id[j] = a->dangling_holder_id[j - 1];
+        a->dangling_holder_refs[j] = a->dangling_holder_refs[j - 1];
+    }
+    a->dangling_holder_id[k] = id;
+    a->dangling_holder_refs[k] = dropped;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -1526,15 +1546,20 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         for (uint32_t i = 0; i < h->object_count; i++) {
             uint32_t end = h->out_start[i + 1];
             h->out_start[i] = (uint32_t)w; /* r, the old start, is already read */
+            uint64_t dropped = 0;
             for (; r < end; r++) {
                 uint32_t target = targets[r];
-                if (target == GCH_NONE)
+                if (target == GCH_NONE) {
+                    dropped++;
                     continue;
+                }
                 targets[w] = target;
                 if (b->raw_labels)
                     b->raw_labels[w] = b->raw_labels[r];
                 w++;
             }
+            if (dropped)
+                note_dangling_holder(&h->anomalies, h->object_id[i], dropped);
         }
         h->out_start[h->object_count] = (uint32_t)w;
     }

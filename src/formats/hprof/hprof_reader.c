@@ -82,8 +82,8 @@ static gch_status declare_types(emitter *e)
         uint32_t type;
         st = gch_builder_add_type(e->b, k->id, name, strlen(name), &type, r->err);
         if (st == GCH_OK && r->opts->keep_modules && k->loader_id) {
-            int n = snprintf(e->text, sizeof e->text, "loader 0x%llx", (unsigned long long)k->loader_id);
-            st = gch_builder_set_type_module(e->b, type, e->text, (size_t)n, r->err);
+            const char *text = hp_loader_text(r, k->loader_id, e->text, sizeof e->text);
+            st = gch_builder_set_type_module(e->b, type, text, strlen(text), r->err);
         }
     }
     for (unsigned t = 0; t < 12 && st == GCH_OK; t++)
@@ -614,6 +614,7 @@ static void reader_free(hprof_reader *r)
     gch_free(r->frames);
     gch_free(r->traces);
     gch_free(r->class_serials);
+    gch_free(r->loaders);
     gch_free(r->field_label_of);
     gch_free(r->static_label_of);
     gch_free(r->class_name_of);
@@ -655,6 +656,8 @@ gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_o
         hp_payloads_prepare(&r);
     if (st == GCH_OK && !r.opts->skip_labels)
         st = hp_thread_names(&r);
+    if (st == GCH_OK && r.opts->keep_modules)
+        st = hp_loaders_find(&r);
     if (st == GCH_OK)
         st = gch_builder_new(&e.b, "hprof", err);
     if (st == GCH_OK)
