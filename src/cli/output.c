@@ -479,6 +479,15 @@ void report_begin_total(report *r)
     r->col = 0;
 }
 
+const char *report_total_label(const report *r, uint64_t n, const char *noun, char *buf, size_t cap)
+{
+    if (form(r->o) == FMT_TABLE)
+        snprintf(buf, cap, "total (%" PRIu64 " %s%s)", n, noun, n == 1 ? "" : "s");
+    else
+        snprintf(buf, cap, "total");
+    return buf;
+}
+
 json_writer *report_section_json(report *r)
 {
     return form(r->o) == FMT_JSON ? &r->extra_w : NULL;
@@ -489,6 +498,12 @@ void report_section_u64(report *r, const char *key, uint64_t v)
     json_writer *w = report_section_json(r);
     if (w)
         json_u64(w, key, v);
+}
+
+void report_section_live(report *r, uint64_t count, uint64_t bytes)
+{
+    report_section_u64(r, "live_count", count);
+    report_section_u64(r, "live_bytes", bytes);
 }
 
 static int is_numeric(col_kind k) { return k != COL_TEXT; }

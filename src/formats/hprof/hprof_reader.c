@@ -540,20 +540,8 @@ static gch_status emit_heap(emitter *e)
 /* ------------------------------------------------------------------------ */
 /* Metadata */
 
-static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
-{
-    char value[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    return gch_builder_add_meta(e->b, key, value, e->r->err);
-}
+/* A header line of the heap, its value formatted as printf does. */
+#define META(e, ...) gch_builder_add_metaf((e)->b, (e)->r->err, __VA_ARGS__)
 
 /* The dump's time, milliseconds since 1970, as an ISO 8601 date in UTC. */
 static const char *utc(uint64_t ms, char *buf, size_t cap)
@@ -569,29 +557,29 @@ static gch_status add_meta_lines(emitter *e)
     char date[64];
     hprof_reader *r = e->r;
     gch_status st;
-    if ((st = meta(e, "version", "%s", r->version)) != GCH_OK ||
-        (st = meta(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
-        (st = meta(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
+    if ((st = META(e, "version", "%s", r->version)) != GCH_OK ||
+        (st = META(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
+        (st = META(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
                    (ull)r->timestamp_ms)) != GCH_OK ||
-        (st = meta(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
+        (st = META(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
                    (ull)r->heap_records, (ull)r->sub_records)) != GCH_OK ||
-        (st = meta(e, "classes", "%zu", r->class_count)) != GCH_OK ||
-        (st = meta(e, "strings", "%zu", r->string_count)) != GCH_OK ||
-        (st = meta(e, "object layout", "%s", r->rule.name)) != GCH_OK)
+        (st = META(e, "classes", "%zu", r->class_count)) != GCH_OK ||
+        (st = META(e, "strings", "%zu", r->string_count)) != GCH_OK ||
+        (st = META(e, "object layout", "%s", r->rule.name)) != GCH_OK)
         return st;
     if (r->gaps_sampled &&
-        (st = meta(e, "object layout evidence", "%llu of %llu address gaps match the sizes",
+        (st = META(e, "object layout evidence", "%llu of %llu address gaps match the sizes",
                    (ull)r->gaps_matched, (ull)r->gaps_sampled)) != GCH_OK)
         return st;
     if (e->weak_referents &&
-        (st = meta(e, "weak referents", "%llu (java.lang.ref.Reference.referent, weak roots)",
+        (st = META(e, "weak referents", "%llu (java.lang.ref.Reference.referent, weak roots)",
                    (ull)e->weak_referents)) != GCH_OK)
         return st;
-    if (e->unreachable && (st = meta(e, "unreachable records", "%llu", (ull)e->unreachable)) != GCH_OK)
+    if (e->unreachable && (st = META(e, "unreachable records", "%llu", (ull)e->unreachable)) != GCH_OK)
         return st;
     for (unsigned h = 1; r->art && h < 4; h++)
         if (e->art_heap_objects[h] &&
-            (st = meta(e, "ART heap", "%s: %llu objects", art_heap_names[h],
+            (st = META(e, "ART heap", "%s: %llu objects", art_heap_names[h],
                        (ull)e->art_heap_objects[h])) != GCH_OK)
             return st;
     return GCH_OK;
