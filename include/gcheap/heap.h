@@ -257,6 +257,11 @@ typedef struct gch_dump {
      * dump whose heaps borrow from an index lets the mapping go here. */
     void (*release)(void *ctx);
     void *release_ctx;
+    /* Structures computed before (an index's dominator trees, paths, reverse
+     * references, id order), which gch_analysis_new uses instead of
+     * computing them (gcheap/analysis.h); NULL for a dump a reader made. Owned
+     * by whoever set release. */
+    const struct gch_analysis_source *source;
 } gch_dump;
 
 /* The payload entry of the object with id (binary search), or NULL when the

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gcheap/analysis.h"
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
 
@@ -47,10 +48,13 @@ uint64_t gch_index_hash(const void *data, size_t n);
 /* Writes through the caller: 0 when all n bytes were written, else nonzero. */
 typedef int (*gch_index_write_fn)(void *ctx, const void *data, size_t n);
 
-/* Writes the index of dump (loaded with references and labels) with stamp and
- * dump_name (the dump's file name, recorded for messages). GCH_EIO when write
- * failed, GCH_ENOMEM, GCH_EINVAL for a dump loaded without references. */
-gch_status gch_index_write(const gch_dump *dump, const gch_index_stamp *stamp,
+/* Writes the index of a's dump (loaded with references and labels) with
+ * stamp and dump_name (the dump's file name, recorded for messages): the
+ * model, and what a computes for it (reverse references, the id order, per
+ * view the dominator tree in preorder and the shortest-path tree: computed
+ * now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
+ * for a dump loaded without references. */
+gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
                            const char *dump_name, gch_index_write_fn write, void *ctx,
                            gch_error *err);
 
@@ -72,9 +76,11 @@ int gch_index_is_index(const void *data, size_t n);
 /* The dump an index holds, its arrays pointing into the index's memory.
  * histogram_only: only the type totals and anomalies, as
  * gch_load_options.histogram_only loads them (no object, reference nor root
- * chunk is read). labels: reference labels too. On success *out is freed
- * with gch_dump_free, which calls release(release_ctx) at the end (the
- * caller's unmapping: the dump may outlive the gch_index). */
+ * chunk is read). labels: reference labels too. The dump's `source` serves
+ * the index's derived chunks (dominator trees, paths, reverse references, id
+ * order) to the analysis made of it, each checked on first use. On success
+ * the dump owns ix (the caller no longer closes it) and gch_dump_free closes
+ * it, then calls release(release_ctx) (the caller's unmapping). */
 gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
                           void (*release)(void *ctx), void *release_ctx, gch_dump **out,
                           gch_error *err);

@@ -81,7 +81,7 @@ static int check_index(const char *path)
 
 /* Writes dump's index to target: 0, or -1 with *reason when the file cannot
  * be created (the caller may try the cache), EXIT_INPUT when writing failed. */
-static int write_to(const char *target, const gch_dump *dump, const gch_index_stamp *stamp,
+static int write_to(const char *target, gch_analysis *an, const gch_index_stamp *stamp,
                     const char *name, const char **reason)
 {
     FILE *f;
@@ -90,7 +90,7 @@ static int write_to(const char *target, const gch_dump *dump, const gch_index_st
         return -1;
     gch_error err;
     gch_error_clear(&err);
-    if (gch_index_write(dump, stamp, name, write_fn, f, &err) != GCH_OK) {
+    if (gch_index_write(an, stamp, name, write_fn, f, &err) != GCH_OK) {
         plat_out_discard(o);
         cli_error("cannot write %s: %s", target, err.message);
         return EXIT_INPUT;
@@ -120,9 +120,20 @@ static int build_index(const index_state *s, const char *path, const cli_common 
     int rc = cli_load(path, &parse, CLI_LOAD_REFS | CLI_LOAD_LABELS, &dump);
     if (rc)
         return rc;
+    gch_analysis *an = NULL;
+    gch_error aerr;
+    if (gch_analysis_new(dump, NULL, &an, &aerr) != GCH_OK) {
+        gch_dump_free(dump);
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    gch_analysis_options ao;
+    memset(&ao, 0, sizeof ao);
+    ao.threads = cli_threads(c);
+    gch_analysis_set_options(an, &ao);
     const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     char *target = s->output ? xstrdup(s->output) : cli_index_beside(path);
-    rc = s->cache && !s->output ? -1 : write_to(target, dump, &stamp, name, &reason);
+    rc = s->cache && !s->output ? -1 : write_to(target, an, &stamp, name, &reason);
     if (rc < 0 && !s->output) {
         /* The dump's folder is read-only: the cache. */
         char *cached = cli_index_cache_path(path);
@@ -134,7 +145,7 @@ static int build_index(const index_state *s, const char *path, const cli_common 
             free(dir);
             free(target);
             target = cached;
-            rc = write_to(target, dump, &stamp, name, &reason);
+            rc = write_to(target, an, &stamp, name, &reason);
         } else {
             free(cached);
         }
@@ -146,7 +157,7 @@ static int build_index(const index_state *s, const char *path, const cli_common 
     if (rc == 0)
         fprintf(cli_ctx_get()->out, "%s\n", target);
     free(target);
-    gch_dump_free(dump);
+    gch_analysis_free(an);
     return rc;
 }
 

@@ -148,9 +148,9 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
     if (st == GCH_OK && !stale)
         st = gch_index_load(ix, (need & CLI_LOAD_TYPE_TOTALS) != 0, (need & CLI_LOAD_LABELS) != 0,
                             plat_mapping_close, m, out, &err);
-    gch_index_close(ix);
     if (st == GCH_OK && !stale)
-        return 0; /* the dump owns the mapping now */
+        return 0; /* the dump owns the index and the mapping now */
+    gch_index_close(ix);
     plat_mapping_close(m);
     if (stale)
         snprintf(msg, cap, "%s", stale);

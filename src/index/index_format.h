@@ -112,7 +112,19 @@ enum {
     GCX_OSIT = GCX_TAG('O', 'S', 'I', 'T'),  /* u32 per object */
     GCX_V8DI = GCX_TAG('V', '8', 'D', 'I'),  /* i32 per object */
     GCX_V8PS = GCX_TAG('V', '8', 'P', 'S'),  /* u8 per object */
-    GCX_IDOR = GCX_TAG('I', 'D', 'O', 'R')   /* u32 per object: indices in id order */
+    GCX_IDOR = GCX_TAG('I', 'D', 'O', 'R'),  /* u32 per object: indices in id order */
+    /* Derived, one per heap (reverse references) or per heap and view
+     * (toc.view 0: strong roots, 1: weak roots too; a view 1 entry may
+     * name the same bytes as view 0's when the heap has no weak root). */
+    GCX_INST = GCX_TAG('I', 'N', 'S', 'T'),  /* u32, objects + 1: in_start */
+    GCX_INSR = GCX_TAG('I', 'N', 'S', 'R'),  /* u32 per reference: in_source */
+    GCX_DREC = GCX_TAG('D', 'R', 'E', 'C'),  /* u64[2]: live count, live bytes */
+    GCX_DPRE = GCX_TAG('D', 'P', 'R', 'E'),  /* u32 per live object: preorder */
+    GCX_DPRR = GCX_TAG('D', 'P', 'R', 'R'),  /* u64: retained sizes in preorder */
+    GCX_DPID = GCX_TAG('D', 'P', 'I', 'D'),  /* u32: position of the idom, or GCH_DOM_VROOT */
+    GCX_PPAR = GCX_TAG('P', 'P', 'A', 'R'),  /* u32 per object: path parent */
+    GCX_PROB = GCX_TAG('P', 'R', 'O', 'B'),  /* u32: root objects, ascending */
+    GCX_PREC = GCX_TAG('P', 'R', 'E', 'C')   /* u32: their first root record */
 };
 
 #endif

@@ -15,45 +15,45 @@ typedef struct loader {
     gch_status st;
 } loader;
 
-/* A chunk whose values are checked by check (NULL: any value is fine) on
- * first use. */
-typedef int (*value_check)(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
-
-static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, int required,
-                       value_check check, const void *ctx)
+const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                    uint64_t count, int required, gcx_value_check check, const void *ctx,
+                    gch_status *st, gch_error *err)
 {
-    if (l->st != GCH_OK)
-        return NULL;
     const void *p;
     uint32_t pos;
-    l->st = gcx_chunk(l->ix, l->heap, tag, elem, count, required, &p, &pos, l->err);
-    if (l->st != GCH_OK || !p)
+    *st = gcx_chunk(ix, heap, tag, view, elem, count, required, &p, &pos, err);
+    if (*st != GCH_OK || !p)
         return NULL;
-    if (check && !(l->ix->checked[pos] & GCX_VALUES)) {
+    if (check && !(ix->checked[pos] & GCX_VALUES)) {
         uint64_t at = 0;
-        if (!check(p, l->ix->toc[pos].count, ctx, &at)) {
+        if (!check(p, ix->toc[pos].count, ctx, &at)) {
             char name[5];
             for (int i = 0; i < 4; i++)
                 name[i] = (char)(tag >> (8 * i));
             name[4] = '\0';
-            l->st = gch_error_at(l->err, l->ix->toc[pos].offset + at * elem,
-                                 "index: chunk %s of section %u: value %llu out of bounds", name,
-                                 l->heap, (unsigned long long)at);
+            *st = gch_error_at(err, ix->toc[pos].offset + at * elem,
+                               "index: chunk %s of section %u: value %llu out of bounds", name,
+                               heap, (unsigned long long)at);
             return NULL;
         }
-        l->ix->checked[pos] |= GCX_VALUES;
+        ix->checked[pos] |= GCX_VALUES;
     }
     return p;
 }
 
+static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, int required,
+                       gcx_value_check check, const void *ctx)
+{
+    if (l->st != GCH_OK)
+        return NULL;
+    return gcx_get(l->ix, l->heap, tag, 0, elem, count, required, check, ctx, &l->st, l->err);
+}
+
 /* ---- value checks ---- */
 
-typedef struct limit32 {
-    uint32_t below;          /* every value < below ... */
-    int none_ok;             /* ... or GCH_NONE when set */
-} limit32;
+typedef gcx_limit32 limit32;
 
-static int below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     const limit32 *lim = ctx;
@@ -78,7 +78,7 @@ static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *b
 }
 
 /* out_start: from 0, never falling, ending at the reference count. */
-static int csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     uint64_t refs = *(const uint64_t *)ctx;
@@ -178,9 +178,9 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
         l->st = gch_error_at(l->err, 0, "index: section %u: string pool not terminated", l->heap);
     h->strings_size = (size_t)r->strings_size;
     h->type_count = t;
-    h->type_name = (uint32_t *)get(l, GCX_TNAM, 4, t, 1, below32, &str);
+    h->type_name = (uint32_t *)get(l, GCX_TNAM, 4, t, 1, gcx_below32, &str);
     if (r->has & GCX_HAS_MODULES)
-        h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, below32, &str);
+        h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, gcx_below32, &str);
     h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);
     h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, NULL, NULL);
     h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
@@ -221,7 +221,7 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
     h->object_id = (uint64_t *)get(l, GCX_OIDS, 8, n, 1, NULL, NULL);
-    h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, below32, &types);
+    h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
     h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
     h->big_size_count = r->big_size_count;
     h->big_size_object = (uint32_t *)get(l, GCX_BIGO, 4, r->big_size_count, 1, rising_below, &n);
@@ -231,26 +231,26 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
         check_sizes(l, h, r->total_size);
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
-    h->out_start = (uint32_t *)get(l, GCX_OSTA, 4, (uint64_t)n + 1, 1, csr_starts, &r->ref_count);
-    h->out_target = (uint32_t *)get(l, GCX_OTGT, 4, r->ref_count, 1, below32, &objs);
+    h->out_start = (uint32_t *)get(l, GCX_OSTA, 4, (uint64_t)n + 1, 1, gcx_csr_starts, &r->ref_count);
+    h->out_target = (uint32_t *)get(l, GCX_OTGT, 4, r->ref_count, 1, gcx_below32, &objs);
     if (labels && (r->has & GCX_HAS_LABELS))
-        h->out_label = (uint32_t *)get(l, GCX_OLAB, 4, r->ref_count, 1, below32, &str);
+        h->out_label = (uint32_t *)get(l, GCX_OLAB, 4, r->ref_count, 1, gcx_below32, &str);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;
     h->root_count = rc;
     h->root_raw_id = (uint64_t *)get(l, GCX_RRID, 8, rc, 1, NULL, NULL);
-    h->root_object = (uint32_t *)get(l, GCX_ROBJ, 4, rc, 1, below32, &objs_none);
+    h->root_object = (uint32_t *)get(l, GCX_ROBJ, 4, rc, 1, gcx_below32, &objs_none);
     h->root_kind = (uint8_t *)get(l, GCX_RKND, 1, rc, 1, below8, &kinds);
     h->root_flags = (uint8_t *)get(l, GCX_RFLG, 1, rc, 1, NULL, NULL);
     if (r->has & GCX_HAS_CONTAINERS) {
-        h->root_container = (uint32_t *)get(l, GCX_RCON, 4, rc, 1, below32, &types_none);
+        h->root_container = (uint32_t *)get(l, GCX_RCON, 4, rc, 1, gcx_below32, &types_none);
         h->root_container_raw = (uint64_t *)get(l, GCX_RCRW, 8, rc, 1, NULL, NULL);
         h->root_has_container = (uint8_t *)get(l, GCX_RHCN, 1, rc, 1, NULL, NULL);
     }
     if (r->has & GCX_HAS_ROOT_LABELS)
-        h->root_label = (uint32_t *)get(l, GCX_RLAB, 4, rc, 1, below32, &str);
+        h->root_label = (uint32_t *)get(l, GCX_RLAB, 4, rc, 1, gcx_below32, &str);
     if (r->has & GCX_HAS_SITES)
-        h->object_site = (uint32_t *)get(l, GCX_OSIT, 4, n, 1, below32, &str);
+        h->object_site = (uint32_t *)get(l, GCX_OSIT, 4, n, 1, gcx_below32, &str);
     if (r->has & GCX_HAS_V8) {
         h->v8_distance = (int32_t *)get(l, GCX_V8DI, 4, n, 1, NULL, NULL);
         h->v8_pseudo = (uint8_t *)get(l, GCX_V8PS, 1, n, 1, NULL, NULL);
@@ -291,9 +291,8 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int l
     return h;
 }
 
-gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
-                          void (*release)(void *ctx), void *release_ctx, gch_dump **out,
-                          gch_error *err)
+static gch_status load_dump(gch_index *ix, int histogram_only, int labels, gch_dump **out,
+                            gch_error *err)
 {
     *out = NULL;
     gch_dump *d = gch_calloc(1, sizeof *d);
@@ -317,19 +316,36 @@ gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
         gch_dump_free(d);
         return st;
     }
-    d->release = release;
-    d->release_ctx = release_ctx;
     *out = d;
+    return GCH_OK;
+}
+
+gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+                          void (*release)(void *ctx), void *release_ctx, gch_dump **out,
+                          gch_error *err)
+{
+    gch_status st = load_dump(ix, histogram_only, labels, out, err);
+    if (st != GCH_OK)
+        return st;
+    gcx_keep *k = gcx_keep_new(ix, *out, release, release_ctx);
+    if (!k) {
+        gch_dump_free(*out);
+        *out = NULL;
+        return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+    }
     return GCH_OK;
 }
 
 gch_status gch_index_check(gch_index *ix, gch_error *err)
 {
     gch_dump *d;
-    gch_status st = gch_index_load(ix, 0, 1, NULL, NULL, &d, err);
-    if (st == GCH_OK)
-        gch_dump_free(d);
-    /* Every chunk the table lists was read by the load (none unknown). */
+    gch_status st = load_dump(ix, 0, 1, &d, err);
+    if (st != GCH_OK)
+        return st;
+    for (size_t i = 0; i < d->heap_count && st == GCH_OK; i++)
+        st = gcx_check_derived(ix, (uint32_t)i, d->heaps[i], err);
+    gch_dump_free(d);
+    /* Every chunk the table lists was read (none of an unknown kind). */
     for (size_t i = 0; st == GCH_OK && i < ix->chunk_count; i++)
         if (!(ix->checked[i] & GCX_SUMMED) && ix->toc[i].tag != GCX_DUMP)
             st = gch_error_at(err, ix->toc_offset + i * GCX_TOC_ENTRY_SIZE,

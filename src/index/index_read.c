@@ -178,8 +178,9 @@ static void tag_text(uint32_t tag, char out[5])
     out[4] = '\0';
 }
 
-gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, uint32_t elem, uint64_t count,
-                     int required, const void **out, uint32_t *pos, gch_error *err)
+gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                     uint64_t count, int required, const void **out, uint32_t *pos,
+                     gch_error *err)
 {
     *out = NULL;
     char name[5];
@@ -187,7 +188,7 @@ gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, uint32_t elem, 
     for (uint32_t k = ix->heap_first[heap]; k < ix->heap_first[heap + 1]; k++) {
         uint32_t i = ix->by_heap[k];
         const gcx_toc *t = &ix->toc[i];
-        if (t->tag != tag)
+        if (t->tag != tag || t->view != view)
             continue;
         if (t->elem_size != elem || (count != UINT64_MAX && t->count != count))
             return gch_error_at(err, t->offset, "index: chunk %s of section %u: %llu elements of "

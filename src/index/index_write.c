@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/analysis.h"
 #include "gcheap/index.h"
 #include "grow.h"
 #include "index_format.h"
@@ -14,6 +15,7 @@ typedef struct chunk {
     gcx_toc toc;
     const void *data;
     size_t bytes;
+    size_t alias;            /* + 1: the chunk whose bytes this entry names too */
 } chunk;
 
 typedef struct writer {
@@ -148,6 +150,107 @@ static void add_heap(writer *w, size_t hi, const gch_heap *h)
     }
 }
 
+/* Object indices in id order, ties by index (what gch_analysis_find's
+ * binary search wants): a stable LSD radix sort by 16-bit digits, skipping
+ * the digits every id shares. NULL with *increasing 1 when the ids rise. */
+static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
+{
+    uint32_t n = h->object_count;
+    const uint64_t *id = h->object_id;
+    uint32_t i = 1;
+    while (i < n && id[i - 1] < id[i])
+        i++;
+    *increasing = i >= n;
+    if (*increasing)
+        return NULL;
+    uint32_t *a = own(w, (size_t)n * 4), *b = gch_reallocarray(NULL, n, 4);
+    uint32_t *count = gch_calloc(65536 + 1, 4);
+    if (!a || !b || !count) {
+        w->failed = 1;
+        gch_free(b);
+        gch_free(count);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        a[k] = k;
+    uint64_t all_or = 0, all_and = ~0ULL;
+    for (uint32_t k = 0; k < n; k++) {
+        all_or |= id[k];
+        all_and &= id[k];
+    }
+    for (int shift = 0; shift < 64; shift += 16) {
+        if ((((all_or ^ all_and) >> shift) & 0xFFFF) == 0)
+            continue; /* every id has this digit */
+        memset(count, 0, (65536 + 1) * 4);
+        for (uint32_t k = 0; k < n; k++)
+            count[((id[a[k]] >> shift) & 0xFFFF) + 1]++;
+        for (uint32_t d = 0; d < 65536; d++)
+            count[d + 1] += count[d];
+        for (uint32_t k = 0; k < n; k++)
+            b[count[(id[a[k]] >> shift) & 0xFFFF]++] = a[k];
+        memcpy(a, b, (size_t)n * 4);
+    }
+    gch_free(b);
+    gch_free(count);
+    return a;
+}
+
+static int has_weak_roots(const gch_heap *h)
+{
+    for (uint32_t r = 0; r < h->root_count; r++)
+        if ((h->root_flags[r] & GCH_ROOT_WEAK) && h->root_object[r] != GCH_NONE)
+            return 1;
+    return 0;
+}
+
+/* The structures the commands compute: reverse references, the id order,
+ * and per view the dominator tree in preorder and the shortest-path tree. A
+ * heap without weak roots has one view: view 1's entries name view 0's bytes. */
+static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h, gch_error *err)
+{
+    gch_status st = gch_analysis_reverse(a, h, err);
+    if (st != GCH_OK)
+        return st;
+    uint32_t n = h->object_count;
+    add(w, GCX_INST, hi, 0, 4, h->in_start, (uint64_t)n + 1);
+    add(w, GCX_INSR, hi, 0, 4, h->in_source, h->ref_count);
+    int increasing;
+    uint32_t *order = id_order(w, h, &increasing);
+    if (order)
+        add(w, GCX_IDOR, hi, 0, 4, order, n);
+    int views = has_weak_roots(h) ? 2 : 1;
+    for (int v = 0; v < 2; v++) {
+        if (v >= views) { /* the same bytes as view 0's */
+            size_t first = w->count - 7; /* view 0's seven chunks */
+            for (size_t k = 0; k < 7 && !w->failed; k++) {
+                chunk c = w->chunks[first + k];
+                add(w, c.toc.tag, hi, 1, c.toc.elem_size, c.data, c.toc.count);
+                if (!w->failed)
+                    w->chunks[w->count - 1].alias = first + k + 1;
+            }
+            break;
+        }
+        const gch_domtree *t;
+        const gch_paths *p;
+        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK ||
+            (st = gch_analysis_paths(a, h, v, &p, err)) != GCH_OK)
+            return st;
+        uint64_t *rec = own(w, 16);
+        if (!rec)
+            break;
+        rec[0] = t->live_count;
+        rec[1] = t->live_bytes;
+        add(w, GCX_DREC, hi, (unsigned)v, 8, rec, 2);
+        add(w, GCX_DPRE, hi, (unsigned)v, 4, t->preorder, t->live_count);
+        add(w, GCX_DPRR, hi, (unsigned)v, 8, t->preorder_retained, t->live_count);
+        add(w, GCX_DPID, hi, (unsigned)v, 4, t->preorder_idom, t->live_count);
+        add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
+        add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);
+        add(w, GCX_PREC, hi, (unsigned)v, 4, p->root_records, p->root_object_count);
+    }
+    return w->failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index") : GCH_OK;
+}
+
 static void add_dump(writer *w, const gch_dump *d, const gch_index_stamp *st, const char *name)
 {
     size_t nlen = strlen(name) + 1;
@@ -192,9 +295,15 @@ static gch_status emit(writer *w, gch_index_write_fn write, void *ctx, gch_error
     size_t toc_bytes = w->count * sizeof(gcx_toc);
     size_t at = align_up(GCX_HEADER_SIZE + toc_bytes);
     for (size_t i = 0; i < w->count; i++) {
-        w->chunks[i].toc.offset = at;
-        w->chunks[i].toc.checksum = gch_index_hash(w->chunks[i].data, w->chunks[i].bytes);
-        at = align_up(at + w->chunks[i].bytes);
+        chunk *c = &w->chunks[i];
+        if (c->alias) {
+            c->toc.offset = w->chunks[c->alias - 1].toc.offset;
+            c->toc.checksum = w->chunks[c->alias - 1].toc.checksum;
+            continue;
+        }
+        c->toc.offset = at;
+        c->toc.checksum = gch_index_hash(c->data, c->bytes);
+        at = align_up(at + c->bytes);
     }
     gcx_toc *toc = gch_calloc(w->count ? w->count : 1, sizeof *toc);
     if (!toc)
@@ -215,6 +324,8 @@ static gch_status emit(writer *w, gch_index_write_fn write, void *ctx, gch_error
     int ok = put(write, ctx, &hd, sizeof hd) && put(write, ctx, toc, toc_bytes);
     pos = sizeof hd + toc_bytes;
     for (size_t i = 0; ok && i < w->count; i++) {
+        if (w->chunks[i].alias)
+            continue;
         ok = pad(write, ctx, &pos, (size_t)w->chunks[i].toc.offset) &&
              put(write, ctx, w->chunks[i].data, w->chunks[i].bytes);
         pos += w->chunks[i].bytes;
@@ -224,10 +335,11 @@ static gch_status emit(writer *w, gch_index_write_fn write, void *ctx, gch_error
     return ok ? GCH_OK : gch_error_set(err, GCH_EIO, "write failed");
 }
 
-gch_status gch_index_write(const gch_dump *dump, const gch_index_stamp *stamp,
+gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
                            const char *dump_name, gch_index_write_fn write, void *ctx,
                            gch_error *err)
 {
+    const gch_dump *dump = gch_analysis_dump(a);
     if (dump->heap_count >= GCX_NO_HEAP)
         return gch_error_set(err, GCH_ELIMIT, "too many sections for an index");
     for (size_t i = 0; i < dump->heap_count; i++)
@@ -236,10 +348,14 @@ gch_status gch_index_write(const gch_dump *dump, const gch_index_stamp *stamp,
     writer w;
     memset(&w, 0, sizeof w);
     add_dump(&w, dump, stamp, dump_name ? dump_name : "");
-    for (size_t i = 0; i < dump->heap_count; i++)
+    gch_status st = GCH_OK;
+    for (size_t i = 0; i < dump->heap_count && st == GCH_OK; i++) {
         add_heap(&w, i, dump->heaps[i]);
-    gch_status st = w.failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index")
-                             : emit(&w, write, ctx, err);
+        st = add_derived(&w, i, a, dump->heaps[i], err);
+    }
+    if (st == GCH_OK)
+        st = w.failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index")
+                      : emit(&w, write, ctx, err);
     for (size_t i = 0; i < w.nowned; i++)
         gch_free(w.owned[i]);
     gch_free(w.owned);
