@@ -20,7 +20,8 @@ typedef struct view {
     uint64_t live_count, live_bytes;
     /* The tree's or the paths' arrays are the source's (not freed). */
     int tree_borrowed, paths_borrowed;
-    int tree_asked, paths_asked; /* the source was asked (once) */
+    int tree_asked;        /* the source has no tree (or a damaged one) */
+    int paths_asked;       /* the source was asked (once) */
 } view;
 
 typedef struct heap_state {
@@ -214,8 +215,8 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     view *v = &s->v[include_weak != 0];
     parts = normal_parts(parts);
     /* The source has no children lists: a request for them builds. */
-    if (!v->parts && a->src && a->src->tree && !v->tree_asked && !(parts & GCH_TREE_CHILDREN)) {
-        v->tree_asked = 1;
+    int lacking = !v->parts || (v->tree_borrowed && (v->parts & parts) != parts);
+    if (lacking && a->src && a->src->tree && !v->tree_asked && !(parts & GCH_TREE_CHILDREN)) {
         gch_domtree t;
         unsigned got = parts;
         int found = 0;
@@ -227,6 +228,8 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
             v->tree = t;
             v->parts = got;
             v->tree_borrowed = 1;
+        } else {
+            v->tree_asked = 1; /* none, or damaged: computed from now on */
         }
     }
     if (v->parts && (v->parts & parts) == parts) {

@@ -79,6 +79,7 @@ typedef struct gcx_heap_rec {
 #define GCX_HAS_V8        0x10u
 #define GCX_HAS_ID_ORDER  0x20u
 #define GCX_HAS_CONTAINERS 0x40u
+#define GCX_HAS_TYPE_TOTALS 0x80u
 
 /* The chunks. D: the dump's; the rest one per heap. */
 enum {

@@ -32,7 +32,7 @@ const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, u
                 name[i] = (char)(tag >> (8 * i));
             name[4] = '\0';
             *st = gch_error_at(err, ix->toc[pos].offset + at * elem,
-                               "index: chunk %s of section %u: value %llu out of bounds", name,
+                               "index: chunk %s of section %u: element %llu out of bounds", name,
                                heap, (unsigned long long)at);
             return NULL;
         }
@@ -167,7 +167,7 @@ static void load_meta(loader *l, gch_heap *h, const gcx_heap_rec *r)
     }
 }
 
-static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
+static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r, int histogram_only)
 {
     uint32_t t = r->type_count;
     /* A string offset is below the pool's size (GCH_NONE where allowed). */
@@ -183,8 +183,12 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
         h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, gcx_below32, &str);
     h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);
     h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, NULL, NULL);
-    h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
-    h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
+    if (r->has & GCX_HAS_TYPE_TOTALS) {
+        h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
+        h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
+    } else if (histogram_only) { /* a histogram-only heap needs them */
+        l->st = gch_error_at(l->err, 0, "index: section %u: no type totals", l->heap);
+    }
     h->reported_types = r->reported_types;
     h->reported_declared_types = r->reported_declared_types;
 }
@@ -273,7 +277,7 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int l
         h->sampled = (int)r.sampled;
         gch_index_anomalies_get(r.anomalies, &h->anomalies);
         load_meta(&l, h, &r);
-        load_types(&l, h, &r);
+        load_types(&l, h, &r, histogram_only && !(r.has & GCX_HAS_V8));
         /* V8 as DevTools shows it: type totals count the pseudo-nodes,
          * which the reader's histogram-only load leaves out; with the
          * objects the commands count as that load does. */

@@ -110,7 +110,8 @@ static void add_heap(writer *w, size_t hi, const gch_heap *h)
     r->has = (h->type_module ? GCX_HAS_MODULES : 0) | (h->out_label ? GCX_HAS_LABELS : 0) |
              (h->root_label ? GCX_HAS_ROOT_LABELS : 0) | (h->object_site ? GCX_HAS_SITES : 0) |
              (h->v8_distance && h->v8_pseudo ? GCX_HAS_V8 : 0) |
-             (h->root_has_container ? GCX_HAS_CONTAINERS : 0);
+             (h->root_has_container ? GCX_HAS_CONTAINERS : 0) |
+             (h->type_objects && h->type_bytes ? GCX_HAS_TYPE_TOTALS : 0);
     add(w, GCX_HEAP, hi, 0, sizeof *r, r, 1);
     add_text(w, GCX_HNAM, hi, h->name);
     add_meta(w, hi, h);
@@ -120,8 +121,10 @@ static void add_heap(writer *w, size_t hi, const gch_heap *h)
         add(w, GCX_TMOD, hi, 0, 4, h->type_module, t);
     add(w, GCX_TRID, hi, 0, 8, h->type_raw_id, t);
     add(w, GCX_TDEC, hi, 0, 1, h->type_declared, t);
-    add(w, GCX_TOBJ, hi, 0, 4, h->type_objects, t);
-    add(w, GCX_TBYT, hi, 0, 8, h->type_bytes, t);
+    if (h->type_objects && h->type_bytes) {
+        add(w, GCX_TOBJ, hi, 0, 4, h->type_objects, t);
+        add(w, GCX_TBYT, hi, 0, 8, h->type_bytes, t);
+    }
     add(w, GCX_OIDS, hi, 0, 8, h->object_id, n);
     add(w, GCX_OTYP, hi, 0, 4, h->object_type, n);
     add(w, GCX_OSIZ, hi, 0, 4, h->object_size32, n);
