@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "gcheap/rules.h"
 #include "gcheap/waste.h"
+#include "index_cli.h"
 #include "run_ctx.h"
 #include "platform.h"
 #include "text.h"
@@ -95,6 +96,9 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
 {
     const char *reason = NULL;
     *out = NULL;
+    int ix = cli_index_load(path, common, need_refs, out);
+    if (ix)
+        return ix == 1 ? 0 : ix;
     plat_file *f = plat_open(path, &reason);
     if (!f) {
         cli_error("%s: %s", cli_display_path(path), reason);

@@ -48,6 +48,18 @@ int plat_out_commit(plat_out *o, const char **reason);
 /* Closes the stream and removes the temporary file, if any. Frees o. */
 void plat_out_discard(plat_out *o);
 
+/* A whole file mapped read-only for as long as the caller keeps it (an
+ * index, whose arrays a loaded dump uses in place): *data and *size get its
+ * bytes. NULL with *reason (static text) when it cannot be opened or mapped
+ * (absent, empty, not a regular file). */
+typedef struct plat_mapping plat_mapping;
+plat_mapping *plat_mapping_open(const char *path, const void **data, uint64_t *size,
+                                const char **reason);
+/* Unmaps (a void * so that it serves as a gch_dump release hook). NULL is fine. */
+void plat_mapping_close(void *mapping);
+/* Makes the folder path and its parents (0777 less the umask): 0 or -1. */
+int plat_mkdirs(const char *path);
+
 /* What tells one version of a file from another: a dump kept loaded is read
  * again when its stamp changed. */
 typedef struct plat_stamp {
