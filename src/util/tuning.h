@@ -34,7 +34,7 @@ typedef struct gch_tuning {
      * them (0: the whole hash). */
     unsigned long long waste_hash_mask;
     /* Ruby: bytes of lines in a piece, the unit one thread parses at a time
-     * (0: 256 KiB; tests set a few bytes so that two threads share a small
+     * (0: 64 KiB; tests set a few bytes so that two threads share a small
      * dump). */
     size_t ruby_piece;
 } gch_tuning;
