@@ -471,6 +471,58 @@
     return s;
   }
 
+  /* ------------------------------------------------------------ leak rules */
+
+  /* Leak-rule findings (gcheap report --suspects; absent without it), one
+   * section per rule that found something: each finding's objects and the
+   * trace from a GC root as gcheap suspects prints it ("~" marks the
+   * references of the suspect window). Text only (textContent). */
+  function renderTrace(g) {
+    var ol = el('ol', { cls: 'trace', start: '0' });
+    g.path.forEach(function (st, i) {
+      var li = el('li');
+      var head = st.type + ' @' + st.id + '  leaking: ' + st.leaking + (st.reason ? ' (' + st.reason + ')' : '');
+      li.appendChild(el('div', { cls: 'step leaking-' + st.leaking, text: head }));
+      var next = g.path[i + 1];
+      if (next) {
+        var inWindow = i >= g.window.from && i < g.window.to;
+        li.appendChild(el('div', { cls: inWindow ? 'ref window' : 'ref',
+          text: (inWindow ? '~ ' : '| ') + next.holder + (next.library_leak ? ' (library leak)' : '') }));
+      }
+      ol.appendChild(li);
+    });
+    return ol;
+  }
+
+  function renderRules(rules) {
+    var box = el('div', { cls: 'rules' });
+    if (!rules.findings.length) {
+      box.appendChild(el('h2', { text: 'Leak rules' }));
+      box.appendChild(el('p', { text: rules.why_none ? 'No leak rule could run: ' + rules.why_none + '.'
+        : 'No leak rule found anything.' }));
+      return box;
+    }
+    var order = [], byRule = {};
+    rules.findings.forEach(function (g) {
+      if (!Object.prototype.hasOwnProperty.call(byRule, g.rule)) { byRule[g.rule] = []; order.push(g.rule); }
+      byRule[g.rule].push(g);
+    });
+    order.forEach(function (rule) {
+      var s = el('section', { cls: 'rule', 'data-rule': rule });
+      s.appendChild(el('h2', { text: 'Leak rule: ' + rule }));
+      byRule[rule].forEach(function (g) {
+        s.appendChild(el('p', { cls: 'finding', text: fmtCount(g.count) + (g.count === 1 ? ' object of ' : ' objects of ') +
+          g.type + ', ' + fmtBytes(g.retained) + ' retained (' + g.percent + '% of the live bytes)' +
+          (g.library_leak ? ', a known library leak' : '') + ': ' + g.reason }));
+        s.appendChild(el('p', { cls: 'note', text: 'root: ' + (g.path.length ? g.path[0].holder : '') }));
+        s.appendChild(renderTrace(g));
+      });
+      s.appendChild(el('p', { cls: 'note', text: '~: the references between the last step not leaking and the first leaking one (the suspect window).' }));
+      box.appendChild(s);
+    });
+    return box;
+  }
+
   /* ------------------------------------------------------------ suspects */
 
   /* Leak suspects (gcheap report --suspects; null without it): Eclipse MAT's
@@ -600,6 +652,7 @@
       var ic = new Icicle(sec, id);
       box.appendChild(ic.box);
       charts.push(ic);
+      if (sec.rules) box.appendChild(renderRules(sec.rules));
       if (Array.isArray(sec.suspects)) box.appendChild(renderSuspects(sec.suspects, sec, ic));
       if (Array.isArray(sec.waste)) box.appendChild(renderWaste(sec.waste));
       box.appendChild(el('h2', { text: 'Types' }));

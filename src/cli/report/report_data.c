@@ -13,6 +13,7 @@
 #include "gcheap/leaks.h"
 #include "gcheap/task.h"
 #include "html_escape.h"
+#include "report_rules.h"
 #include "report_waste.h"
 #include "sort.h"
 #include "typepat.h"
@@ -388,6 +389,11 @@ static int write_section(FILE *f, const report_dump *rd, gch_analysis *an, const
         fputs("null", f);
     else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
+    if (lim->suspects) { /* the leak rules, as gcheap suspects runs them first */
+        key(f, &first, "rules");
+        if (report_write_rules(f, an, rd->path, d, h, c) != 0)
+            return EXIT_INPUT;
+    }
     if (lim->waste) { /* the heap is the dump's own (non-const) heaps[i] */
         key(f, &first, "waste");
         if (report_write_waste(f, rd->path, d, (gch_heap *)h, c) != 0)
