@@ -298,11 +298,8 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
         }
         report_note_more(rep, shown, listed, "types");
         report_begin_total(rep);
-        char label[64];
-        if (c->format == FMT_TABLE)
-            snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
-        else
-            snprintf(label, sizeof label, "total"); /* json: the count is "types" */
+        char label[64]; /* json: the count is "types" */
+        report_total_label(rep, sec->ntypes, "type", label, sizeof label);
         /* A type's retained sizes overlap; the section's is its live bytes. */
         uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,

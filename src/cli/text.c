@@ -269,7 +269,7 @@ void write_tsv_field(FILE *f, const char *s) { write_escaped(f, ESC_TSV, s); }
 void write_csv_field(FILE *f, const char *s) { write_escaped(f, ESC_CSV, s); }
 void write_table_text(FILE *f, const char *s) { write_escaped(f, ESC_TABLE, s); }
 
-void stderr_vprintf(const char *fmt, va_list ap)
+void sb_escape_vf(strbuf *b, escape_form form, const char *fmt, va_list ap)
 {
     va_list copy;
     va_copy(copy, ap);
@@ -279,8 +279,16 @@ void stderr_vprintf(const char *fmt, va_list ap)
         return;
     char *raw = xmalloc((size_t)n + 1);
     vsnprintf(raw, (size_t)n + 1, fmt, ap);
-    write_escaped(cli_ctx_get()->err, ESC_STDERR, raw);
+    sb_escape(b, form, raw);
     free(raw);
+}
+
+void stderr_vprintf(const char *fmt, va_list ap)
+{
+    strbuf b = STRBUF_INIT;
+    sb_escape_vf(&b, ESC_STDERR, fmt, ap);
+    fwrite(sb_str(&b), 1, b.len, cli_ctx_get()->err);
+    sb_free(&b);
 }
 
 void stderr_printf(const char *fmt, ...)

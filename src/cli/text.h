@@ -60,6 +60,9 @@ typedef enum escape_form {
 void sb_escape(strbuf *b, escape_form form, const char *s);
 /* The same straight into f. */
 void write_escaped(FILE *f, escape_form form, const char *s);
+/* Appends the text fmt makes of ap, escaped for form as a whole (the values
+ * it formats may hold anything: file names, words from the command line). */
+void sb_escape_vf(strbuf *b, escape_form form, const char *fmt, va_list ap);
 
 /* The historical names of the per-form writers (tests and callers). */
 void write_json_string(FILE *f, const char *s);

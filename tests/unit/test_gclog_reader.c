@@ -13,6 +13,7 @@
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
+#include "thin.h"
 #include "tuning.h"
 
 static void assert_heaps_equal(const gch_heap *x, const gch_heap *y);
@@ -544,7 +545,8 @@ static void test_random_dumps_split(void **state)
 {
     (void)state;
     rng_state = 777;
-    for (int round = 0; round < 1500; round++) {
+    int rounds = 1500 / (int)test_thin();
+    for (int round = 0; round < rounds; round++) {
         set_tiny(1 + (size_t)(rnd() % 300));
         check_random_dump(round);
     }
@@ -744,7 +746,8 @@ static void test_skip_refs_random(void **state)
     static const char hexd[] = "0123456789abcdefABCDEF";
     static const char junk[] = "g\r\x80\xa0xZ";
     rng_state = 4242;
-    for (int round = 0; round < 20000; round++) {
+    int rounds = 20000 / (int)test_thin();
+    for (int round = 0; round < rounds; round++) {
         text_buf t = { malloc(64), 0, 64 };
         assert_non_null(t.p);
         put(&t, "a 2 x\no %.*s 1 8", 1 + (int)(rnd() % 8), "12345678");
@@ -833,7 +836,7 @@ static void test_read_errors(void **state)
     rng_state = 99;
     int seen[2] = { 0, 0 };
     for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
-        for (size_t fail_after = 0; fail_after <= t.n; fail_after++) {
+        for (size_t fail_after = b % test_thin(); fail_after <= t.n; fail_after += test_thin()) {
             gch_status st[2];
             gch_error e[2];
             for (int inline_reads = 0; inline_reads < 2; inline_reads++) {

@@ -34,7 +34,7 @@ typedef struct emitter {
     uint64_t unreachable, weak_referents, emitted;
     uint64_t art_heap_objects[4]; /* default, app, image, zygote */
     unsigned art_heap;
-    char text[512];
+    char text[640];
 } emitter;
 
 static const char *const art_heap_names[4] = { "default", "app", "image", "zygote" };
@@ -130,19 +130,24 @@ static gch_status emit_root(emitter *e, size_t off, const root_kind *k)
         return GCH_OK; /* a thread attached through JNI without its object yet */
     const char *label = k->label;
     if (k->has_thread) {
-        /* The thread object root writes its own serial; the others the thread's. */
+        /* The thread object root writes its own serial; the others the thread's.
+         * Java frame and JNI local roots add their depth in the thread's stack
+         * trace: the frame, as a stack trace line, goes into the label. */
         uint32_t serial = hp_u4(d + r->id_size);
         const hp_thread *t = hp_thread_find(r, serial);
         uint64_t thread = k->tag == HP_ROOT_THREAD_OBJ ? id : t ? t->object_id : 0;
         const char *name = t && t->name[0] ? t->name : NULL;
+        char frame[400] = "";
+        if (t && (k->tag == HP_ROOT_JAVA_FRAME || k->tag == HP_ROOT_JNI_LOCAL))
+            hp_frame_text(r, t->trace_serial, hp_u4(d + r->id_size + 4), frame, sizeof frame);
+        int n = snprintf(e->text, sizeof e->text, "%s%s%s, thread %u", k->label, *frame ? " in " : "",
+                         frame, serial);
+        size_t at = n < 0 ? 0 : (size_t)n < sizeof e->text ? (size_t)n : sizeof e->text - 1;
         if (thread && name)
-            snprintf(e->text, sizeof e->text, "%s, thread %u \"%s\" (0x%llx)", k->label, serial,
-                     name, (unsigned long long)thread);
-        else if (thread)
-            snprintf(e->text, sizeof e->text, "%s, thread %u (0x%llx)", k->label, serial,
+            snprintf(e->text + at, sizeof e->text - at, " \"%s\" (0x%llx)", name,
                      (unsigned long long)thread);
-        else
-            snprintf(e->text, sizeof e->text, "%s, thread %u", k->label, serial);
+        else if (thread)
+            snprintf(e->text + at, sizeof e->text - at, " (0x%llx)", (unsigned long long)thread);
         label = e->text;
     }
     return gch_builder_add_root(e->b, id, k->kind, 0, 0, 0, label, r->err);
@@ -618,6 +623,9 @@ static void reader_free(hprof_reader *r)
     gch_free(r->load_class);
     gch_free(r->threads);
     gch_free(r->thread_by_serial);
+    gch_free(r->frames);
+    gch_free(r->traces);
+    gch_free(r->class_serials);
     gch_free(r->field_label_of);
     gch_free(r->static_label_of);
     gch_free(r->class_name_of);
