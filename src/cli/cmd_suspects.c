@@ -133,14 +133,6 @@ static const cli_option suspects_options[] = {
 
 static const char *const sort_keys[] = { "retained", NULL };
 
-/* Percent of live with one decimal ("61.6"), "0.0" when live is 0. */
-static const char *pct_text(uint64_t part, uint64_t live, char *buf, size_t cap)
-{
-    long double p = live ? (long double)part * 100.0L / (long double)live : 0.0L;
-    snprintf(buf, cap, "%.1Lf", p);
-    return buf;
-}
-
 /* Whether part is more than pct (x GCH_PERCENT_SCALE) of live, exactly. */
 static int above(uint64_t part, uint64_t live, uint64_t pct)
 {
@@ -212,10 +204,10 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     char pb[32];
     step_keys(x, NULL, NULL, NULL);
     row(x, "suspect", 1, g->object, g->instances, g->retained,
-        pct_text(g->retained, s->live_bytes, pb, sizeof pb), g->group ? "group" : "object", g->type);
+        format_share(g->retained, s->live_bytes, pb, sizeof pb), g->group ? "group" : "object", g->type);
     step_keys(x, NULL, NULL, NULL);
     row(x, "accumulation", 1, g->accumulation, g->accumulation_depth, g->accumulation_retained,
-        pct_text(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
+        format_share(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
         h->object_type[g->accumulation]);
     size_t keep = x->c->format == FMT_TABLE ? TABLE_PATH_KEEP : DATA_PATH_MAX / 2;
     int cut = g->path_len > (x->c->format == FMT_TABLE ? 2 * TABLE_PATH_KEEP + 2 : DATA_PATH_MAX);
@@ -243,7 +235,7 @@ static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g
     for (size_t i = 0; i < g->holds_count; i++) {
         const gch_type_row *t = &s->holds[g->holds_start + i];
         step_keys(x, NULL, NULL, NULL);
-        row(x, "holds", 0, 0, t->count, t->bytes, pct_text(t->bytes, s->live_bytes, pb, sizeof pb),
+        row(x, "holds", 0, 0, t->count, t->bytes, format_share(t->bytes, s->live_bytes, pb, sizeof pb),
             "", t->type);
     }
 }
@@ -290,12 +282,9 @@ static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
     char tb[8192], bb[64], pb[32], hb[2100];
     out_printf(o, "suspect %" PRIu64 ": ", number);
     instances_text(o, g->instances, cli_type_name(h, g->type, c, tb, sizeof tb));
-    if (c->human)
-        format_human_bytes(g->retained, bb, sizeof bb);
-    else
-        snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->retained);
+    format_bytes_text(g->retained, c->human, bb, sizeof bb);
     out_printf(o, " retain%s %s (%s%%)", g->instances == 1 ? "s" : "", bb,
-               pct_text(g->retained, s->live_bytes, pb, sizeof pb));
+               format_share(g->retained, s->live_bytes, pb, sizeof pb));
     if (g->root_record != GCH_NONE) {
         out_printf(o, g->instances == 1 ? ", referenced from " : ", the biggest referenced from ");
         out_text(o, ESC_TABLE, cli_root_holder_text(h, g->root_record, c, hb, sizeof hb));
@@ -304,10 +293,7 @@ static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
     if (g->accumulation != g->object) {
         out_printf(o, "; the memory accumulates in one instance of ");
         out_text(o, ESC_TABLE, cli_type_name(h, h->object_type[g->accumulation], c, tb, sizeof tb));
-        if (c->human)
-            format_human_bytes(g->accumulation_retained, bb, sizeof bb);
-        else
-            snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->accumulation_retained);
+        format_bytes_text(g->accumulation_retained, c->human, bb, sizeof bb);
         out_printf(o, " (%s)", bb);
     }
     out_printf(o, ".\n");
@@ -351,19 +337,15 @@ static int suspects_heap(cli_out *o, report *rep, gch_analysis *an, const gch_he
                             "--fail-above\n",
                     k + 1, g->group ? "instances of " : "",
                     cli_type_name(h, g->type, c, tb, sizeof tb),
-                    pct_text(g->retained, s.live_bytes, pb, sizeof pb));
+                    format_share(g->retained, s.live_bytes, pb, sizeof pb));
         *failed = 1;
     }
     char hb[64];
-    if (c->human)
-        format_human_bytes(s.live_bytes, hb, sizeof hb);
-    else
-        snprintf(hb, sizeof hb, "%" PRIu64 " bytes", s.live_bytes);
+    format_bytes_text(s.live_bytes, c->human, hb, sizeof hb);
     report_note(rep, "(%" PRIu64 " live object%s, %s; %zu suspect%s above %g%%, %zu shown)",
                 s.live_count, s.live_count == 1 ? "" : "s", hb, s.count, s.count == 1 ? "" : "s",
                 (double)st->threshold / GCH_PERCENT_SCALE, shown);
-    report_section_u64(rep, "live_count", s.live_count);
-    report_section_u64(rep, "live_bytes", s.live_bytes);
+    report_section_live(rep, s.live_count, s.live_bytes);
     report_end_section(rep);
     gch_suspects_free(&s);
     return 0;

@@ -229,8 +229,10 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
     char id[32];
     if (a->dangling_refs && (loaded & CLI_LOAD_REFS)) {
         snprintf(id, sizeof id, fmt, a->first_dangling_ref);
-        ADD("%s%" PRIu64 " %s (first: %s)", n ? ", " : "", a->dangling_refs,
-            a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id);
+        ADD("%s%" PRIu64 " %s (first: %s, held by %" PRIu64 " object%s: see gcheap info)",
+            n ? ", " : "", a->dangling_refs,
+            a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id,
+            a->dangling_holders, a->dangling_holders == 1 ? "" : "s");
     }
     if (a->unknown_type_objects)
         ADD("%s%" PRIu64 " object%s of %" PRIu64 " undeclared type%s", n ? ", " : "",

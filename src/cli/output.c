@@ -500,6 +500,12 @@ void report_section_u64(report *r, const char *key, uint64_t v)
         json_u64(w, key, v);
 }
 
+void report_section_live(report *r, uint64_t count, uint64_t bytes)
+{
+    report_section_u64(r, "live_count", count);
+    report_section_u64(r, "live_bytes", bytes);
+}
+
 static int is_numeric(col_kind k) { return k != COL_TEXT; }
 
 static void print_table(report *r)

@@ -118,6 +118,9 @@ const char *report_total_label(const report *r, uint64_t n, const char *noun, ch
 json_writer *report_section_json(report *r);
 /* report_section_json's member key = v, when the form is json. */
 void report_section_u64(report *r, const char *key, uint64_t v);
+/* The live set's size as the section's json members live_count and
+ * live_bytes (what top, dom and suspects measure against). */
+void report_section_live(report *r, uint64_t count, uint64_t bytes);
 void report_end_section(report *r);
 
 /* Record sections: the report's columns are key, value. */

@@ -327,6 +327,21 @@ const char *format_human_bytes(uint64_t v, char *buf, size_t cap)
     return buf;
 }
 
+const char *format_bytes_text(uint64_t v, int human, char *buf, size_t cap)
+{
+    if (human)
+        return format_human_bytes(v, buf, cap);
+    snprintf(buf, cap, "%" PRIu64 " bytes", v);
+    return buf;
+}
+
+const char *format_share(uint64_t part, uint64_t whole, char *buf, size_t cap)
+{
+    long double p = whole ? (long double)part * 100.0L / (long double)whole : 0.0L;
+    snprintf(buf, cap, "%.1Lf", p);
+    return buf;
+}
+
 const char *format_grouped(uint64_t v, char *buf, size_t cap)
 {
     char digits[32];

@@ -257,6 +257,30 @@ static int candidate_before(const void *ctx, uint32_t a, uint32_t b)
     return c->record[a] < c->record[b];
 }
 
+/* The distinct root objects from which target is reachable (dist[o] known),
+ * in root record order, each with its first counting record: stored in
+ * object[] and record[] when those are given; returns how many. seen (a bit
+ * per object, all clear) is left set for the objects found. */
+static uint32_t reaching_roots(const gch_heap *heap, int include_weak, const uint32_t *dist,
+                               uint8_t *seen, uint32_t *object, uint32_t *record)
+{
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
+            gch__bit_set(seen, o);
+            if (object) {
+                object[k] = o;
+                record[k] = r;
+            }
+            k++;
+        }
+    }
+    return k;
+}
+
 gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target,
                          size_t max_paths, gch_path_set *out, gch_error *err)
 {
@@ -285,20 +309,12 @@ gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target
     gch_free(queue);
     queue = NULL;
 
-    /* Distinct root objects that reach target, each with its first record. */
-    uint32_t cand = 0;
+    /* Distinct root objects that reach target, each with its first record:
+     * counted, then listed. */
     seen = gch_calloc(((size_t)n + 7) / 8, 1);
     if (!seen)
         goto nomem;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
-            continue;
-        uint32_t o = heap->root_object[r];
-        if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
-            gch__bit_set(seen, o);
-            cand++;
-        }
-    }
+    uint32_t cand = reaching_roots(heap, include_weak, dist, seen, NULL, NULL);
     if (cand == 0 || max_paths == 0)
         goto done;
     cobj = gch_reallocarray(NULL, cand, sizeof *cobj);
@@ -307,21 +323,9 @@ gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target
     if (!cobj || !crec || !order)
         goto nomem;
     memset(seen, 0, ((size_t)n + 7) / 8);
-    {
-        uint32_t k = 0;
-        for (uint32_t r = 0; r < heap->root_count; r++) {
-            if (!gch__root_counts(heap, r, include_weak))
-                continue;
-            uint32_t o = heap->root_object[r];
-            if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
-                gch__bit_set(seen, o);
-                cobj[k] = o;
-                crec[k] = r;
-                order[k] = k;
-                k++;
-            }
-        }
-    }
+    reaching_roots(heap, include_weak, dist, seen, cobj, crec);
+    for (uint32_t k = 0; k < cand; k++)
+        order[k] = k;
     candidate_order co = { dist, cobj, crec };
     gch__sort_u32(order, cand, candidate_before, &co);
 

@@ -9,6 +9,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +99,17 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 static gch_status oom(gch_error *err)
 {
     return gch_error_set(err, GCH_ENOMEM, "out of memory");
+}
+
+/* Whether objects may be added one by one: a heap is open and was not
+ * handed over whole. */
+static gch_status objects_may_come(const gch_builder *b, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (b->indexed)
+        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    return GCH_OK;
 }
 
 static gch_status too_many_objects(gch_error *err)
@@ -271,6 +283,16 @@ gch_status gch_builder_add_meta(gch_builder *b, const char *key, const char *val
     }
     h->meta_count++;
     return GCH_OK;
+}
+
+gch_status gch_builder_add_metaf(gch_builder *b, gch_error *err, const char *key, const char *fmt, ...)
+{
+    char value[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    return gch_builder_add_meta(b, key, value, err);
 }
 
 void gch_builder_set_id_radix(gch_builder *b, int radix)
@@ -492,14 +514,13 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
                                     gch_error *err)
 {
     gch_heap *h = b->cur;
-    if (!h)
-        return gch_error_set(err, GCH_EINVAL, "no heap is open");
-    if (b->indexed)
-        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    gch_status st = objects_may_come(b, err);
+    if (st != GCH_OK)
+        return st;
     if (h->object_count >= MAX_OBJECTS)
         return too_many_objects(err);
     uint32_t t;
-    gch_status st = type_get(b, raw_type_id, &t, err);
+    st = type_get(b, raw_type_id, &t, err);
     if (st != GCH_OK)
         return st;
     if (b->hist_only) {
@@ -754,10 +775,9 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
                                        gch_error *err)
 {
     gch_heap *h = b->cur;
-    if (!h)
-        return gch_error_set(err, GCH_EINVAL, "no heap is open");
-    if (b->indexed)
-        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    gch_status st = objects_may_come(b, err);
+    if (st != GCH_OK)
+        return st;
     out->object_at = h->object_count;
     out->ref_at = b->raw_ref_count;
     if (n == 0)
@@ -768,7 +788,7 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
         b->hist_objects += n;
         b->object_open = 1;
         for (uint32_t k = 0; k < n; k++) {
-            gch_status st = hist_add(b, ids[k], types[k], sizes[k], err);
+            st = hist_add(b, ids[k], types[k], sizes[k], err);
             if (st != GCH_OK)
                 return st;
         }
@@ -1450,6 +1470,26 @@ static gch_status end_adopted_heap(gch_builder *b, gch_error *err)
     return close_heap(b, err);
 }
 
+
+/* Counts one more object holding `dropped` references to absent objects and
+ * keeps the GCH_DANGLING_TOP holding most (a strictly bigger count moves up:
+ * ties stay in object order). */
+static void note_dangling_holder(gch_anomalies *a, uint64_t id, uint64_t dropped)
+{
+    a->dangling_holders++;
+    size_t k = GCH_DANGLING_TOP;
+    while (k > 0 && (a->dangling_holder_refs[k - 1] < dropped))
+        k--;
+    if (k == GCH_DANGLING_TOP)
+        return;
+    for (size_t j = GCH_DANGLING_TOP - 1; j > k; j--) {
+        a->dangling_holder_id[j] = a->dangling_holder_id[j - 1];
+        a->dangling_holder_refs[j] = a->dangling_holder_refs[j - 1];
+    }
+    a->dangling_holder_id[k] = id;
+    a->dangling_holder_refs[k] = dropped;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -1506,15 +1546,20 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         for (uint32_t i = 0; i < h->object_count; i++) {
             uint32_t end = h->out_start[i + 1];
             h->out_start[i] = (uint32_t)w; /* r, the old start, is already read */
+            uint64_t dropped = 0;
             for (; r < end; r++) {
                 uint32_t target = targets[r];
-                if (target == GCH_NONE)
+                if (target == GCH_NONE) {
+                    dropped++;
                     continue;
+                }
                 targets[w] = target;
                 if (b->raw_labels)
                     b->raw_labels[w] = b->raw_labels[r];
                 w++;
             }
+            if (dropped)
+                note_dangling_holder(&h->anomalies, h->object_id[i], dropped);
         }
         h->out_start[h->object_count] = (uint32_t)w;
     }

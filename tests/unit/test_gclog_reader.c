@@ -553,6 +553,31 @@ static void test_random_dumps_split(void **state)
     gch_internal_set_tuning(NULL);
 }
 
+/* The objects holding references to absent objects (info's
+ * dangling_references_held_by): counted per holder by hand below, the three
+ * holding most kept, most first, ties in object order. */
+static void test_dangling_holders(void **state)
+{
+    (void)state;
+    gch_dump *d = parse_ok("a 1 x 0\n"
+                           "t 1 T\n"
+                           "o 10 1 8 90\n"             /* 1 absent */
+                           "o 20 1 8 91 92 93 10\n"    /* 3 absent, one present */
+                           "o 30 1 8 94 95\n"          /* 2 absent */
+                           "o 40 1 8 96 97 98\n"       /* 3 absent: ties 20, after it */
+                           "o 50 1 8 10 20\n"          /* none */
+                           "c 1 x\n");
+    const gch_anomalies *a = &d->heaps[0]->anomalies;
+    assert_int_equal(a->dangling_refs, 9);
+    assert_int_equal(a->dangling_holders, 4);
+    static const uint64_t ids[3] = { 0x20, 0x40, 0x30 }, refs[3] = { 3, 3, 2 };
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(a->dangling_holder_id[k], ids[k]);
+        assert_int_equal(a->dangling_holder_refs[k], refs[k]);
+    }
+    gch_dump_free(d);
+}
+
 static void assert_heaps_equal(const gch_heap *x, const gch_heap *y)
 {
     assert_string_equal(x->name, y->name);
@@ -992,6 +1017,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_example),
+        cmocka_unit_test(test_dangling_holders),
         cmocka_unit_test(test_references_and_roots),
         cmocka_unit_test(test_duplicates_first_wins),
         cmocka_unit_test(test_big_sizes),

@@ -168,6 +168,8 @@ typedef struct hprof_reader {
     size_t frame_count, frame_cap;
     hp_trace *traces;         /* sorted by serial after the scan */
     size_t trace_count, trace_cap;
+    struct hp_loader *loaders; /* with keep_modules: the class loaders, sorted by id */
+    size_t loader_count;
     uint64_t *class_serials;  /* pairs (LOAD CLASS serial, name id), sorted by serial */
     size_t class_serial_count, class_serial_cap;
     uint64_t *thread_by_serial; /* serial << 32 | thread index, sorted: hp_thread_find */
@@ -274,6 +276,14 @@ gch_status hp_add_class_serial(hprof_reader *r, size_t body);
 void hp_index_frames(hprof_reader *r);
 size_t hp_frame_text(const hprof_reader *r, uint32_t trace_serial, uint32_t depth, char *buf,
                      size_t cap);
+
+/* Class loaders (hprof_loaders.c), with keep_modules, after
+ * hp_prepare_classes: hp_loaders_find reads the class of every loader;
+ * hp_loader_text writes its name ("...$AppClassLoader", "X@0x7f00" when
+ * several loaders share the class, "loader 0x7f00" when its instance is
+ * missing). */
+gch_status hp_loaders_find(hprof_reader *r);
+const char *hp_loader_text(const hprof_reader *r, uint64_t id, char *buf, size_t cap);
 
 /* Pass 2 (hprof_classes.c): names, layouts and the size rule. */
 gch_status hp_prepare_classes(hprof_reader *r);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/builder.h"
+#include "grow.h"
 #include "v8_devtools.h"
 
 #define BASE_SYSTEM_DISTANCE 100000000 /* HeapSnapshotModel.baseSystemDistance */
@@ -776,13 +778,8 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
             if (!format_property(&t, pn))
                 goto done;
             jslen = js_length(t.s, t.len);
-            if (pool_n == pool_cap) {
-                pool_cap = pool_cap ? pool_cap * 2 : 1024;
-                uint32_t *p = gch_reallocarray(pool, pool_cap, sizeof *p);
-                if (!p)
-                    goto done;
-                pool = p;
-            }
+            if (!gch_grow((void **)&pool, &pool_cap, pool_n + 1, sizeof *pool, 1024))
+                goto done;
             pool[pool_n++] = g->ename[e];
             np++;
         }
@@ -799,13 +796,8 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
             pool_n = start; /* the first object's properties stand for them all */
             continue;
         }
-        if (cand_n == cand_cap) {
-            cand_cap = cand_cap ? cand_cap * 2 : 64;
-            candidate *c = gch_reallocarray(cand, cand_cap, sizeof *c);
-            if (!c)
-                goto done;
-            cand = c;
-        }
+        if (!gch_grow((void **)&cand, &cand_cap, cand_n + 1, sizeof *cand, 64))
+            goto done;
         cand[cand_n] = (candidate){ k, 1, (uint32_t)cand_n, start, (uint32_t)np };
         cand_n++;
     }
@@ -858,13 +850,8 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
         for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
             if (erole(g, e) != ET_PROPERTY)
                 continue;
-            if (np == props_cap) {
-                props_cap = props_cap ? props_cap * 2 : 64;
-                uint32_t *p = gch_reallocarray(props, props_cap, sizeof *p);
-                if (!p)
-                    goto done;
-                props = p;
-            }
+            if (!gch_grow((void **)&props, &props_cap, np + 1, sizeof *props, 64))
+                goto done;
             props[np++] = g->ename[e];
         }
         if (np > 1)
@@ -1204,12 +1191,7 @@ static gch_status retype(const v8_devtools *d, gch_heap *h, gch_error *err)
     for (uint32_t k = 0; k < nt; k++)
         reported += holding[k];
     gch_free(holding);
-    gch_free(h->type_name);
-    gch_free(h->type_module);
-    gch_free(h->type_raw_id);
-    gch_free(h->type_declared);
-    gch_free(h->type_objects);
-    gch_free(h->type_bytes);
+    gch_heap_free_types(h);
     h->type_name = name;
     h->type_module = module;
     h->type_raw_id = raw;

@@ -1708,9 +1708,7 @@ static gch_status name_labels(v8_reader *r)
 
 static gch_status add_meta_u64(gch_builder *b, const char *key, uint64_t v, gch_error *err)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    return gch_builder_add_meta(b, key, buf, err);
+    return gch_builder_add_metaf(b, err, key, "%llu", (unsigned long long)v);
 }
 
 static gch_status emit_meta(v8_reader *r, gch_builder *b)
@@ -1974,19 +1972,30 @@ static gch_status run(v8_reader *r, gch_dump **out)
     return st;
 }
 
-static const gch_load_options no_options;
+/* A reader for one read, *out NULL until it succeeds; NULL without memory
+ * (err says so). */
+static v8_reader *reader_new(const gch_load_options *opts, gch_dump **out, gch_error *err)
+{
+    static const gch_load_options no_options;
+    gch_error_clear(err);
+    *out = NULL;
+    v8_reader *r = gch_calloc(1, sizeof *r);
+    if (!r) {
+        gch_error_set(err, GCH_ENOMEM, "out of memory");
+        return NULL;
+    }
+    r->opts = opts ? opts : &no_options;
+    r->err = err;
+    r->devtools = !r->opts->v8_raw;
+    return r;
+}
 
 gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts, gch_dump **out,
                               gch_error *err)
 {
-    gch_error_clear(err);
-    *out = NULL;
-    v8_reader *r = gch_calloc(1, sizeof *r);
+    v8_reader *r = reader_new(opts, out, err);
     if (!r)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory");
-    r->opts = opts ? opts : &no_options;
-    r->err = err;
-    r->devtools = !r->opts->v8_raw;
+        return GCH_ENOMEM;
     r->par = gch_parallel_for(r->opts->threads);
     gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
@@ -1996,14 +2005,9 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
 
 gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
-    gch_error_clear(err);
-    *out = NULL;
-    v8_reader *r = gch_calloc(1, sizeof *r);
+    v8_reader *r = reader_new(opts, out, err);
     if (!r)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory");
-    r->opts = opts ? opts : &no_options;
-    r->err = err;
-    r->devtools = !r->opts->v8_raw;
+        return GCH_ENOMEM;
     gch_status st = gch_json_init_source(&r->in, src, r->opts, err);
     if (st == GCH_OK)
         st = run(r, out);
