@@ -49,7 +49,9 @@ static const char description[] =
     "Contents are read from the dump file again (HPROF read from a file). V8\n"
     "snapshots give empty-collections only: JS Arrays with no elements, Maps and\n"
     "Sets whose table references nothing (one holding only small integers looks\n"
-    "empty). A format that records no contents (.gclog, .gcdump, Dart), or an\n"
+    "empty). Ruby dumps give duplicate-strings only, from the values dump_all\n"
+    "writes (ASCII-only Strings; from pipes and gzip too). A format that\n"
+    "records no contents (.gclog, .gcdump, Dart), or an\n"
     "HPROF dump from a pipe or gzip, gets one line saying so, exit 0 and no rows.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").";
 
@@ -104,11 +106,11 @@ static int read_at(void *ctx, uint64_t offset, void *buf, size_t n)
 
 #define TABLE_VALUE_CHARS 80
 
-/* payload_open for HPROF; the other formats' payloads (Ruby's string
- * values) are no contents waste reads yet. */
+/* payload_open for HPROF and Ruby (whose String values are kept in the
+ * heap); the other formats record no contents waste reads. */
 static int hprof_contents(payload_file *pf, const cli_input *in, const gch_heap *h, const char **why)
 {
-    if (strcmp(in->dump->format, "hprof") != 0) {
+    if (strcmp(in->dump->format, "hprof") != 0 && strcmp(in->dump->format, "ruby") != 0) {
         memset(pf, 0, sizeof *pf);
         *why = "its format records none";
         return 0;
@@ -235,7 +237,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     gch_waste_options o = { .min_count = s->min_count,
                             .fill_below = (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE),
                             .mask = live, .read = read_at, .read_ctx = &pf, .holders = s->holders,
-                            .js = js };
+                            .js = js, .text = pf.in_heap };
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);
     cli_phase_end();
@@ -273,6 +275,9 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     if (js)
         report_note(rep, "(V8: empty Arrays, Maps and Sets only; a Map or Set holding only small "
                          "integers looks empty)");
+    else if (pf.in_heap)
+        report_note(rep, "(Ruby: duplicate strings only, from the values dump_all writes: those of "
+                         "ASCII-only Strings)");
     else if (!w.fields)
         report_note(rep, "(no collections or boxes: the dump's instance fields were not read)");
     report_begin_total(rep);
