@@ -184,6 +184,8 @@ typedef struct v8_reader {
      * per node its type, name and detachedness; per edge its type, name and
      * target position. */
     int devtools;
+    int keep_text;              /* keep_payloads: the texts of string nodes (GCH_PAYLOAD_TEXT) */
+    int node_graph;             /* devtools or keep_text: g_type, g_name, g_det are kept */
     uint8_t *g_type, *g_det, *g_etype;
     uint32_t *g_name, *g_ename, *g_eto;
     size_t g_ecap;
@@ -193,6 +195,10 @@ typedef struct v8_reader {
      * g_eto is the edges' values array, turned into targets in place). */
     bulk_heap pending;
     int has_pending;
+    /* keep_text: a GCH_PAYLOAD_TEXT entry per string node (id: its position
+     * until the heap is finished) */
+    gch_payload *texts;
+    size_t texts_n;
 
     /* The bulk path (a snapshot in memory): the arrays parsed at once, the
      * objects handed to the builder whole, with references as indices. */
@@ -509,7 +515,7 @@ static int grow_nodes(v8_reader *r, size_t need)
     if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
         !w_grow(&r->n_id, r->node_cap, need) || !w_grow(&r->n_size, r->node_cap, need))
         return 0;
-    if (r->devtools) {
+    if (r->node_graph) {
         size_t c3 = r->node_cap, c4 = c3, c5 = c3;
         if (!gch_grow((void **)&r->g_type, &c3, need, 1, 1024) || !gch_grow((void **)&r->g_det, &c4, need, 1, 1024) ||
             !gch_grow((void **)&r->g_name, &c5, need, 4, 1024))
@@ -588,7 +594,7 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     }
     note_string_index(r, name, at);
     r->det_count[det]++;
-    if (r->devtools) {
+    if (r->node_graph) {
         r->g_type[i] = (uint8_t)type;
         r->g_name[i] = (uint32_t)name;
         r->g_det[i] = (uint8_t)det;
@@ -968,7 +974,7 @@ static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
         uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
         note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
         r->det_count[det]++;
-        if (r->devtools) {
+        if (r->node_graph) {
             r->g_type[i] = (uint8_t)type;
             r->g_name[i] = name;
             r->g_det[i] = (uint8_t)det;
@@ -1007,7 +1013,7 @@ static gch_status node_pass_begin(v8_reader *r, bulk_heap *h, node_pass *np, int
         !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
         !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
         return oom(r);
-    if (r->devtools && (!(r->g_type = gch_reallocarray(NULL, n, 1)) || !(r->g_det = gch_reallocarray(NULL, n, 1)) ||
+    if (r->node_graph && (!(r->g_type = gch_reallocarray(NULL, n, 1)) || !(r->g_det = gch_reallocarray(NULL, n, 1)) ||
                         !(r->g_name = gch_reallocarray(NULL, n, sizeof *r->g_name))))
         return oom(r);
     h->starts[0] = 0;
@@ -1439,7 +1445,8 @@ static gch_status collect_wanted_graph(v8_reader *r)
         return oom(r);
     for (size_t i = 0; i < r->node_n; i++) {
         uint8_t role = r->node_role[r->g_type[i]];
-        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY || role == NT_SYNTHETIC)
+        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
+            role == NT_SYNTHETIC || (role == NT_STRING && r->keep_text))
             bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
     }
     for (uint64_t e = 0; e < r->edge_n; e++) {
@@ -1473,10 +1480,13 @@ static gch_status collect_wanted(v8_reader *r)
 {
     if (r->devtools)
         return collect_wanted_graph(r);
-    size_t n = 0, cap = r->classes.len + r->labels.len;
+    size_t n = 0, cap = r->classes.len + r->labels.len + (r->keep_text ? r->node_n : 0);
     uint32_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
     if (!w)
         return oom(r);
+    for (size_t i = 0; r->keep_text && i < r->node_n; i++)
+        if (r->node_role[r->g_type[i]] == NT_STRING)
+            w[n++] = r->g_name[i];
     for (size_t i = 0; i < r->classes.len; i++)
         if (r->classes.keys[i] >= TYPE_RAW_NAMED)
             w[n++] = (uint32_t)(r->classes.keys[i] - TYPE_RAW_NAMED);
@@ -1991,6 +2001,70 @@ static gch_status devtools_meta(v8_reader *r, const v8_devtools *d)
     return st;
 }
 
+/* The texts of the string nodes (keep_payloads: waste's duplicate strings,
+ * objects --values) into the heap's pool, each distinct one once (V8 keeps
+ * one entry a distinct text in its table), and an entry per string node
+ * whose id is, for now, the node's position. */
+static gch_status keep_texts(v8_reader *r)
+{
+    size_t count = 0, positions = r->wanted ? r->wanted_n : r->str_n;
+    for (size_t i = 0; i < r->node_n; i++)
+        count += r->node_role[r->g_type[i]] == NT_STRING;
+    if (!count)
+        return GCH_OK;
+    uint32_t *off = gch_reallocarray(NULL, positions ? positions : 1, sizeof *off);
+    if (!off || !(r->texts = gch_calloc(count, sizeof *r->texts))) {
+        gch_free(off);
+        return oom(r);
+    }
+    memset(off, 0xff, (positions ? positions : 1) * sizeof *off);
+    gch_status st = GCH_OK;
+    for (size_t i = 0; i < r->node_n && st == GCH_OK; i++) {
+        if (r->node_role[r->g_type[i]] != NT_STRING)
+            continue;
+        uint32_t name = r->g_name[i];
+        size_t pos = name;
+        if (r->wanted)
+            pos = GCH_LOWER_BOUND(r->wanted, 0, r->wanted_n, name);
+        const char *text = str_at(r, name);
+        size_t len = strlen(text);
+        if (pos < positions && off[pos] == GCH_NONE)
+            st = gch_builder_append_label(r->b, text, len, &off[pos], r->err);
+        gch_payload *p = &r->texts[r->texts_n++];
+        p->id = i;
+        p->offset = pos < positions ? off[pos] : GCH_NONE;
+        p->length = (uint32_t)len;
+        p->kind = GCH_PAYLOAD_TEXT;
+    }
+    gch_free(off);
+    return st;
+}
+
+static int cmp_payload_id(const void *a, const void *b)
+{
+    const gch_payload *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The entries onto the finished heap, by object id (the objects are the
+ * nodes in order unless ids repeated: then none). */
+static gch_status attach_texts(v8_reader *r, gch_heap *h)
+{
+    if (!r->keep_text)
+        return GCH_OK;
+    h->payloads_kept = 1;
+    if (h->object_count != r->node_n || !r->texts_n)
+        return GCH_OK;
+    for (size_t k = 0; k < r->texts_n; k++)
+        r->texts[k].id = h->object_id[r->texts[k].id];
+    qsort(r->texts, r->texts_n, sizeof *r->texts, cmp_payload_id);
+    h->payloads = r->texts;
+    h->payload_count = r->texts_n;
+    r->texts = NULL;
+    r->texts_n = 0;
+    return GCH_OK;
+}
+
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
@@ -2051,6 +2125,8 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
     }
     if (st == GCH_OK)
         st = emit_meta(r, r->b);
+    if (st == GCH_OK && r->keep_text)
+        st = keep_texts(r);
     /* The builder has its own copies now: free ours before it resolves ids. */
     free_arrays(r);
     if (st == GCH_OK)
@@ -2059,6 +2135,8 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
         st = gch_builder_finish(r->b, out, r->err);
     if (st == GCH_OK)
         (*out)->ids_stable = 1; /* V8 node ids survive between snapshots of one process */
+    if (st == GCH_OK)
+        st = attach_texts(r, (*out)->heaps[0]);
     if (st == GCH_OK && dr->done && (st = v8_devtools_apply(&dr->d, &dr->g, (*out)->heaps[0], r->err)) != GCH_OK) {
         gch_dump_free(*out);
         *out = NULL;
@@ -2069,6 +2147,7 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
 static void reader_free(v8_reader *r)
 {
     bulk_heap_free(&r->pending);
+    gch_free(r->texts);
     free_arrays(r);
     free_graph(r);
     gch_builder_free(r->b);
@@ -2107,6 +2186,8 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
     r->opts = opts ? opts : &no_options;
     r->err = err;
     r->devtools = !r->opts->v8_raw;
+    r->keep_text = r->opts->keep_payloads;
+    r->node_graph = r->devtools || r->keep_text;
     r->par = gch_parallel_for(r->opts->threads);
     gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
@@ -2124,6 +2205,8 @@ gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_
     r->opts = opts ? opts : &no_options;
     r->err = err;
     r->devtools = !r->opts->v8_raw;
+    r->keep_text = r->opts->keep_payloads;
+    r->node_graph = r->devtools || r->keep_text;
     gch_status st = gch_json_init_source(&r->in, src, r->opts, err);
     if (st == GCH_OK)
         st = run(r, out);
