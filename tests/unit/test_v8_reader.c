@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gcheap/load.h"
+#include "gcheap/rules.h"
 #include "heap_check.h"
 #include "tuning.h"
 #include "v8_sample.h"
@@ -575,6 +576,44 @@ static void test_string_texts(void **state)
     }
 }
 
+/* The DOM states DevTools' view keeps (gch_heap.v8_detachedness) and the
+ * detached-dom rule on them: the sample's node 7 is written detached, 13
+ * attached (variants with the detachedness field); without the field, or
+ * with --v8-raw, no state and no finding. */
+static void test_detached_dom_rule(void **state)
+{
+    (void)state;
+    static const char *const only[] = { "detached-dom", NULL };
+    for (int variant = 0; variant < 4; variant++) {
+        size_t len;
+        char *text = sample(variant, &len);
+        for (int raw = 0; raw < 2; raw++) {
+            gch_load_options o = { 0 };
+            o.v8_raw = raw;
+            gch_dump *d = NULL;
+            gch_error err;
+            assert_int_equal(gch_read_v8_buffer(text, len, &o, &d, &err), GCH_OK);
+            const gch_heap *h = d->heaps[0];
+            int states = (variant & 1) && !raw;
+            assert_int_equal(h->v8_detachedness != NULL, states);
+            gch_rules_options ro = { only, NULL, NULL, NULL };
+            gch_rule_findings f;
+            assert_int_equal(gch_rules_find(h, &ro, &f, &err), GCH_OK);
+            assert_int_equal(f.count, states ? 1 : 0);
+            if (states) {
+                assert_int_equal(h->object_id[f.items[0].object], 7);
+                assert_string_equal(f.items[0].rule, "detached-dom");
+                for (uint32_t k = 0; k < h->object_count; k++)
+                    assert_int_equal(h->v8_detachedness[k],
+                                     h->object_id[k] == 7 ? 2 : h->object_id[k] == 13 ? 1 : 0);
+            }
+            gch_rule_findings_free(&f);
+            gch_dump_free(d);
+        }
+        free(text);
+    }
+}
+
 static void test_bulk_equals_careful(void **state)
 {
     (void)state;
@@ -670,6 +709,7 @@ int main(void)
         cmocka_unit_test(test_bulk_equals_careful),
         cmocka_unit_test(test_bulk_gives_up_on_wide_values),
         cmocka_unit_test(test_string_texts),
+        cmocka_unit_test(test_detached_dom_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

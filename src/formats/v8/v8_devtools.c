@@ -1072,6 +1072,7 @@ void v8_devtools_free(v8_devtools *d)
     gch_free(d->distance);
     gch_free(d->essential);
     gch_free(d->hung);
+    gch_free(d->det);
     memset(d, 0, sizeof *d);
 }
 
@@ -1171,6 +1172,15 @@ done:
     d->names_cap = classes.cap;
     str_set_free(&classes, 1);
     weakmaps_free(&w);
+    if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
+        size_t k = 0;
+        while (k < n && !det[k])
+            k++;
+        if (k < n) {
+            d->det = det;
+            det = NULL;
+        }
+    }
     gch_free(det);
     gch_free(page);
     gch_free(flags);
@@ -1346,6 +1356,8 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
             h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && d->size[i] == 0;
         h->v8_distance = d->distance;
         d->distance = NULL;
+        h->v8_detachedness = d->det;
+        d->det = NULL;
     }
     return st;
 }

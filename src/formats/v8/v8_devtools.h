@@ -59,6 +59,8 @@ typedef struct v8_devtools {
     int refs_given;          /* the reader gave the heap only the essential references
                                 and the hung ones: apply leaves them */
     uint64_t detached;       /* nodes named Detached ... */
+    uint8_t *det;            /* per node: DOM state after propagation (0 unknown, 1 attached,
+                                2 detached); NULL when no node has one */
     /* Statistics view (JSHeapSnapshot.calculateStatistics) */
     uint64_t st_total, st_code, st_strings, st_js_arrays, st_typed_arrays, st_system, st_native;
 } v8_devtools;
