@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/utf8.h"
 #include "grow.h"
 #include "waste_internal.h"
 
@@ -133,18 +134,6 @@ static int member_order(const void *pa, const void *pb)
     return (a->object > b->object) - (a->object < b->object);
 }
 
-/* UTF-16 code units of n bytes of UTF-8 (JavaScript's length). */
-static uint64_t utf16_units(const char *s, size_t n)
-{
-    uint64_t u = 0;
-    for (size_t k = 0; k < n; k++) {
-        unsigned char c = (unsigned char)s[k];
-        if ((c & 0xc0) != 0x80)
-            u += c >= 0xf0 ? 2 : 1;
-    }
-    return u;
-}
-
 gch_status waste_js_strings(wctx *w)
 {
     const gch_heap *h = w->h;
@@ -156,7 +145,7 @@ gch_status waste_js_strings(wctx *w)
         const gch_payload *p = &h->payloads[i];
         uint32_t o = w->pidx[i];
         if (p->kind != GCH_PAYLOAD_TEXT || !waste_wanted(w, o) ||
-            utf16_units(gch_heap_string(h, (uint32_t)p->offset), p->length) >= V8_STRING_LIMIT)
+            gch_utf16_units(gch_heap_string(h, (uint32_t)p->offset), p->length) >= V8_STRING_LIMIT)
             continue;
         m[n].offset = p->offset;
         m[n++].object = o;
@@ -181,7 +170,7 @@ gch_status waste_js_strings(wctx *w)
             r->bytes += gch_object_size(h, m[k].object);
         r->wasted = r->bytes - r->copy;
         const char *text = gch_heap_string(h, (uint32_t)m[a].offset);
-        r->length = utf16_units(text, strlen(text));
+        r->length = gch_utf16_units(text, strlen(text));
     }
     gch_free(m);
     return st;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/utf8.h"
+#include "grow.h"
 #include "v8_devtools.h"
 
 #define BASE_SYSTEM_DISTANCE 100000000 /* HeapSnapshotModel.baseSystemDistance */
@@ -160,18 +162,6 @@ static int text_add(text *t, const char *s, size_t n)
     t->len += n;
     t->s[t->len] = '\0';
     return 1;
-}
-
-/* JavaScript's String length (UTF-16 code units) of UTF-8 text. */
-static size_t js_length(const char *s, size_t n)
-{
-    size_t l = 0;
-    for (size_t k = 0; k < n; k++) {
-        unsigned char c = (unsigned char)s[k];
-        if ((c & 0xc0) != 0x80)
-            l += c >= 0xf0 ? 2 : 1;
-    }
-    return l;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -795,7 +785,7 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
             size_t before = t.len;
             if (!format_property(&t, pn))
                 goto done;
-            size_t flen = js_length(t.s + before, t.len - before);
+            size_t flen = gch_utf16_units(t.s + before, t.len - before);
             t.len = before;
             if (jslen > MIN_INTERFACE_PROPERTY_COUNT && jslen + flen > MAX_INTERFACE_NAME_LENGTH)
                 break;
@@ -803,14 +793,9 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
                 goto done;
             if (!format_property(&t, pn))
                 goto done;
-            jslen = js_length(t.s, t.len);
-            if (pool_n == pool_cap) {
-                pool_cap = pool_cap ? pool_cap * 2 : 1024;
-                uint32_t *p = gch_reallocarray(pool, pool_cap, sizeof *p);
-                if (!p)
-                    goto done;
-                pool = p;
-            }
+            jslen = gch_utf16_units(t.s, t.len);
+            if (!gch_grow((void **)&pool, &pool_cap, pool_n + 1, sizeof *pool, 1024))
+                goto done;
             pool[pool_n++] = g->ename[e];
             np++;
         }
@@ -827,13 +812,8 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
             pool_n = start; /* the first object's properties stand for them all */
             continue;
         }
-        if (cand_n == cand_cap) {
-            cand_cap = cand_cap ? cand_cap * 2 : 64;
-            candidate *c = gch_reallocarray(cand, cand_cap, sizeof *c);
-            if (!c)
-                goto done;
-            cand = c;
-        }
+        if (!gch_grow((void **)&cand, &cand_cap, cand_n + 1, sizeof *cand, 64))
+            goto done;
         cand[cand_n] = (candidate){ k, 1, (uint32_t)cand_n, start, (uint32_t)np };
         cand_n++;
     }
@@ -886,13 +866,8 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
         for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
             if (erole(g, e) != ET_PROPERTY)
                 continue;
-            if (np == props_cap) {
-                props_cap = props_cap ? props_cap * 2 : 64;
-                uint32_t *p = gch_reallocarray(props, props_cap, sizeof *p);
-                if (!p)
-                    goto done;
-                props = p;
-            }
+            if (!gch_grow((void **)&props, &props_cap, np + 1, sizeof *props, 64))
+                goto done;
             props[np++] = g->ename[e];
         }
         if (np > 1)

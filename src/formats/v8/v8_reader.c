@@ -1077,72 +1077,58 @@ static int bulk_edge_arrays(v8_reader *r, uint64_t n, int with_targets)
     return 1;
 }
 
-/* bulk_edges for DevTools' view: the edges' values, in place, into the
- * graph's targets (g_eto, by edge), the types and names beside them; starts
- * become the edges' starts. Which edges the heap gets is decided once the
- * view is made (devtools_refs). */
-static gch_status bulk_graph_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, const int *pos, int *ok)
+/* Edge e (a row of the edges array, of node `node`): its type, name and
+ * target (a node position), checked as the careful path checks them (0 when
+ * anything is off: the careful path then says what); the string it names
+ * and the weak and ignored shortcut edges counted. */
+static inline int edge_row(v8_reader *r, const uint32_t *row, const int *pos, const exact_div *by_fields,
+                           size_t n, uint64_t e, size_t node, uint32_t *type, uint32_t *name, uint32_t *target)
 {
-    const unsigned ef = r->efields;
-    const exact_div by_fields = exact_div_by(r->nfields);
-    if (!bulk_edge_arrays(r, r->edge_sum, 0))
-        return oom(r);
-    uint64_t e = 0;
-    for (size_t i = 0; i < h->n; i++) {
-        uint64_t end = e + h->starts[i + 1];
-        for (; e < end; e++) {
-            const uint32_t *row = vals + e * ef;
-            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], target;
-            if (type >= r->etypes || !exact_quotient(&by_fields, row[pos[EF_TO]], &target) || target >= h->n)
-                return GCH_OK;
-            uint8_t erole = r->edge_role[type];
-            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
-                note_string_bulk(r, name, e * ef + ef - 1, 1);
-            r->weak_edges += erole == ET_WEAK;
-            r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
-            r->g_etype[e] = (uint8_t)type;
-            r->g_ename[e] = name;
-            vals[e] = target; /* e <= e * ef: row e is read, the rows ahead are not touched */
-        }
-        h->starts[i + 1] = (uint32_t)e;
-    }
-    r->edge_n = e;
-    uint32_t *to = gch_reallocarray(vals, e ? e : 1, sizeof *to);
-    r->g_eto = to ? to : vals;
-    r->g_ecap = e ? (size_t)e : 1;
-    *ok = 1;
-    return GCH_OK;
+    *type = row[pos[EF_TYPE]];
+    *name = row[pos[EF_NAME]];
+    /* to_node: the start of a node (a multiple of the field count below n times it) */
+    if (*type >= r->etypes || !exact_quotient(by_fields, row[pos[EF_TO]], target) || *target >= n)
+        return 0;
+    uint8_t erole = r->edge_role[*type];
+    if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+        note_string_bulk(r, *name, e * r->efields + r->efields - 1, 1);
+    r->weak_edges += erole == ET_WEAK;
+    r->dropped_shortcuts += erole == ET_SHORTCUT && node != r->root;
+    return 1;
 }
 
 /* The edges' values, in place, into the targets (positions of nodes) of
- * the essential edges, node by node; labels as keys unless skipped. */
+ * the essential edges, node by node; labels as keys unless skipped. For
+ * DevTools' view (graph): into the targets of every edge (the graph's g_eto,
+ * by edge), their types and names beside them, starts the edges' starts;
+ * which edges the heap gets is decided once the view is made
+ * (devtools_refs). */
 static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
 {
     int pos[EF_OTHER];
     *ok = 0;
     if (!role_positions(r->edge_field, r->efields, EF_OTHER, pos))
         return GCH_OK;
-    if (r->devtools)
-        return bulk_graph_edges(r, vals, h, pos, ok);
     const unsigned ef = r->efields;
     const exact_div by_fields = exact_div_by(r->nfields);
-    const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
+    const int graph = r->devtools, keep = !r->opts->skip_refs && !graph, labeled = keep && !r->opts->skip_labels;
     if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
+        return oom(r);
+    if (graph && !bulk_edge_arrays(r, r->edge_sum, 0))
         return oom(r);
     uint64_t e = 0, w = 0;
     for (size_t i = 0; i < h->n; i++) {
         uint64_t end = e + h->starts[i + 1];
         for (; e < end; e++) {
-            const uint32_t *row = vals + e * ef;
-            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], target;
-            /* to_node: the start of a node (a multiple of the field count below n times it) */
-            if (type >= r->etypes || !exact_quotient(&by_fields, row[pos[EF_TO]], &target) || target >= h->n)
+            uint32_t type, name, target;
+            if (!edge_row(r, vals + e * ef, pos, &by_fields, h->n, e, i, &type, &name, &target))
                 return GCH_OK;
-            uint8_t erole = r->edge_role[type];
-            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
-                note_string_bulk(r, name, e * ef + ef - 1, 1);
-            r->weak_edges += erole == ET_WEAK;
-            r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
+            if (graph) {
+                r->g_etype[e] = (uint8_t)type;
+                r->g_ename[e] = name;
+                vals[e] = target; /* e <= e * ef: row e is read, the rows ahead are not touched */
+                continue;
+            }
             if (!essential(r, i, (uint8_t)type))
                 continue;
             r->held[target] = 1;
@@ -1151,15 +1137,20 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
             vals[w] = target; /* w <= e: the rows still to read lie ahead */
             if (labeled) {
                 r->edge_n = e; /* as the careful path numbers labels */
-                gch_status st = label_key(r, erole, name, &h->labels[w]);
+                gch_status st = label_key(r, r->edge_role[type], name, &h->labels[w]);
                 if (st != GCH_OK)
                     return st;
             }
             w++;
         }
-        h->starts[i + 1] = (uint32_t)w;
+        h->starts[i + 1] = (uint32_t)(graph ? e : w);
     }
     r->edge_n = e;
+    if (graph) {
+        uint32_t *to = gch_reallocarray(vals, e ? e : 1, sizeof *to);
+        r->g_eto = to ? to : vals;
+        r->g_ecap = e ? (size_t)e : 1;
+    }
     *ok = 1;
     return GCH_OK;
 }
@@ -1188,21 +1179,14 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
                 return 0; /* more edges than the nodes have */
             ep->left = ep->h->starts[ep->node + 1];
         }
-        const uint32_t *row = vals + k * ef;
-        uint32_t type = row[ep->pos[EF_TYPE]], name = row[ep->pos[EF_NAME]], target;
-        if (type >= r->etypes || !exact_quotient(&ep->by_fields, row[ep->pos[EF_TO]], &target) ||
-            target >= ep->h->n)
+        uint32_t type, name, target;
+        if (!edge_row(r, vals + k * ef, ep->pos, &ep->by_fields, ep->h->n, ep->e, ep->node, &type, &name, &target))
             return 0;
-        uint8_t erole = r->edge_role[type];
-        if (erole != ET_ELEMENT && erole != ET_HIDDEN)
-            note_string_bulk(r, name, ep->e * ef + ef - 1, 1);
         if (r->devtools && ep->e < r->g_ecap) {
             r->g_etype[ep->e] = (uint8_t)type;
             r->g_ename[ep->e] = name;
             r->g_eto[ep->e] = target;
         }
-        r->weak_edges += erole == ET_WEAK;
-        r->dropped_shortcuts += erole == ET_SHORTCUT && ep->node != r->root;
         if (essential(r, ep->node, (uint8_t)type))
             r->held[target] = 1;
         ep->e++;
@@ -2175,19 +2159,30 @@ static gch_status run(v8_reader *r, gch_dump **out)
 
 static const gch_load_options no_options;
 
-gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts, gch_dump **out,
-                              gch_error *err)
+/* A reader for one load (*out and err cleared), or NULL out of memory. */
+static v8_reader *reader_new(const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
     gch_error_clear(err);
     *out = NULL;
     v8_reader *r = gch_calloc(1, sizeof *r);
-    if (!r)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory");
+    if (!r) {
+        gch_error_set(err, GCH_ENOMEM, "out of memory");
+        return NULL;
+    }
     r->opts = opts ? opts : &no_options;
     r->err = err;
     r->devtools = !r->opts->v8_raw;
     r->keep_text = r->opts->keep_payloads;
     r->node_graph = r->devtools || r->keep_text;
+    return r;
+}
+
+gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_options *opts, gch_dump **out,
+                              gch_error *err)
+{
+    v8_reader *r = reader_new(opts, out, err);
+    if (!r)
+        return GCH_ENOMEM;
     r->par = gch_parallel_for(r->opts->threads);
     gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
@@ -2197,16 +2192,9 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
 
 gch_status gch_read_v8(const gch_source *src, const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
-    gch_error_clear(err);
-    *out = NULL;
-    v8_reader *r = gch_calloc(1, sizeof *r);
+    v8_reader *r = reader_new(opts, out, err);
     if (!r)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory");
-    r->opts = opts ? opts : &no_options;
-    r->err = err;
-    r->devtools = !r->opts->v8_raw;
-    r->keep_text = r->opts->keep_payloads;
-    r->node_graph = r->devtools || r->keep_text;
+        return GCH_ENOMEM;
     gch_status st = gch_json_init_source(&r->in, src, r->opts, err);
     if (st == GCH_OK)
         st = run(r, out);
