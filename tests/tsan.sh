@@ -31,6 +31,9 @@ CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCHEAP_TSA
     -DGCHEAP_TESTS=ON -DGCHEAP_WERROR=ON -DGCHEAP_BENCH=OFF > /dev/null
 # shellcheck disable=SC2086
 cmake --build build-tsan -j "$jobs" --target $tests > /dev/null
+# Every 8th case of the long randomized loops (tests/support/thin.h).
+GCHEAP_TEST_THIN=8
+export GCHEAP_TEST_THIN
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export TSAN_OPTIONS
 status=0

@@ -33,6 +33,13 @@ void gch_builder_set_threads(gch_builder *b, unsigned threads);
 gch_status gch_builder_begin_heap(gch_builder *b, const char *name, size_t name_len, gch_error *err);
 /* Adds a metadata line to the open heap (both strings copied). */
 gch_status gch_builder_add_meta(gch_builder *b, const char *key, const char *value, gch_error *err);
+/* The same with the value formatted as printf does (cut at 255 bytes): the
+ * readers' header lines ("records", "12 (3 heap dump records, ...)"). */
+gch_status gch_builder_add_metaf(gch_builder *b, gch_error *err, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* Sets the open heap's id radix (16 by default). */
 void gch_builder_set_id_radix(gch_builder *b, int radix);
 /* Marks the open heap's counts as estimates (sampled dump). */
@@ -90,5 +97,11 @@ const char *gch_builder_heap_name(const gch_builder *b);
 /* Hands over the finished dump (*out, caller frees with gch_dump_free). The
  * builder keeps nothing and must still be freed. Fails with GCH_EINVAL if a heap is open. */
 gch_status gch_builder_finish(gch_builder *b, gch_dump **out, gch_error *err);
+
+/* Frees the type table of a finished heap (type_name, type_module,
+ * type_raw_id, type_declared, type_objects, type_bytes), for a reader that
+ * replaces it after gch_builder_finish (V8 as DevTools shows it): the
+ * caller sets the six columns and type_count anew. */
+void gch_heap_free_types(gch_heap *h);
 
 #endif

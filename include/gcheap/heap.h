@@ -38,10 +38,18 @@ typedef enum gch_root_kind {
 /* Short lowercase name of a root kind ("internal", "local", ...); "unknown" if out of range. */
 const char *gch_root_kind_name(unsigned kind);
 
+#define GCH_DANGLING_TOP 3
+
 /* Recoverable anomalies, counted while building a heap. */
 typedef struct gch_anomalies {
     uint64_t dangling_refs;        /* references to ids with no object record (dropped) */
     uint64_t first_dangling_ref;   /* id of the first such reference, for messages */
+    /* The objects holding those references: how many, and the ids of the
+     * (at most) GCH_DANGLING_TOP holding most of them with their counts,
+     * most first, ties in object order (`info` names them). */
+    uint64_t dangling_holders;
+    uint64_t dangling_holder_id[3];
+    uint64_t dangling_holder_refs[3];
     uint64_t unknown_type_objects; /* objects whose type id has no type record */
     uint64_t unknown_types;        /* distinct type ids used but never declared */
     uint64_t dangling_roots;       /* roots naming ids with no object record */

@@ -133,6 +133,17 @@ typedef struct gch_merged_node {
     uint64_t paths;      /* targets whose path passes through (or ends at) this node */
     uint64_t ends;       /* targets whose path ends at this node */
     uint64_t objects;    /* distinct objects merged into this node */
+    /* The field of the references into this node's objects (each object's
+     * reference from the previous object on its path, as gch_ref_label
+     * names it): a string offset in the heap's pool when all of them are
+     * held through the same field, else GCH_NONE; then field_indexes is 1
+     * when all are array elements (labels "[N]" of different indexes). */
+    uint32_t field;
+    uint8_t field_indexes;
+    /* Top nodes: the root record of the node's first object when every root
+     * of the node has the same holder (static container and label, a
+     * thread), else GCH_NONE; GCH_NONE below the top. */
+    uint32_t root_record;
 } gch_merged_node;
 
 /* "Merge shortest paths to GC roots" (Eclipse MAT) for a set of targets: the

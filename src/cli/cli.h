@@ -197,6 +197,10 @@ const char *cli_root_flags_text(unsigned flags, char *buf, size_t cap);
  * thread: "local Java frame, thread 3 \"worker-1\" (0x...)"). */
 const char *cli_root_holder_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
                                  size_t cap);
+/* The same without the kind: "OrderService.SESSIONS", "Java frame, thread
+ * 3 ...", "" when the format names no holder. */
+const char *cli_root_holder_name(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                 size_t cap);
 /* The container type of static root r ("" when it has none). */
 const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
                                     size_t cap);

@@ -7,11 +7,13 @@
 #include "sort.h"
 #include "gate.h"
 #include "stat_sort.h"
+#include "typepat.h"
 
 typedef struct diff_state {
     int live;
     int retained;
     int changed_only;
+    int exact_names;
     gate gate;
 } diff_state;
 
@@ -45,6 +47,8 @@ static const cli_option diff_options[] = {
     OPT_BOOL(0, "changed-only", diff_state, changed_only,
              "only the types whose count, bytes (or retained size) changed"),
     OPT_BOOL(0, "retained", diff_state, retained, "add retained sizes (dominator tree) and their change"),
+    OPT_BOOL(0, "exact-names", diff_state, exact_names,
+             "pair types by their exact names, not by their stable forms (docs/ci-gates.md)"),
     OPT_END
 };
 
@@ -54,7 +58,10 @@ static const char description[] =
     "Per-type growth from the dump BASE to the dump NEW: for each type, the count and\n"
     "bytes in each dump and their change, biggest byte change first. Types are matched\n"
     "by name (ids are not stable across dumps), so the dumps may be of different\n"
-    "formats. status is new (absent from BASE), gone (absent from NEW), changed or same.\n"
+    "formats; a run-specific name is paired by its stable form (docs/ci-gates.md:\n"
+    "a JVM lambda class OrderService$$Lambda$7/0x00007f38dc00bc10 is the row\n"
+    "OrderService$$Lambda, a V8 'scope @35213' is 'scope'), the types of one\n"
+    "stable form summed; --exact-names pairs the names as written. status is new (absent from BASE), gone (absent from NEW), changed or same.\n"
     "Columns: type, base_count, new_count, count_delta, base_bytes, new_bytes,\n"
     "bytes_delta, status (tsv/csv/json; in tables the type comes last and deltas\n"
     "carry a sign). A total row/\"total\" ends each section.\n"
@@ -132,6 +139,39 @@ static void pair_sections(const gch_dump *base, const gch_dump *nd, const cli_co
     free(used);
     *out = p;
     *count = n;
+}
+
+static int cmp_named(const void *pa, const void *pb)
+{
+    return strcmp(((const named_type *)pa)->name, ((const named_type *)pb)->name);
+}
+
+/* Renames each type to its stable form (typepat_stable: a JVM hidden class
+ * without counter and address, a V8 name without its node id), then sums
+ * the types that now share a name; the list stays sorted by name. */
+static void to_stable_names(named_type *t, size_t *count)
+{
+    char buf[8192];
+    for (size_t i = 0; i < *count; i++) {
+        const char *stable = typepat_stable(t[i].name, buf, sizeof buf);
+        if (stable) {
+            free(t[i].name);
+            t[i].name = xstrdup(stable);
+        }
+    }
+    qsort(t, *count, sizeof *t, cmp_named);
+    size_t w = 0;
+    for (size_t i = 0; i < *count; i++) {
+        if (w && strcmp(t[w - 1].name, t[i].name) == 0) {
+            t[w - 1].count += t[i].count; /* sums below the heap's totals */
+            t[w - 1].bytes += t[i].bytes;
+            t[w - 1].retained += t[i].retained;
+            free(t[i].name);
+            continue;
+        }
+        t[w++] = t[i];
+    }
+    *count = w;
 }
 
 /* Merges two name-sorted lists into diff rows (names point into the lists). */
@@ -238,6 +278,10 @@ static int build_section(const cli_run *run, section_pair *p, gate_section *sec)
         (p->new && (rc = heap_types_for(run->in[1].an, p->new, s->live, s->retained, c, &p->nt,
                                         &p->nnt, &sec->new_retained)) != 0))
         return rc;
+    if (!s->exact_names) {
+        to_stable_names(p->bt, &p->nbt);
+        to_stable_names(p->nt, &p->nnt);
+    }
     sec->name = p->name;
     sec->types = merge(p->bt, p->nbt, p->nt, p->nnt, &sec->ntypes);
     for (size_t t = 0; t < sec->ntypes; t++) {
@@ -298,11 +342,8 @@ static void print_rows(cli_run *run, const gate_section *secs, size_t nsecs)
         }
         report_note_more(rep, shown, listed, "types");
         report_begin_total(rep);
-        char label[64];
-        if (c->format == FMT_TABLE)
-            snprintf(label, sizeof label, "total (%zu type%s)", sec->ntypes, sec->ntypes == 1 ? "" : "s");
-        else
-            snprintf(label, sizeof label, "total"); /* json: the count is "types" */
+        char label[64]; /* json: the count is "types" */
+        report_total_label(rep, sec->ntypes, "type", label, sizeof label);
         /* A type's retained sizes overlap; the section's is its live bytes. */
         uint64_t ret[2] = { sec->base_retained, sec->new_retained };
         emit_row(rep, type_first, label, sec->base_count, sec->new_count, sec->base_bytes,

@@ -426,8 +426,7 @@ static int dom_heap(cli_out *out, report *rep, const char *path, gch_analysis *a
             format_id(h->object_id[start], h->id_radix, id, sizeof id);
             report_note(rep, "%s: not live: not reachable from any strong root", id);
         }
-        report_section_u64(rep, "live_count", t.live_count);
-        report_section_u64(rep, "live_bytes", t.live_bytes);
+        report_section_live(rep, t.live_count, t.live_bytes);
         report_end_section(rep);
     }
     walker_free(&w);

@@ -1,5 +1,6 @@
 /* gcheap info: what is in the dump. */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "anomalies.h"
@@ -12,7 +13,11 @@ static const char description[] =
     "types, references and roots, how many objects are live (reachable from strong\n"
     "roots) and how many are not, and every anomaly found while reading\n"
     "(references to absent objects, undeclared types, roots on absent objects,\n"
-    "duplicate records, a missing end record).\n"
+    "duplicate records, a missing end record). References to absent objects are\n"
+    "explained: dangling_reference_holders counts the objects holding them and\n"
+    "dangling_references_held_by names the (at most 3) holding most, with their\n"
+    "type, count and the root that holds them when they are roots themselves\n"
+    "(JDK 17's CDS archive: docs/hprof-format.md).\n"
     "Rows are key/value pairs: columns key, value (tsv/csv); json has one object\n"
     "per section with the same keys, metadata under \"meta\".";
 
@@ -33,6 +38,30 @@ static void snake(const char *in, char *out, size_t cap)
         out[n++] = (char)tolower((unsigned char)*in);
     }
     out[n] = '\0';
+}
+
+/* The objects holding references to absent objects, most first:
+ * "ffe72730 java.lang.Object[] (786 references; root: handle JNI global)". */
+static void dangling_holders_text(const gch_heap *h, const cli_common *c, char *buf, size_t cap)
+{
+    const gch_anomalies *a = &h->anomalies;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < GCH_DANGLING_TOP && k < a->dangling_holders && n < cap; k++) {
+        char id[32], tb[4096], hb[2100] = "";
+        format_id(a->dangling_holder_id[k], h->id_radix, id, sizeof id);
+        uint32_t o = gch_heap_find_object(h, a->dangling_holder_id[k]);
+        const char *type = o != GCH_NONE ? cli_type_name(h, h->object_type[o], c, tb, sizeof tb) : "?";
+        for (uint32_t r = 0; o != GCH_NONE && r < h->root_count && !*hb; r++)
+            if (h->root_object[r] == o)
+                cli_root_holder_text(h, r, c, hb, sizeof hb);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s %.1000s (%" PRIu64 " reference%s%s%.1000s)",
+                              k ? ", " : "", id, type, a->dangling_holder_refs[k],
+                              a->dangling_holder_refs[k] == 1 ? "" : "s", *hb ? "; root: " : "", hb);
+    }
+    if (a->dangling_holders > GCH_DANGLING_TOP && n < cap)
+        snprintf(buf + n, cap - n, ", and %" PRIu64 " more object%s", a->dangling_holders - GCH_DANGLING_TOP,
+                 a->dangling_holders - GCH_DANGLING_TOP == 1 ? "" : "s");
 }
 
 static int info_heap(report *rep, const cli_common *c, gch_analysis *an, const gch_dump *d,
@@ -87,6 +116,12 @@ static int info_heap(report *rep, const cli_common *c, gch_analysis *an, const g
         report_field_u64(rep, fields[i].key, fields[i].value, fields[i].kind);
     for (size_t i = 0; i < cli_anomaly_count; i++) /* the one anomaly table */
         report_field_u64(rep, cli_anomalies[i].key, cli_anomaly_value(a, i), COL_COUNT);
+    if (a->dangling_refs) { /* only then: every other dump's info stays as it was */
+        char text[8192];
+        dangling_holders_text(h, c, text, sizeof text);
+        report_field_u64(rep, "dangling_reference_holders", a->dangling_holders, COL_COUNT);
+        report_field_text(rep, "dangling_references_held_by", text);
+    }
     report_field_u64(rep, "sampled", (uint64_t)(h->sampled != 0), COL_COUNT);
     report_end_section(rep);
     return 0;

@@ -112,6 +112,20 @@ static uint64_t growth_bytes(const gch_growth *g, size_t dumps)
     return g->retained[dumps - 1] > g->retained[0] ? g->retained[dumps - 1] - g->retained[0] : 0;
 }
 
+/* A row of a leak or of one type in it: counts from one dump, so no steps. */
+static void count_row(report *rep, const char *kind, uint64_t objects, uint64_t bytes,
+                      uint64_t heads, uint64_t example_id, int radix, const char *name)
+{
+    report_cell_text(rep, kind);
+    report_cell_u64(rep, objects);
+    report_cell_u64(rep, bytes);
+    report_cell_u64(rep, heads);
+    report_cell_text(rep, "");
+    report_cell_text(rep, "");
+    report_cell_id(rep, example_id, radix);
+    report_cell_text(rep, name);
+}
+
 /* Leak-type rows shown under each leak row. */
 #define LEAK_TYPES_SHOWN 5
 
@@ -119,14 +133,7 @@ static void leak_type_rows(report *rep, const gch_leak_group *g, int radix)
 {
     for (size_t t = 0; t < g->type_count && t < LEAK_TYPES_SHOWN; t++) {
         const gch_leak_type_count *c = &g->types[t];
-        report_cell_text(rep, "leak-type");
-        report_cell_u64(rep, c->objects);
-        report_cell_u64(rep, c->bytes);
-        report_cell_u64(rep, c->heads);
-        report_cell_text(rep, "");
-        report_cell_text(rep, "");
-        report_cell_id(rep, c->example_id, radix);
-        report_cell_text(rep, c->type);
+        count_row(rep, "leak-type", c->objects, c->bytes, c->heads, c->example_id, radix, c->type);
     }
 }
 
@@ -139,14 +146,7 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
     uint64_t shown = 0, limit = c->top;
     for (size_t i = 0; i < r->group_count && shown < limit; i++, shown++) {
         const gch_leak_group *g = &r->groups[i];
-        report_cell_text(rep, "leak");
-        report_cell_u64(rep, g->objects);
-        report_cell_u64(rep, g->bytes);
-        report_cell_u64(rep, g->heads);
-        report_cell_text(rep, "");
-        report_cell_text(rep, "");
-        report_cell_id(rep, g->example_id, radix);
-        report_cell_text(rep, g->signature);
+        count_row(rep, "leak", g->objects, g->bytes, g->heads, g->example_id, radix, g->signature);
         leak_type_rows(rep, g, radix);
     }
     for (size_t i = 0; i < r->path_count && shown < limit; i++, shown++)

@@ -366,11 +366,27 @@ static void push_children(mstack *st, const gch_merged_paths *m, size_t node, ui
     st->frames[st->n++] = f;
 }
 
+/* The field of the references into a merged node: "table", "[]" for array
+ * elements of different indexes, "" when they differ or are unnamed. */
+static const char *merged_field(const gch_heap *h, const gch_merged_node *nd)
+{
+    if (nd->field != GCH_NONE)
+        return gch_heap_string(h, nd->field);
+    return nd->field_indexes ? "[]" : "";
+}
+
 static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uint64_t depth)
 {
-    char tb[8192], ind[128], cell[8400];
+    char tb[8192], ind[128], cell[8400], hb[2100];
     const char *tn = cli_type_name(x->h, nd->type, x->c, tb, sizeof tb);
     int top = nd->parent == GCH_NONE;
+    const char *field = top ? "" : merged_field(x->h, nd);
+    const char *holder = top && nd->root_record != GCH_NONE
+                             ? cli_root_holder_name(x->h, nd->root_record, x->c, hb, sizeof hb) : "";
+    /* json: the same per-step keys as suspects' path rows (docs/schemas.md) */
+    report_row_json_text(rep, "field", *field ? field : NULL);
+    report_row_json_text(rep, "root_kind", top ? gch_root_kind_name(nd->root_kind) : NULL);
+    report_row_json_text(rep, "holder", *holder ? holder : NULL);
     if (x->c->format != FMT_TABLE)
         report_cell_u64(rep, depth);
     report_cell_u64(rep, nd->paths);
@@ -381,10 +397,11 @@ static void merged_row(const ctx *x, report *rep, const gch_merged_node *nd, uin
         return;
     }
     if (top)
-        snprintf(cell, sizeof cell, "%s%s  (%s root)", why_indent(depth, ind, sizeof ind), tn,
-                 gch_root_kind_name(nd->root_kind));
+        snprintf(cell, sizeof cell, "%s%s  (%s root%s%.2000s)", why_indent(depth, ind, sizeof ind), tn,
+                 gch_root_kind_name(nd->root_kind), *holder ? " " : "", holder);
     else
-        snprintf(cell, sizeof cell, "%s%s", why_indent(depth, ind, sizeof ind), tn);
+        snprintf(cell, sizeof cell, "%s%s%s%s%.2000s", why_indent(depth, ind, sizeof ind), tn,
+                 *field ? "  " : "", *field == '[' || !*field ? "" : ".", field);
     report_cell_text(rep, cell);
 }
 

@@ -145,11 +145,7 @@ static int report_heap(report *rep, gch_analysis *an, const gch_heap *h, const c
     if (retained)
         report_cell_u64(rep, live_bytes);
     /* json: "total":{..., "type":"total"} and a number "types" (docs/schemas.md) */
-    if (c->format == FMT_TABLE)
-        snprintf(buf, sizeof buf, "total (%u type%s)", (unsigned)n, n == 1 ? "" : "s");
-    else
-        snprintf(buf, sizeof buf, "total");
-    report_cell_text(rep, buf);
+    report_cell_text(rep, report_total_label(rep, n, "type", buf, sizeof buf));
     report_section_u64(rep, "types", n);
     report_end_section(rep);
     gch_free(rows);

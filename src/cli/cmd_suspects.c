@@ -31,7 +31,10 @@ static const char description[] =
     "                who holds the root (first step: its kind, a static's class\n"
     "                and field, a thread) or the field name where the format\n"
     "                has them; a path from a static or global is preferred to a\n"
-    "                thread's stack\n"
+    "                thread's stack. A path of more than 12 steps keeps its first\n"
+    "                and last 5 in tables, with a row '... N steps elided ...'\n"
+    "                between; tsv, csv and json keep up to 1000 steps (else the\n"
+    "                first and last 500); json rows add field, root_kind, holder\n"
     "  holds         what the suspect retains, by type (top 10 by bytes): count and\n"
     "                bytes (own sizes) of the retained objects of that type\n"
     "Columns: suspect, row, id, count, bytes, percent, detail, type. Table output\n"
@@ -132,14 +135,6 @@ static const cli_option suspects_options[] = {
 
 static const char *const sort_keys[] = { "retained", NULL };
 
-/* Percent of live with one decimal ("61.6"), "0.0" when live is 0. */
-static const char *pct_text(uint64_t part, uint64_t live, char *buf, size_t cap)
-{
-    long double p = live ? (long double)part * 100.0L / (long double)live : 0.0L;
-    snprintf(buf, cap, "%.1Lf", p);
-    return buf;
-}
-
 /* Whether part is more than pct (x GCH_PERCENT_SCALE) of live, exactly. */
 static int above(uint64_t part, uint64_t live, uint64_t pct)
 {
@@ -170,28 +165,79 @@ static void row(row_ctx *x, const char *what, int has_id, uint32_t o, uint64_t c
     report_cell_text(x->rep, cli_type_name(x->h, type, x->c, tb, sizeof tb));
 }
 
+/* Json's per-step keys (docs/schemas.md), on every row so the schema is
+ * stable: null except on path rows; field names the reference into the step
+ * (null on the root step or where the format names none), root_kind and
+ * holder describe the root (first step only; holder null when the format
+ * names no holder). */
+static void step_keys(row_ctx *x, const char *field, const char *root_kind, const char *holder)
+{
+    report_row_json_text(x->rep, "field", field && *field ? field : NULL);
+    report_row_json_text(x->rep, "root_kind", root_kind);
+    report_row_json_text(x->rep, "holder", holder && *holder ? holder : NULL);
+}
+
+/* Long paths (a suspect at the end of a linked list): tables keep the first
+ * and last TABLE_PATH_KEEP steps with one row saying how many are elided
+ * between; tsv, csv and json keep every step of a path of up to
+ * DATA_PATH_MAX steps, else the first and last DATA_PATH_MAX / 2 (the
+ * count column, the step number, shows the gap). docs/schemas.md. */
+#define TABLE_PATH_KEEP 5
+#define DATA_PATH_MAX 1000
+
+/* The row between the kept steps of a long path (tables only). */
+static void elided_row(row_ctx *x, size_t elided)
+{
+    char text[96];
+    snprintf(text, sizeof text, "... %zu steps elided ...", elided);
+    report_cell_u64(x->rep, x->number);
+    report_cell_text(x->rep, "path");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, "...");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, "");
+    report_cell_text(x->rep, text);
+    report_cell_text(x->rep, "");
+}
+
 static void suspect_rows(row_ctx *x, const gch_suspects *s, const gch_suspect *g)
 {
     const gch_heap *h = x->h;
     char pb[32];
+    step_keys(x, NULL, NULL, NULL);
     row(x, "suspect", 1, g->object, g->instances, g->retained,
-        pct_text(g->retained, s->live_bytes, pb, sizeof pb), g->group ? "group" : "object", g->type);
+        format_share(g->retained, s->live_bytes, pb, sizeof pb), g->group ? "group" : "object", g->type);
+    step_keys(x, NULL, NULL, NULL);
     row(x, "accumulation", 1, g->accumulation, g->accumulation_depth, g->accumulation_retained,
-        pct_text(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
+        format_share(g->accumulation_retained, s->live_bytes, pb, sizeof pb), "",
         h->object_type[g->accumulation]);
+    size_t keep = x->c->format == FMT_TABLE ? TABLE_PATH_KEEP : DATA_PATH_MAX / 2;
+    int cut = g->path_len > (x->c->format == FMT_TABLE ? 2 * TABLE_PATH_KEEP + 2 : DATA_PATH_MAX);
     for (size_t i = 0; i < g->path_len; i++) {
+        if (cut && i == keep) {
+            if (x->c->format == FMT_TABLE)
+                elided_row(x, g->path_len - 2 * keep);
+            i = g->path_len - keep;
+        }
         uint32_t o = s->path[g->path_start + i];
         const char *detail = "";
-        char hb[2100];
-        if (i == 0 && g->root_record != GCH_NONE)
+        char hb[2100], nb[2100];
+        if (i == 0 && g->root_record != GCH_NONE) {
             detail = cli_root_holder_text(h, g->root_record, x->c, hb, sizeof hb);
-        else if (i > 0)
+            step_keys(x, NULL, gch_root_kind_name(h->root_kind[g->root_record]),
+                      cli_root_holder_name(h, g->root_record, x->c, nb, sizeof nb));
+        } else if (i > 0) {
             detail = gch_heap_string(h, gch_ref_label(h, s->path[g->path_start + i - 1], o));
+            step_keys(x, detail, NULL, NULL);
+        } else {
+            step_keys(x, NULL, NULL, NULL);
+        }
         row(x, "path", 1, o, i, gch_object_size(h, o), "", detail, h->object_type[o]);
     }
     for (size_t i = 0; i < g->holds_count; i++) {
         const gch_type_row *t = &s->holds[g->holds_start + i];
-        row(x, "holds", 0, 0, t->count, t->bytes, pct_text(t->bytes, s->live_bytes, pb, sizeof pb),
+        step_keys(x, NULL, NULL, NULL);
+        row(x, "holds", 0, 0, t->count, t->bytes, format_share(t->bytes, s->live_bytes, pb, sizeof pb),
             "", t->type);
     }
 }
@@ -238,12 +284,9 @@ static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
     char tb[8192], bb[64], pb[32], hb[2100];
     out_printf(o, "suspect %" PRIu64 ": ", number);
     instances_text(o, g->instances, cli_type_name(h, g->type, c, tb, sizeof tb));
-    if (c->human)
-        format_human_bytes(g->retained, bb, sizeof bb);
-    else
-        snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->retained);
+    format_bytes_text(g->retained, c->human, bb, sizeof bb);
     out_printf(o, " retain%s %s (%s%%)", g->instances == 1 ? "s" : "", bb,
-               pct_text(g->retained, s->live_bytes, pb, sizeof pb));
+               format_share(g->retained, s->live_bytes, pb, sizeof pb));
     if (g->root_record != GCH_NONE) {
         out_printf(o, g->instances == 1 ? ", referenced from " : ", the biggest referenced from ");
         out_text(o, ESC_TABLE, cli_root_holder_text(h, g->root_record, c, hb, sizeof hb));
@@ -252,10 +295,7 @@ static void suspect_sentence(cli_out *o, const gch_heap *h, const cli_common *c,
     if (g->accumulation != g->object) {
         out_printf(o, "; the memory accumulates in one instance of ");
         out_text(o, ESC_TABLE, cli_type_name(h, h->object_type[g->accumulation], c, tb, sizeof tb));
-        if (c->human)
-            format_human_bytes(g->accumulation_retained, bb, sizeof bb);
-        else
-            snprintf(bb, sizeof bb, "%" PRIu64 " bytes", g->accumulation_retained);
+        format_bytes_text(g->accumulation_retained, c->human, bb, sizeof bb);
         out_printf(o, " (%s)", bb);
     }
     out_printf(o, ".\n");
@@ -299,19 +339,15 @@ static int suspects_heap(cli_out *o, report *rep, gch_analysis *an, const gch_he
                             "--fail-above\n",
                     k + 1, g->group ? "instances of " : "",
                     cli_type_name(h, g->type, c, tb, sizeof tb),
-                    pct_text(g->retained, s.live_bytes, pb, sizeof pb));
+                    format_share(g->retained, s.live_bytes, pb, sizeof pb));
         *failed = 1;
     }
     char hb[64];
-    if (c->human)
-        format_human_bytes(s.live_bytes, hb, sizeof hb);
-    else
-        snprintf(hb, sizeof hb, "%" PRIu64 " bytes", s.live_bytes);
+    format_bytes_text(s.live_bytes, c->human, hb, sizeof hb);
     report_note(rep, "(%" PRIu64 " live object%s, %s; %zu suspect%s above %g%%, %zu shown)",
                 s.live_count, s.live_count == 1 ? "" : "s", hb, s.count, s.count == 1 ? "" : "s",
                 (double)st->threshold / GCH_PERCENT_SCALE, shown);
-    report_section_u64(rep, "live_count", s.live_count);
-    report_section_u64(rep, "live_bytes", s.live_bytes);
+    report_section_live(rep, s.live_count, s.live_bytes);
     report_end_section(rep);
     gch_suspects_free(&s);
     return 0;

@@ -73,14 +73,10 @@ static int top_heap(report *rep, gch_analysis *an, const gch_heap *h, const cli_
         report_cell_text(rep, cli_type_name(h, h->object_type[o], c, buf, sizeof buf));
     }
     char hb[64];
-    if (c->human)
-        format_human_bytes(t.live_bytes, hb, sizeof hb);
-    else
-        snprintf(hb, sizeof hb, "%" PRIu64 " bytes", t.live_bytes);
+    format_bytes_text(t.live_bytes, c->human, hb, sizeof hb);
     report_note(rep, "(%" PRIu64 " live object%s, %s; %" PRIu64 " shown)", t.live_count,
                 t.live_count == 1 ? "" : "s", hb, (uint64_t)n);
-    report_section_u64(rep, "live_count", t.live_count);
-    report_section_u64(rep, "live_bytes", t.live_bytes);
+    report_section_live(rep, t.live_count, t.live_bytes);
     report_end_section(rep);
     free(best);
     return 0;

@@ -210,8 +210,10 @@ void cli_warn_anomalies(const char *path, const gch_dump *dump, const gch_heap *
     char id[32];
     if (a->dangling_refs && (loaded & CLI_LOAD_REFS)) {
         snprintf(id, sizeof id, fmt, a->first_dangling_ref);
-        ADD("%s%" PRIu64 " %s (first: %s)", n ? ", " : "", a->dangling_refs,
-            a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id);
+        ADD("%s%" PRIu64 " %s (first: %s, held by %" PRIu64 " object%s: see gcheap info)",
+            n ? ", " : "", a->dangling_refs,
+            a->dangling_refs == 1 ? "reference to an absent object" : "references to absent objects", id,
+            a->dangling_holders, a->dangling_holders == 1 ? "" : "s");
     }
     if (a->unknown_type_objects)
         ADD("%s%" PRIu64 " object%s of %" PRIu64 " undeclared type%s", n ? ", " : "",
@@ -306,17 +308,22 @@ const char *cli_root_container_text(const gch_heap *h, uint32_t r, const cli_com
     return buf;
 }
 
-const char *cli_root_holder_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+const char *cli_root_holder_name(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
                                  size_t cap)
 {
     char cont[4096];
     const char *label = h->root_label && h->root_label[r] != GCH_NONE
                             ? gch_heap_string(h, h->root_label[r]) : "";
     cli_root_container_text(h, r, c, cont, sizeof cont);
-    int n = snprintf(buf, cap, "%s", gch_root_kind_name(h->root_kind[r]));
-    if (*cont && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, " %.1000s", cont);
-    if (*label && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "%s%.1000s", *cont ? "." : " ", label);
+    snprintf(buf, cap, "%.1000s%s%.1000s", cont, *cont && *label ? "." : "", label);
+    return buf;
+}
+
+const char *cli_root_holder_text(const gch_heap *h, uint32_t r, const cli_common *c, char *buf,
+                                 size_t cap)
+{
+    char name[2100];
+    cli_root_holder_name(h, r, c, name, sizeof name);
+    snprintf(buf, cap, "%s%s%s", gch_root_kind_name(h->root_kind[r]), *name ? " " : "", name);
     return buf;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcheap/hex.h"
 #include "gcheap/limits.h"
 #include "run_ctx.h"
 #include "xalloc.h"
@@ -59,16 +60,8 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     sb_addf(&b, "gcheap: %s%s", command ? command : "", command ? ": " : "");
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    sb_escape_vf(&b, ESC_STDERR, fmt, ap);
     va_end(ap);
-    if (n > 0) {
-        char *raw = xmalloc((size_t)n + 1);
-        va_start(ap, fmt);
-        vsnprintf(raw, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        sb_escape(&b, ESC_STDERR, raw);
-        free(raw);
-    }
     if (command)
         sb_addf(&b, "\nTry 'gcheap %s --help'.\n", command);
     else
@@ -214,14 +207,8 @@ int cli_parse_id(const char *s, int radix, uint64_t *out)
         return -1;
     uint64_t v = 0;
     for (const char *p = s; *p; p++) {
-        int d;
-        if (*p >= '0' && *p <= '9')
-            d = *p - '0';
-        else if (*p >= 'a' && *p <= 'f')
-            d = *p - 'a' + 10;
-        else if (*p >= 'A' && *p <= 'F')
-            d = *p - 'A' + 10;
-        else
+        int d = gch_hex_digit(*p);
+        if (d < 0)
             return -1;
         if (v >> 60)
             return -1;

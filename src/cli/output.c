@@ -44,6 +44,10 @@ static void write_buffer(cli_out *o)
     }
 }
 
+typedef struct row_member {
+    char *key, *value; /* value NULL: json null */
+} row_member;
+
 struct report {
     cli_out *o;
     col_spec *cols;
@@ -70,6 +74,10 @@ struct report {
     /* json: the totals row and the section's own members, written at its end */
     strbuf total_json, extra;
     json_writer total_w, extra_w;
+
+    /* json: members of the next row beyond its columns (report_row_json_text) */
+    row_member *row_extra;
+    size_t nrow_extra, cap_row_extra;
 };
 
 static out_format form(const cli_out *o) { return o->common->format; }
@@ -249,6 +257,11 @@ void report_end(report *r)
             break;
         }
     clear_section(r);
+    for (size_t i = 0; i < r->nrow_extra; i++) {
+        free(r->row_extra[i].key);
+        free(r->row_extra[i].value);
+    }
+    free(r->row_extra);
     free(r->cells);
     free(r->total);
     free(r->notes);
@@ -345,8 +358,19 @@ static void cell(report *r, const char *text, const char *json_number, const cha
             json_raw(w, r->cols[c].name, json_number);
         else
             json_string(w, r->cols[c].name, json_str);
-        if (last && !r->in_total)
+        if (last && !r->in_total) {
+            for (size_t i = 0; i < r->nrow_extra; i++) {
+                row_member *m = &r->row_extra[i];
+                if (m->value)
+                    json_string(w, m->key, m->value);
+                else
+                    json_null(w, m->key);
+                free(m->key);
+                free(m->value);
+            }
+            r->nrow_extra = 0;
             json_end_object(w);
+        }
         break;
     }
     }
@@ -360,6 +384,16 @@ static void cell(report *r, const char *text, const char *json_number, const cha
 }
 
 void report_cell_text(report *r, const char *s) { cell(r, s, NULL, s); }
+
+void report_row_json_text(report *r, const char *key, const char *value)
+{
+    if (form(r->o) != FMT_JSON)
+        return;
+    r->row_extra = xgrow(r->row_extra, &r->cap_row_extra, r->nrow_extra + 1, sizeof *r->row_extra);
+    row_member *m = &r->row_extra[r->nrow_extra++];
+    m->key = xstrdup(key);
+    m->value = value ? xstrdup(value) : NULL;
+}
 
 static int human_bytes(const report *r, col_kind kind)
 {
@@ -445,6 +479,15 @@ void report_begin_total(report *r)
     r->col = 0;
 }
 
+const char *report_total_label(const report *r, uint64_t n, const char *noun, char *buf, size_t cap)
+{
+    if (form(r->o) == FMT_TABLE)
+        snprintf(buf, cap, "total (%" PRIu64 " %s%s)", n, noun, n == 1 ? "" : "s");
+    else
+        snprintf(buf, cap, "total");
+    return buf;
+}
+
 json_writer *report_section_json(report *r)
 {
     return form(r->o) == FMT_JSON ? &r->extra_w : NULL;
@@ -455,6 +498,12 @@ void report_section_u64(report *r, const char *key, uint64_t v)
     json_writer *w = report_section_json(r);
     if (w)
         json_u64(w, key, v);
+}
+
+void report_section_live(report *r, uint64_t count, uint64_t bytes)
+{
+    report_section_u64(r, "live_count", count);
+    report_section_u64(r, "live_bytes", bytes);
 }
 
 static int is_numeric(col_kind k) { return k != COL_TEXT; }

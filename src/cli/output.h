@@ -86,6 +86,11 @@ void report_begin_section(report *r, const char *domain);
 void report_cell_text(report *r, const char *s);
 void report_cell_u64(report *r, uint64_t v);
 void report_cell_i64(report *r, int64_t v);
+/* A member of the next row beyond the report's columns, in json only (a
+ * no-op in the other forms): call before the row's last cell; value NULL
+ * writes null. For per-row details tsv/csv do not carry (suspects' path
+ * steps: field, root_kind, holder). */
+void report_row_json_text(report *r, const char *key, const char *value);
 /* Signed value given as a sign and a magnitude (exact for every 64-bit pair). */
 void report_cell_signed(report *r, int negative, uint64_t magnitude);
 void report_cell_id(report *r, uint64_t id, int radix);
@@ -105,11 +110,17 @@ void report_note_more(report *r, uint64_t shown, uint64_t total, const char *wha
 /* Starts the totals row: cells follow like a normal row. Tables print it
  * under the rows; json as "total":{...}; tsv/csv leave it out (pure data). */
 void report_begin_total(report *r);
+/* The label of a total row: "total (3 types)" in a table (noun "type"),
+ * "total" in the other formats (json gives the count a key of its own). */
+const char *report_total_label(const report *r, uint64_t n, const char *noun, char *buf, size_t cap);
 /* Json members of the current section, written after "rows" and "total";
  * NULL in the other forms. */
 json_writer *report_section_json(report *r);
 /* report_section_json's member key = v, when the form is json. */
 void report_section_u64(report *r, const char *key, uint64_t v);
+/* The live set's size as the section's json members live_count and
+ * live_bytes (what top, dom and suspects measure against). */
+void report_section_live(report *r, uint64_t count, uint64_t bytes);
 void report_end_section(report *r);
 
 /* Record sections: the report's columns are key, value. */

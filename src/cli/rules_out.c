@@ -215,20 +215,6 @@ void rules_result_free(rules_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static const char *pct(uint64_t part, uint64_t live, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%.1Lf", live ? (long double)part * 100.0L / (long double)live : 0.0L);
-    return buf;
-}
-
-static const char *bytes_text(uint64_t v, const cli_common *c, char *buf, size_t cap)
-{
-    if (c->human)
-        return format_human_bytes(v, buf, cap);
-    snprintf(buf, cap, "%" PRIu64 " bytes", v);
-    return buf;
-}
-
 /* One group as a LeakCanary-style trace: each step's type and label, the
  * reference to the next step under it, "~" on the suspect window. */
 static void print_trace(cli_out *o, const gch_heap *h, const cli_common *c, const rules_group *g)
@@ -270,8 +256,8 @@ void rules_print_text(cli_out *o, const gch_heap *h, const cli_common *c, const 
         out_printf(o, "finding %zu: %s: %" PRIu64 " object%s of ", k + 1, g->rule, g->count,
                    g->count == 1 ? "" : "s");
         out_text(o, ESC_TABLE, cli_type_name(h, g->type, c, tb, sizeof tb));
-        out_printf(o, ", %s retained (%s%%)%s\n  ", bytes_text(g->retained, c, bb, sizeof bb),
-                   pct(g->retained, r->live_bytes, pb, sizeof pb),
+        out_printf(o, ", %s retained (%s%%)%s\n  ", format_bytes_text(g->retained, c->human, bb, sizeof bb),
+                   format_share(g->retained, r->live_bytes, pb, sizeof pb),
                    g->library_leak ? ", a known library leak" : "");
         out_text(o, ESC_TABLE, g->reason);
         out_printf(o, "\n");
@@ -302,7 +288,7 @@ void rules_print_rows(report *rep, const gch_heap *h, const cli_common *c, const
     for (size_t k = 0; k < r->count; k++) {
         const rules_group *g = &r->groups[k];
         cell_row(rep, k + 1, "finding", h, g->first, g->count, g->retained,
-                 pct(g->retained, r->live_bytes, pb, sizeof pb), g->rule, g->type, c);
+                 format_share(g->retained, r->live_bytes, pb, sizeof pb), g->rule, g->type, c);
         for (size_t i = 0; i < g->nsteps; i++) {
             const rules_step *s = &g->steps[i];
             cell_row(rep, k + 1, "trace", h, s->object, i, gch_object_size(h, s->object), "",
@@ -327,7 +313,7 @@ void rules_print_json(json_writer *w, const gch_heap *h, const cli_common *c,
         json_string(w, "id", ib);
         json_u64(w, "count", g->count);
         json_u64(w, "retained", g->retained);
-        json_string(w, "percent", pct(g->retained, r->live_bytes, pb, sizeof pb));
+        json_string(w, "percent", format_share(g->retained, r->live_bytes, pb, sizeof pb));
         json_bool(w, "library_leak", g->library_leak);
         json_begin_object(w, "window");
         json_u64(w, "from", g->window_from);

@@ -100,11 +100,7 @@ int sites_report_heap(report *rep, const gch_heap *h, const cli_common *c, const
     report_cell_u64(rep, total_count);
     report_cell_u64(rep, total_bytes);
     char buf[64];
-    if (c->format == FMT_TABLE)
-        snprintf(buf, sizeof buf, "total (%zu site%s)", nrows, nrows == 1 ? "" : "s");
-    else
-        snprintf(buf, sizeof buf, "total");
-    report_cell_text(rep, buf);
+    report_cell_text(rep, report_total_label(rep, nrows, "site", buf, sizeof buf));
     report_section_u64(rep, "sites", nrows);
     report_end_section(rep);
     free(rows);

@@ -269,7 +269,7 @@ void write_tsv_field(FILE *f, const char *s) { write_escaped(f, ESC_TSV, s); }
 void write_csv_field(FILE *f, const char *s) { write_escaped(f, ESC_CSV, s); }
 void write_table_text(FILE *f, const char *s) { write_escaped(f, ESC_TABLE, s); }
 
-void stderr_vprintf(const char *fmt, va_list ap)
+void sb_escape_vf(strbuf *b, escape_form form, const char *fmt, va_list ap)
 {
     va_list copy;
     va_copy(copy, ap);
@@ -279,8 +279,16 @@ void stderr_vprintf(const char *fmt, va_list ap)
         return;
     char *raw = xmalloc((size_t)n + 1);
     vsnprintf(raw, (size_t)n + 1, fmt, ap);
-    write_escaped(cli_ctx_get()->err, ESC_STDERR, raw);
+    sb_escape(b, form, raw);
     free(raw);
+}
+
+void stderr_vprintf(const char *fmt, va_list ap)
+{
+    strbuf b = STRBUF_INIT;
+    sb_escape_vf(&b, ESC_STDERR, fmt, ap);
+    fwrite(sb_str(&b), 1, b.len, cli_ctx_get()->err);
+    sb_free(&b);
 }
 
 void stderr_printf(const char *fmt, ...)
@@ -316,6 +324,21 @@ const char *format_human_bytes(uint64_t v, char *buf, size_t cap)
         u++;
     }
     snprintf(buf, cap, "%.1f %s", d, units[u]);
+    return buf;
+}
+
+const char *format_bytes_text(uint64_t v, int human, char *buf, size_t cap)
+{
+    if (human)
+        return format_human_bytes(v, buf, cap);
+    snprintf(buf, cap, "%" PRIu64 " bytes", v);
+    return buf;
+}
+
+const char *format_share(uint64_t part, uint64_t whole, char *buf, size_t cap)
+{
+    long double p = whole ? (long double)part * 100.0L / (long double)whole : 0.0L;
+    snprintf(buf, cap, "%.1Lf", p);
     return buf;
 }
 

@@ -60,6 +60,9 @@ typedef enum escape_form {
 void sb_escape(strbuf *b, escape_form form, const char *s);
 /* The same straight into f. */
 void write_escaped(FILE *f, escape_form form, const char *s);
+/* Appends the text fmt makes of ap, escaped for form as a whole (the values
+ * it formats may hold anything: file names, words from the command line). */
+void sb_escape_vf(strbuf *b, escape_form form, const char *fmt, va_list ap);
 
 /* The historical names of the per-form writers (tests and callers). */
 void write_json_string(FILE *f, const char *s);
@@ -81,6 +84,12 @@ const char *message_text(const char *s, char *buf, size_t cap);
 
 /* Formats bytes with binary units ("1.5 MiB") into buf. */
 const char *format_human_bytes(uint64_t v, char *buf, size_t cap);
+/* A byte count inside a sentence: "1.5 MiB" when human (-h), else
+ * "1536 bytes". */
+const char *format_bytes_text(uint64_t v, int human, char *buf, size_t cap);
+/* part as a share in percent of whole with one decimal ("61.6"); "0.0" when whole
+ * is 0. */
+const char *format_share(uint64_t part, uint64_t whole, char *buf, size_t cap);
 /* Formats with thousands separators ("1,234,567") into buf. */
 const char *format_grouped(uint64_t v, char *buf, size_t cap);
 /* An object id as the dump writes it: decimal for radix 10, else hex. */

@@ -16,16 +16,7 @@ static void vmessage(const char *fmt, va_list ap)
     cli_ctx *ctx = cli_ctx_get();
     strbuf b = STRBUF_INIT;
     sb_add(&b, "gcheap: ");
-    va_list copy;
-    va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
-    va_end(copy);
-    if (n > 0) {
-        char *raw = xmalloc((size_t)n + 1);
-        vsnprintf(raw, (size_t)n + 1, fmt, ap);
-        sb_escape(&b, ESC_STDERR, raw);
-        free(raw);
-    }
+    sb_escape_vf(&b, ESC_STDERR, fmt, ap);
     sb_addc(&b, '\n');
     cli_ctx_add_error(ctx, b.s, b.len);
     sb_free(&b);

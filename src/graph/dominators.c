@@ -933,6 +933,16 @@ static void nca_idoms(dom_build *b)
         gather_sizes(&gather);
 }
 
+/* The immediate dominators by preorder number as the builder keeps them
+ * (idom[1..N], 1-based, 0 for the virtual root) turned, in place, into
+ * gch_domtree's preorder_idom (0-based, GCH_DOM_VROOT for the root). */
+static uint32_t *preorder_idom_in_place(uint32_t *idom, uint32_t N)
+{
+    for (uint32_t i = 0; i < N; i++)
+        idom[i] = idom[i + 1] ? idom[i + 1] - 1 : GCH_DOM_VROOT;
+    return idom;
+}
+
 /* Step 7, preorder_only: retained sizes by preorder number (without the
  * scatter to objects), handed over with vert[] both moved down one slot
  * (slot 0 is the virtual root): vert becomes out->preorder, rsize
@@ -949,14 +959,10 @@ static void results_preorder(dom_build *b, gch_domtree *out, int keep_idom)
     out->preorder_retained = b->rsize;
     b->vert = NULL;
     b->rsize = NULL;
-    if (keep_idom) {
-        uint32_t *idom = b->idom_pre;
-        for (uint32_t i = 0; i < N; i++)
-            idom[i] = idom[i + 1] ? idom[i + 1] - 1 : GCH_DOM_VROOT;
-        out->preorder_idom = idom;
-    } else {
+    if (keep_idom)
+        out->preorder_idom = preorder_idom_in_place(b->idom_pre, N);
+    else
         gch_free(b->idom_pre);
-    }
     b->idom_pre = NULL;
 }
 
@@ -1003,10 +1009,7 @@ static gch_status results_by_object(dom_build *b, gch_domtree *out, int want_chi
     if (keep_preorder) { /* as results_preorder hands them over */
         memmove(b->rsize, b->rsize + 1, (size_t)N * sizeof *b->rsize);
         out->preorder_retained = b->rsize;
-        uint32_t *idom = b->idom_pre;
-        for (uint32_t i = 0; i < N; i++)
-            idom[i] = idom[i + 1] ? idom[i + 1] - 1 : GCH_DOM_VROOT;
-        out->preorder_idom = idom;
+        out->preorder_idom = preorder_idom_in_place(b->idom_pre, N);
     } else {
         gch_free(b->rsize);
         gch_free(b->idom_pre);

@@ -16,7 +16,9 @@
 #include "gcheap/dominators.h"
 #include "gcheap/paths.h"
 #include "graph_internal.h"
+#include "grow.h"
 #include "hash.h"
+#include "str_table.h"
 #include "search.h"
 
 #define OOM "out of memory comparing dumps"
@@ -32,71 +34,17 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-/* Grows *a (elem bytes each) to hold at least need elements. */
-static int reserve(void **a, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 1;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *g = gch_reallocarray(*a, c, elem);
-    if (!g)
-        return 0;
-    *a = g;
-    *cap = c;
-    return 1;
-}
-
 /* Interned strings: id -> offset in pool; an open-addressing table of ids. */
-typedef struct interner {
-    char *pool;
-    size_t pool_size, pool_cap;
-    uint32_t *off;       /* per id */
-    size_t count, off_cap;
-    uint32_t *slots;     /* id + 1, 0 empty */
-    size_t nslots;
-} interner;
-
-static uint64_t hash_str(const char *s, size_t n)
+/* The id of s[0..n-1] in the series' string table, added when new;
+ * GCH_NONE when out of memory. */
+static uint32_t intern(gch_str_table *t, const char *s, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
+    uint32_t id;
+    int added;
+    return gch_str_table_put(t, s, n, &id, &added) ? id : GCH_NONE;
 }
 
-static uint64_t interned_hash(const void *ctx, uint32_t id)
-{
-    const interner *in = ctx;
-    const char *str = in->pool + in->off[id];
-    return mix(hash_str(str, strlen(str)));
-}
-
-/* The id of s[0..n-1], added when new; GCH_NONE when out of memory. */
-static uint32_t intern(interner *in, const char *s, size_t n)
-{
-    if (gch_table_grows(in->count, in->nslots) &&
-        !gch_table_grow(&in->slots, &in->nslots, 1024, (uint32_t)in->count, 1, interned_hash, in))
-        return GCH_NONE;
-    size_t i = mix(hash_str(s, n)) & (in->nslots - 1);
-    for (; in->slots[i]; i = (i + 1) & (in->nslots - 1)) {
-        const char *t = in->pool + in->off[in->slots[i] - 1];
-        if (strncmp(t, s, n) == 0 && t[n] == '\0')
-            return in->slots[i] - 1;
-    }
-    if (!reserve((void **)&in->pool, &in->pool_cap, in->pool_size + n + 1, 1) ||
-        !reserve((void **)&in->off, &in->off_cap, in->count + 1, sizeof *in->off))
-        return GCH_NONE;
-    memcpy(in->pool + in->pool_size, s, n);
-    in->pool[in->pool_size + n] = '\0';
-    in->off[in->count] = (uint32_t)in->pool_size;
-    in->pool_size += n + 1;
-    in->slots[i] = (uint32_t)in->count + 1;
-    return (uint32_t)in->count++;
-}
-
-static const char *interned(const interner *in, uint32_t id) { return in->pool + in->off[id]; }
+static const char *interned(const gch_str_table *t, uint32_t id) { return gch_str_table_text(t, id); }
 
 /* ------------------------------------------------------------- the series */
 
@@ -118,7 +66,7 @@ struct gch_leak_series {
     size_t dumps, added;
     gch_leaks_options opts;
     int all_stable;
-    interner names;
+    gch_str_table names;
     path_node *nodes;
     size_t node_count, node_cap;
     uint32_t *node_slots;        /* node + 1, 0 empty */
@@ -188,7 +136,7 @@ static uint32_t path_node_of(gch_leak_series *s, uint32_t parent, uint32_t field
             return s->node_slots[i] - 1;
     }
     if (s->node_count >= UINT32_MAX - 2 ||
-        !reserve((void **)&s->nodes, &s->node_cap, s->node_count + 1, sizeof *s->nodes) ||
+        !gch_grow((void **)&s->nodes, &s->node_cap, s->node_count + 1, sizeof *s->nodes, 16) ||
         !tally_reserve(&s->paths, s->node_count + 1, s->dumps))
         return GCH_NONE;
     s->nodes[s->node_count] = (path_node){ parent, field, name };
@@ -209,6 +157,7 @@ gch_status gch_leaks_new(size_t dump_count, const gch_leaks_options *opts,
     s->dumps = dump_count;
     s->opts = opts ? *opts : defaults;
     s->all_stable = 1;
+    gch_str_table_init(&s->names);
     *out = s;
     return GCH_OK;
 }
@@ -226,9 +175,7 @@ void gch_leaks_free(gch_leak_series *s)
 {
     if (!s)
         return;
-    gch_free(s->names.pool);
-    gch_free(s->names.off);
-    gch_free(s->names.slots);
+    gch_str_table_free(&s->names);
     gch_free(s->nodes);
     gch_free(s->node_slots);
     gch_free(s->paths.counts);
@@ -327,7 +274,7 @@ static gch_status path_keys(gch_leak_series *s, dump_work *w, gch_error *err)
         size_t depth = 0;
         uint32_t x = v;
         for (;;) {
-            if (!reserve((void **)&w->stack, &w->stack_cap, depth + 1, sizeof *w->stack))
+            if (!gch_grow((void **)&w->stack, &w->stack_cap, depth + 1, sizeof *w->stack, 16))
                 return gch_error_set(err, GCH_ENOMEM, OOM);
             w->stack[depth++] = x;
             uint32_t up = w->p.parent[x];
@@ -543,7 +490,7 @@ static int group_types(gch_leak_series *s, const dump_work *w, leaked_entry *e, 
                 row.heads += head[v] == v && lead[v] == v;
             }
             row.type = dup_str(interned(&s->names, e[i].name));
-            if (!row.type || !reserve((void **)&g->types, &cap, g->type_count + 1, sizeof *g->types)) {
+            if (!row.type || !gch_grow((void **)&g->types, &cap, g->type_count + 1, sizeof *g->types, 16)) {
                 gch_free(row.type);
                 return 0;
             }
@@ -587,7 +534,7 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
         size_t depth = 0;
         uint32_t x = v, top;
         for (;;) {
-            if (!reserve((void **)&w->stack, &w->stack_cap, depth + 1, sizeof *w->stack))
+            if (!gch_grow((void **)&w->stack, &w->stack_cap, depth + 1, sizeof *w->stack, 16))
                 goto nomem;
             w->stack[depth++] = x;
             uint32_t d = idom[x];
@@ -611,7 +558,7 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
             continue;
         uint32_t t = lead[head[v]], k = w->key[t];
         if (group_of[k] == GCH_NONE) {
-            if (!reserve((void **)&s->groups, &cap, s->group_count + 1, sizeof *s->groups))
+            if (!gch_grow((void **)&s->groups, &cap, s->group_count + 1, sizeof *s->groups, 16))
                 goto nomem;
             gch_leak_group *g = &s->groups[s->group_count];
             memset(g, 0, sizeof *g);
@@ -631,7 +578,7 @@ static gch_status leak_groups(gch_leak_series *s, dump_work *w, gch_error *err)
         }
         s->leaked_objects++;
         s->leaked_bytes += gch_object_size(h, v);
-        if (!reserve((void **)&entries, &entry_cap, entry_count + 1, sizeof *entries))
+        if (!gch_grow((void **)&entries, &entry_cap, entry_count + 1, sizeof *entries, 16))
             goto nomem;
         entries[entry_count++] = (leaked_entry){ group_of[k], w->type_name[h->object_type[v]], v };
     }
@@ -669,8 +616,8 @@ static gch_status count_dump(gch_leak_series *s, const dump_work *w, const uint6
     for (uint32_t t = 0; t < T; t++) {
         uint32_t name = w->type_name[t], slot = s->type_of_name[name];
         if (slot == GCH_NONE) {
-            if (!reserve((void **)&s->type_name, &s->type_name_cap, s->type_count + 1,
-                         sizeof *s->type_name) ||
+            if (!gch_grow((void **)&s->type_name, &s->type_name_cap, s->type_count + 1,
+                          sizeof *s->type_name, 16) ||
                 !tally_reserve(&s->types, s->type_count + 1, D))
                 return gch_error_set(err, GCH_ENOMEM, OOM);
             slot = (uint32_t)s->type_count++;
@@ -699,14 +646,14 @@ static int intern_types(gch_leak_series *s, dump_work *w)
         const char *name = gch_type_name(w->h, t);
         uint32_t id = intern(&s->names, name, strlen(name));
         if (id == GCH_NONE ||
-            !reserve((void **)&s->type_of_name, &s->type_of_name_cap, s->names.count,
-                     sizeof *s->type_of_name))
+            !gch_grow((void **)&s->type_of_name, &s->type_of_name_cap, s->names.n,
+                      sizeof *s->type_of_name, 16))
             return 0;
         w->type_name[t] = id;
     }
-    for (size_t i = s->type_of_name_filled; i < s->names.count; i++)
+    for (size_t i = s->type_of_name_filled; i < s->names.n; i++)
         s->type_of_name[i] = GCH_NONE;
-    s->type_of_name_filled = s->names.count;
+    s->type_of_name_filled = s->names.n;
     return 1;
 }
 
@@ -843,7 +790,7 @@ static int group_cmp(const void *a, const void *b)
 static int growth_add(gch_growth **rows, size_t *count, size_t *cap, const tally *t, size_t slot,
                       size_t dumps, char *key, const char *type)
 {
-    if (!key || !reserve((void **)rows, cap, *count + 1, sizeof **rows)) {
+    if (!key || !gch_grow((void **)rows, cap, *count + 1, sizeof **rows, 16)) {
         gch_free(key);
         return 0;
     }

@@ -257,6 +257,30 @@ static int candidate_before(const void *ctx, uint32_t a, uint32_t b)
     return c->record[a] < c->record[b];
 }
 
+/* The distinct root objects from which target is reachable (dist[o] known),
+ * in root record order, each with its first counting record: stored in
+ * object[] and record[] when those are given; returns how many. seen (a bit
+ * per object, all clear) is left set for the objects found. */
+static uint32_t reaching_roots(const gch_heap *heap, int include_weak, const uint32_t *dist,
+                               uint8_t *seen, uint32_t *object, uint32_t *record)
+{
+    uint32_t k = 0;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        if (!gch__root_counts(heap, r, include_weak))
+            continue;
+        uint32_t o = heap->root_object[r];
+        if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
+            gch__bit_set(seen, o);
+            if (object) {
+                object[k] = o;
+                record[k] = r;
+            }
+            k++;
+        }
+    }
+    return k;
+}
+
 gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target,
                          size_t max_paths, gch_path_set *out, gch_error *err)
 {
@@ -285,20 +309,12 @@ gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target
     gch_free(queue);
     queue = NULL;
 
-    /* Distinct root objects that reach target, each with its first record. */
-    uint32_t cand = 0;
+    /* Distinct root objects that reach target, each with its first record:
+     * counted, then listed. */
     seen = gch_calloc(((size_t)n + 7) / 8, 1);
     if (!seen)
         goto nomem;
-    for (uint32_t r = 0; r < heap->root_count; r++) {
-        if (!gch__root_counts(heap, r, include_weak))
-            continue;
-        uint32_t o = heap->root_object[r];
-        if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
-            gch__bit_set(seen, o);
-            cand++;
-        }
-    }
+    uint32_t cand = reaching_roots(heap, include_weak, dist, seen, NULL, NULL);
     if (cand == 0 || max_paths == 0)
         goto done;
     cobj = gch_reallocarray(NULL, cand, sizeof *cobj);
@@ -307,21 +323,9 @@ gch_status gch_paths_all(const gch_heap *heap, int include_weak, uint32_t target
     if (!cobj || !crec || !order)
         goto nomem;
     memset(seen, 0, ((size_t)n + 7) / 8);
-    {
-        uint32_t k = 0;
-        for (uint32_t r = 0; r < heap->root_count; r++) {
-            if (!gch__root_counts(heap, r, include_weak))
-                continue;
-            uint32_t o = heap->root_object[r];
-            if (dist[o] != GCH_NONE && !gch__bit_get(seen, o)) {
-                gch__bit_set(seen, o);
-                cobj[k] = o;
-                crec[k] = r;
-                order[k] = k;
-                k++;
-            }
-        }
-    }
+    reaching_roots(heap, include_weak, dist, seen, cobj, crec);
+    for (uint32_t k = 0; k < cand; k++)
+        order[k] = k;
     candidate_order co = { dist, cobj, crec };
     gch__sort_u32(order, cand, candidate_before, &co);
 
@@ -438,6 +442,113 @@ static int merged_before(const void *ctx, uint32_t a, uint32_t b)
     return a < b;
 }
 
+/* A field label naming an array element: "[3]" or "3". */
+static int index_label(const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+        s++;
+        n -= 2;
+    }
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+enum { FIELD_UNSET, FIELD_SAME, FIELD_INDEXES, FIELD_MIXED };
+
+/* Joins the label of one more object's reference into node nd. */
+static void join_field(const gch_heap *heap, gch_merged_node *nd, uint8_t *state, uint32_t label)
+{
+    const char *l = label != GCH_NONE ? gch_heap_string(heap, label) : "";
+    switch (*state) {
+    case FIELD_UNSET:
+        *state = *l ? FIELD_SAME : FIELD_MIXED;
+        nd->field = *l ? label : GCH_NONE;
+        return;
+    case FIELD_SAME:
+        if (label == nd->field || strcmp(l, gch_heap_string(heap, nd->field)) == 0)
+            return;
+        *state = *l && index_label(l) && index_label(gch_heap_string(heap, nd->field))
+                     ? FIELD_INDEXES : FIELD_MIXED;
+        break;
+    case FIELD_INDEXES:
+        if (!*l || !index_label(l))
+            *state = FIELD_MIXED;
+        break;
+    default:
+        break;
+    }
+    nd->field = GCH_NONE;
+    nd->field_indexes = *state == FIELD_INDEXES;
+}
+
+/* Whether root records a and b have the same holder (container and label). */
+static int same_holder(const gch_heap *heap, uint32_t a, uint32_t b)
+{
+    uint32_t ca = heap->root_container ? heap->root_container[a] : GCH_NONE;
+    uint32_t cb = heap->root_container ? heap->root_container[b] : GCH_NONE;
+    uint32_t la = heap->root_label ? heap->root_label[a] : GCH_NONE;
+    uint32_t lb = heap->root_label ? heap->root_label[b] : GCH_NONE;
+    if (ca != cb)
+        return 0;
+    if (la == lb)
+        return 1;
+    return la != GCH_NONE && lb != GCH_NONE &&
+           strcmp(gch_heap_string(heap, la), gch_heap_string(heap, lb)) == 0;
+}
+
+/* The words of every node: the field of the references into it (each
+ * object's first reference from its BFS parent, as gch_ref_label gives it)
+ * and, for top nodes, the roots' holder. Every object on the merged paths
+ * reads its own references once: O(their references), not a search per
+ * step. seen: a zeroed bit per object. */
+static int label_nodes(const gch_heap *heap, const gch_paths *paths, const uint32_t *node_of,
+                       gch_merged_node *nodes, size_t count, uint8_t *seen)
+{
+    uint8_t *state = gch_calloc(count ? count : 1, 1);
+    uint8_t *holder_set = gch_calloc(count ? count : 1, 1);
+    if (!state || !holder_set) {
+        gch_free(state);
+        gch_free(holder_set);
+        return 0;
+    }
+    for (size_t k = 0; k < count; k++) {
+        nodes[k].field = GCH_NONE;
+        nodes[k].root_record = GCH_NONE;
+    }
+    const uint32_t n = heap->object_count;
+    for (uint32_t u = 0; u < n && heap->out_start; u++) {
+        uint32_t nd = node_of[u];
+        if (nd == GCH_NONE)
+            continue;
+        if (paths->parent[u] == GCH_PATH_ROOT) {
+            uint32_t rec = gch_paths_root_record(paths, u);
+            if (!holder_set[nd]) {
+                holder_set[nd] = 1;
+                nodes[nd].root_record = rec;
+            } else if (nodes[nd].root_record != GCH_NONE &&
+                       (rec == GCH_NONE || !same_holder(heap, nodes[nd].root_record, rec))) {
+                nodes[nd].root_record = GCH_NONE;
+            }
+        }
+        for (uint32_t e = heap->out_start[u]; e < heap->out_start[u + 1]; e++) {
+            uint32_t v = heap->out_target[e];
+            if (v >= n || paths->parent[v] != u || node_of[v] == GCH_NONE || gch__bit_get(seen, v))
+                continue;
+            gch__bit_set(seen, v);
+            join_field(heap, &nodes[node_of[v]], &state[node_of[v]],
+                       heap->out_label ? heap->out_label[e] : GCH_NONE);
+        }
+    }
+    gch_free(state);
+    gch_free(holder_set);
+    return 1;
+}
+
 gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
                                   const uint32_t *targets, size_t target_count,
                                   gch_merged_paths *out, gch_error *err)
@@ -505,6 +616,9 @@ gch_status gch_merged_paths_build(const gch_heap *heap, const gch_paths *paths,
         }
         s.nodes[node_of[o]].ends++;
     }
+    memset(is_target, 0, ((size_t)n + 7) / 8 + 1);
+    if (!label_nodes(heap, paths, node_of, s.nodes, s.count, is_target))
+        goto nomem;
     gch_free(node_of);
     gch_free(is_target);
     gch_free(stack);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/hex.h"
 #include "gcheap/utf8.h"
 #include "grow.h"
 
@@ -141,23 +142,12 @@ static int text_put(gch_json_text *out, const void *bytes, size_t n)
     return 1;
 }
 
-static int hex_value(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads the 4 hex digits of a \u escape at p (4 readable bytes). */
 static long read_hex4(const unsigned char *p)
 {
     long v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hex_value(p[i]);
+        int h = gch_hex_digit(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
@@ -248,6 +238,10 @@ gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what)
     if (gch_json_fill(in, GCH_JSON_NUMBER_BYTES) < 0)
         return GCH_EIO;
     const unsigned char *p = in->p, *end = in->end;
+    /* The leading zero first: the verdict must not depend on how many digits
+     * the window holds (a stream's window may end before an overflow shows). */
+    if (*p == '0' && p + 1 < end && (unsigned)(p[1] - '0') < 10)
+        return gch_json_fail(in, "%s: number with a leading zero", what);
     uint64_t v = 0;
     while (p < end && (unsigned)(*p - '0') < 10) {
         unsigned d = (unsigned)(*p - '0');
@@ -256,8 +250,6 @@ gch_status gch_json_uint(gch_json_in *in, uint64_t *out, const char *what)
         v = v * 10 + d;
         p++;
     }
-    if (p - in->p > 1 && *in->p == '0')
-        return gch_json_fail(in, "%s: number with a leading zero", what);
     if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
         return gch_json_fail(in, "%s: expected a non-negative integer", what);
     in->p = p;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcheap/hex.h"
 #include "xalloc.h"
 
 static void free_list(char **list, size_t n)
@@ -45,17 +46,6 @@ void mcp_access_free(mcp_access *a)
     a->nallow = a->nroots = 0;
 }
 
-static int hexdigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 char *mcp_file_uri_path(const char *uri)
 {
     const char *p;
@@ -68,8 +58,8 @@ char *mcp_file_uri_path(const char *uri)
         return NULL; /* another host */
     char *out = xmalloc(strlen(p) + 1), *o = out;
     for (; *p && *p != '?' && *p != '#'; p++) {
-        if (*p == '%' && hexdigit(p[1]) >= 0 && hexdigit(p[2]) >= 0) {
-            *o++ = (char)(hexdigit(p[1]) * 16 + hexdigit(p[2]));
+        if (*p == '%' && gch_hex_digit(p[1]) >= 0 && gch_hex_digit(p[2]) >= 0) {
+            *o++ = (char)(gch_hex_digit(p[1]) * 16 + gch_hex_digit(p[2]));
             p += 2;
         } else
             *o++ = *p;

@@ -286,27 +286,10 @@ static uint64_t fingerprint(const argv_list *a)
     return h;
 }
 
-static void tool_error(mcp_server *s, const mj_doc *d, long id, const char *message)
-{
-    strbuf b = STRBUF_INIT;
-    mcp_reply_start(&b, d, id);
-    json_writer w;
-    json_init(&w, &b);
-    json_begin_object(&w, NULL);
-    json_begin_array(&w, "content");
-    json_begin_object(&w, NULL);
-    json_string(&w, "type", "text");
-    json_string(&w, "text", message);
-    json_end_object(&w);
-    json_end_array(&w);
-    json_bool(&w, "isError", 1);
-    json_end_object(&w);
-    sb_addc(&b, '}');
-    mcp_send(s, &b);
-    sb_free(&b);
-}
-
-static void success(mcp_server *s, const mj_doc *d, long id, const char *text, const char *structured)
+/* A tools/call result: text as its one content item, with structured as
+ * structuredContent when it succeeded; without structured, an error result
+ * (isError true) whose text says why. */
+static void tool_result(mcp_server *s, const mj_doc *d, long id, const char *text, const char *structured)
 {
     strbuf b = STRBUF_INIT;
     mcp_reply_start(&b, d, id);
@@ -319,12 +302,18 @@ static void success(mcp_server *s, const mj_doc *d, long id, const char *text, c
     json_string(&w, "text", text);
     json_end_object(&w);
     json_end_array(&w);
-    json_raw(&w, "structuredContent", structured);
-    json_bool(&w, "isError", 0);
+    if (structured)
+        json_raw(&w, "structuredContent", structured);
+    json_bool(&w, "isError", !structured);
     json_end_object(&w);
     sb_addc(&b, '}');
     mcp_send(s, &b);
     sb_free(&b);
+}
+
+static void tool_error(mcp_server *s, const mj_doc *d, long id, const char *message)
+{
+    tool_result(s, d, id, message, NULL);
 }
 
 static void progress(mcp_server *s, const mj_doc *d, long token, unsigned step, const char *what)
@@ -385,7 +374,7 @@ static void paged_result(mcp_server *s, const mj_doc *d, long id, call *c, const
             snprintf(first, sizeof first, "%.*s", (int)(cap->err_len < 150 ? cap->err_len : 150), cap->err);
             sb_escape(&text, ESC_JSON, first);
         }
-        success(s, d, id, sb_str(&text), sb_str(&page));
+        tool_result(s, d, id, sb_str(&text), sb_str(&page));
     }
     sb_free(&page);
     sb_free(&text);
@@ -406,7 +395,7 @@ static void report_result(mcp_server *s, const mj_doc *d, long id, const call *c
     sb_add(&text, "report: wrote the HTML page to ");
     sb_escape(&text, ESC_JSON, c->output ? c->output : "");
     sb_add(&text, " (for people: open it in a browser).");
-    success(s, d, id, sb_str(&text), sb_str(&sc));
+    tool_result(s, d, id, sb_str(&text), sb_str(&sc));
     sb_free(&sc);
     sb_free(&text);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gcheap/hex.h"
+
 typedef struct parser {
     const char *s;
     size_t n, pos;
@@ -74,17 +76,6 @@ static void finish_node(parser *p, size_t index)
     p->nodes[index].next = (uint32_t)p->count;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The length of a valid UTF-8 sequence at s (limit bytes available), 0 when
  * invalid: overlong forms, surrogates, code points past U+10FFFF. */
 static size_t utf8_valid(const unsigned char *s, size_t limit)
@@ -139,7 +130,7 @@ static mj_status scan_string(parser *p)
                     break;
                 int ok = 1;
                 for (size_t k = 2; k < 6; k++)
-                    ok &= hex_value((char)s[i + k]) >= 0;
+                    ok &= gch_hex_digit((char)s[i + k]) >= 0;
                 if (!ok)
                     break;
                 i += 6;
@@ -378,7 +369,7 @@ static unsigned hex4(const char *s)
 {
     unsigned v = 0;
     for (int k = 0; k < 4; k++)
-        v = v * 16 + (unsigned)hex_value(s[k]);
+        v = v * 16 + (unsigned)gch_hex_digit(s[k]);
     return v;
 }
 

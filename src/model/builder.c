@@ -9,6 +9,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/heap.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,6 +101,51 @@ static gch_status oom(gch_error *err)
     return gch_error_set(err, GCH_ENOMEM, "out of memory");
 }
 
+/* Whether objects may be added one by one: a heap is open and was not
+ * handed over whole. */
+static gch_status objects_may_come(const gch_builder *b, gch_error *err)
+{
+    if (!b->cur)
+        return gch_error_set(err, GCH_EINVAL, "no heap is open");
+    if (b->indexed)
+        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    return GCH_OK;
+}
+
+static gch_status too_many_objects(gch_error *err)
+{
+    return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap", (unsigned)MAX_OBJECTS);
+}
+
+static int reserve_exact(void **p, size_t *cap, size_t want, size_t elem)
+{
+    if (want <= *cap)
+        return 1;
+    void *np = gch_reallocarray(*p, want, elem);
+    if (!np)
+        return 0;
+    *p = np;
+    *cap = want;
+    return 1;
+}
+
+/* Room for need entries in each per-object column (ids, types, size slots,
+ * out_start), made by grow (amortized) or reserve_exact; object_cap becomes
+ * the smallest of their capacities. */
+static int size_object_columns(gch_builder *b, size_t need,
+                               int (*sizer)(void **p, size_t *cap, size_t need, size_t elem))
+{
+    gch_heap *h = b->cur;
+    size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
+    if (!sizer((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
+        !sizer((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
+        !sizer((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
+        !sizer((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+        return 0;
+    b->object_cap = c1 < c4 ? c1 : c4;
+    return 1;
+}
+
 /* The 32-bit slot of a size (heap.h: GCH_SIZE_BIG and up are kept whole in
  * the heap's big sizes). */
 static uint32_t size_slot(uint64_t size)
@@ -140,10 +186,20 @@ void gch_builder_set_threads(gch_builder *b, unsigned threads)
     b->par = gch_parallel_for(threads);
 }
 
-static void reset_open_state(gch_builder *b)
+/* Frees the references as added and their labels: none are kept. */
+static void drop_raw_refs(gch_builder *b)
 {
     gch_free(b->raw_refs);
     gch_free(b->raw_labels);
+    b->raw_refs = NULL;
+    b->raw_labels = NULL;
+    b->raw_ref_count = 0;
+    b->raw_ref_cap = b->raw_label_cap = 0;
+}
+
+static void reset_open_state(gch_builder *b)
+{
+    drop_raw_refs(b);
     gch_free(b->index_targets);
     b->index_targets = NULL;
     b->indexed = 0;
@@ -151,12 +207,8 @@ static void reset_open_state(gch_builder *b)
     gch_free(b->string_hash);
     gch_free(b->type_canon);
     b->type_canon = NULL;
-    b->raw_refs = NULL;
-    b->raw_labels = NULL;
     b->type_hash = NULL;
     b->string_hash = NULL;
-    b->raw_ref_count = 0;
-    b->raw_ref_cap = b->raw_label_cap = 0;
     b->type_hash_cap = 0;
     b->string_hash_cap = b->string_hash_len = 0;
     b->meta_cap = b->strings_cap = b->type_cap = b->object_cap = b->root_cap = 0;
@@ -231,6 +283,16 @@ gch_status gch_builder_add_meta(gch_builder *b, const char *key, const char *val
     }
     h->meta_count++;
     return GCH_OK;
+}
+
+gch_status gch_builder_add_metaf(gch_builder *b, gch_error *err, const char *key, const char *fmt, ...)
+{
+    char value[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    return gch_builder_add_meta(b, key, value, err);
 }
 
 void gch_builder_set_id_radix(gch_builder *b, int radix)
@@ -452,35 +514,25 @@ gch_status gch_builder_object_begin(gch_builder *b, uint64_t id, uint64_t raw_ty
                                     gch_error *err)
 {
     gch_heap *h = b->cur;
-    if (!h)
-        return gch_error_set(err, GCH_EINVAL, "no heap is open");
-    if (b->indexed)
-        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    gch_status st = objects_may_come(b, err);
+    if (st != GCH_OK)
+        return st;
     if (h->object_count >= MAX_OBJECTS)
-        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
-                             (unsigned)MAX_OBJECTS);
+        return too_many_objects(err);
     uint32_t t;
-    gch_status st = type_get(b, raw_type_id, &t, err);
+    st = type_get(b, raw_type_id, &t, err);
     if (st != GCH_OK)
         return st;
     if (b->hist_only) {
         if (b->hist_objects >= MAX_OBJECTS)
-            return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
-                                 (unsigned)MAX_OBJECTS);
+            return too_many_objects(err);
         b->hist_objects++;
         b->object_open = 1;
         return hist_add(b, id, t, size, err);
     }
     size_t need = (size_t)h->object_count + 2; /* out_start needs one spare slot */
-    if (need > b->object_cap || !h->object_id) {
-        size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
-        if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
-            !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-            !grow((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
-            !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
-            return oom(err);
-        b->object_cap = c1 < c4 ? c1 : c4;
-    }
+    if ((need > b->object_cap || !h->object_id) && !size_object_columns(b, need, grow))
+        return oom(err);
     if (!keep_big_size(b, h->object_count, size))
         return oom(err);
     uint32_t i = h->object_count++;
@@ -598,8 +650,7 @@ gch_status gch_builder_hist_append(gch_builder *b, uint32_t n, uint64_t first_id
 {
     GCH_ASSERT(gch_builder_hist_can_append(b, first_id) && n > 0 && last_id >= first_id);
     if (n > MAX_OBJECTS - b->hist_objects)
-        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
-                             (unsigned)MAX_OBJECTS);
+        return too_many_objects(err);
     if (seen_ids_append(&b->seen, n, first_id, last_id, rest, rest_len) != 0)
         return oom(err);
     b->hist_objects += n;
@@ -678,18 +729,6 @@ gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t 
 }
 
 /* Resizes *p to exactly cap elements of elem bytes, if that is larger. */
-static int reserve_exact(void **p, size_t *cap, size_t want, size_t elem)
-{
-    if (want <= *cap)
-        return 1;
-    void *np = gch_reallocarray(*p, want, elem);
-    if (!np)
-        return 0;
-    *p = np;
-    *cap = want;
-    return 1;
-}
-
 gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, int labeled,
                                gch_error *err)
 {
@@ -699,13 +738,8 @@ gch_status gch_builder_reserve(gch_builder *b, size_t objects, uint64_t refs, in
     if (b->indexed || objects > MAX_OBJECTS || refs > MAX_REFS)
         return GCH_OK; /* nothing more comes / the adds will report the limit */
     size_t need = (size_t)h->object_count + objects + 2;
-    size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
-    if (!reserve_exact((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
-        !reserve_exact((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-        !reserve_exact((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
-        !reserve_exact((void **)&h->out_start, &c4, need, sizeof *h->out_start))
+    if (!size_object_columns(b, need, reserve_exact))
         return oom(err);
-    b->object_cap = c1 < c4 ? c1 : c4;
     size_t ref_need = (size_t)(b->raw_ref_count + refs);
     if (!reserve_exact((void **)&b->raw_refs, &b->raw_ref_cap, ref_need, sizeof(uint64_t)))
         return oom(err);
@@ -741,43 +775,33 @@ gch_status gch_builder_reserve_objects(gch_builder *b, uint32_t n, const uint64_
                                        gch_error *err)
 {
     gch_heap *h = b->cur;
-    if (!h)
-        return gch_error_set(err, GCH_EINVAL, "no heap is open");
-    if (b->indexed)
-        return gch_error_set(err, GCH_EINVAL, "the heap's objects were handed over whole");
+    gch_status st = objects_may_come(b, err);
+    if (st != GCH_OK)
+        return st;
     out->object_at = h->object_count;
     out->ref_at = b->raw_ref_count;
     if (n == 0)
         return GCH_OK;
     if (b->hist_only) {
         if (n > MAX_OBJECTS - b->hist_objects)
-            return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
-                                 (unsigned)MAX_OBJECTS);
+            return too_many_objects(err);
         b->hist_objects += n;
         b->object_open = 1;
         for (uint32_t k = 0; k < n; k++) {
-            gch_status st = hist_add(b, ids[k], types[k], sizes[k], err);
+            st = hist_add(b, ids[k], types[k], sizes[k], err);
             if (st != GCH_OK)
                 return st;
         }
         return GCH_OK;
     }
     if (n > MAX_OBJECTS - h->object_count)
-        return gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap",
-                             (unsigned)MAX_OBJECTS);
+        return too_many_objects(err);
     if (nrefs > MAX_REFS - b->raw_ref_count)
         return gch_error_set(err, GCH_ELIMIT, "more than %u references in one heap",
                              (unsigned)MAX_REFS);
     size_t need = (size_t)h->object_count + n + 1; /* out_start needs one spare slot */
-    if (need > b->object_cap || !h->object_id) {
-        size_t c1 = h->object_id ? b->object_cap : 0, c2 = c1, c3 = c1, c4 = b->object_cap;
-        if (!grow((void **)&h->object_id, &c1, need, sizeof *h->object_id) ||
-            !grow((void **)&h->object_type, &c2, need, sizeof *h->object_type) ||
-            !grow((void **)&h->object_size32, &c3, need, sizeof *h->object_size32) ||
-            !grow((void **)&h->out_start, &c4, need, sizeof *h->out_start))
-            return oom(err);
-        b->object_cap = c1 < c4 ? c1 : c4;
-    }
+    if ((need > b->object_cap || !h->object_id) && !size_object_columns(b, need, grow))
+        return oom(err);
     /* The whole sizes that do not fit a slot are kept now, in order (the
      * fills may run on two threads at once). */
     uint32_t big_before = h->big_size_count;
@@ -872,18 +896,16 @@ static int adopted_arrays_valid(const gch_heap *h, uint32_t n, const uint64_t *i
 
 /* Turns the adopted 64-bit sizes into the heap's 32-bit slots in their own
  * memory (slot k overwrites bytes of a size read already: the one of k / 2),
- * keeping the big ones whole, and gives back the upper half. Frees sizes and
- * returns NULL without memory. */
+ * keeping the big ones whole, and gives back the upper half. Returns NULL
+ * without memory (sizes, partly overwritten, is still the caller's). */
 static uint32_t *sizes_to_slots(gch_builder *b, uint32_t n, uint64_t *sizes)
 {
     unsigned char *mem = (unsigned char *)sizes;
     for (uint32_t k = 0; k < n; k++) {
         uint64_t size;
         memcpy(&size, mem + (size_t)k * sizeof size, sizeof size);
-        if (!keep_big_size(b, k, size)) {
-            gch_free(sizes);
+        if (!keep_big_size(b, k, size))
             return NULL;
-        }
         uint32_t slot = size_slot(size);
         memcpy(mem + (size_t)k * sizeof slot, &slot, sizeof slot);
     }
@@ -900,35 +922,26 @@ gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, 
     if (!h || b->hist_only || b->indexed || h->object_count || b->raw_ref_count || !sizes)
         st = gch_error_set(err, GCH_EINVAL, "objects are handed over whole only to an empty open heap");
     else if (n > MAX_OBJECTS)
-        st = gch_error_set(err, GCH_ELIMIT, "more than %u objects in one heap", (unsigned)MAX_OBJECTS);
+        st = too_many_objects(err);
     else if (!adopted_arrays_valid(h, n, ids, types, starts, targets, labels))
         st = gch_error_set(err, GCH_EINVAL, "objects handed over whole: inconsistent arrays");
     else if (!starts && !(starts = gch_calloc((size_t)n + 1, sizeof *starts)))
         st = oom(err);
-    if (st != GCH_OK) {
+    uint32_t *slots = st == GCH_OK ? sizes_to_slots(b, n, sizes) : NULL;
+    if (!slots) {
         gch_free(ids);
         gch_free(types);
         gch_free(sizes);
         gch_free(starts);
         gch_free(targets);
         gch_free(labels);
-        return st;
-    }
-    uint32_t *slots = sizes_to_slots(b, n, sizes);
-    if (!slots) {
-        gch_free(ids);
-        gch_free(types);
-        gch_free(starts);
-        gch_free(targets);
-        gch_free(labels);
-        return oom(err);
+        return st == GCH_OK ? oom(err) : st;
     }
     gch_free(h->object_id);
     gch_free(h->object_type);
     gch_free(h->object_size32);
     gch_free(h->out_start);
-    gch_free(b->raw_refs);
-    gch_free(b->raw_labels);
+    drop_raw_refs(b);
     h->object_id = ids;
     h->object_type = types;
     h->object_size32 = slots;
@@ -941,8 +954,6 @@ gch_status gch_builder_adopt_indexed(gch_builder *b, uint32_t n, uint64_t *ids, 
             b->ids_unsorted = 1;
     }
     b->last_id = n ? ids[n - 1] : 0;
-    b->raw_refs = NULL;
-    b->raw_ref_cap = 0;
     b->raw_ref_count = starts[n];
     b->index_targets = targets;
     b->raw_labels = labels;
@@ -1459,6 +1470,26 @@ static gch_status end_adopted_heap(gch_builder *b, gch_error *err)
     return close_heap(b, err);
 }
 
+
+/* Counts one more object holding `dropped` references to absent objects and
+ * keeps the GCH_DANGLING_TOP holding most (a strictly bigger count moves up:
+ * ties stay in object order). */
+static void note_dangling_holder(gch_anomalies *a, uint64_t id, uint64_t dropped)
+{
+    a->dangling_holders++;
+    size_t k = GCH_DANGLING_TOP;
+    while (k > 0 && (a->dangling_holder_refs[k - 1] < dropped))
+        k--;
+    if (k == GCH_DANGLING_TOP)
+        return;
+    for (size_t j = GCH_DANGLING_TOP - 1; j > k; j--) {
+        a->dangling_holder_id[j] = a->dangling_holder_id[j - 1];
+        a->dangling_holder_refs[j] = a->dangling_holder_refs[j - 1];
+    }
+    a->dangling_holder_id[k] = id;
+    a->dangling_holder_refs[k] = dropped;
+}
+
 gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
 {
     gch_heap *h = b->cur;
@@ -1515,15 +1546,20 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
         for (uint32_t i = 0; i < h->object_count; i++) {
             uint32_t end = h->out_start[i + 1];
             h->out_start[i] = (uint32_t)w; /* r, the old start, is already read */
+            uint64_t dropped = 0;
             for (; r < end; r++) {
                 uint32_t target = targets[r];
-                if (target == GCH_NONE)
+                if (target == GCH_NONE) {
+                    dropped++;
                     continue;
+                }
                 targets[w] = target;
                 if (b->raw_labels)
                     b->raw_labels[w] = b->raw_labels[r];
                 w++;
             }
+            if (dropped)
+                note_dangling_holder(&h->anomalies, h->object_id[i], dropped);
         }
         h->out_start[h->object_count] = (uint32_t)w;
     }

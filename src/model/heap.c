@@ -1,5 +1,6 @@
 /* Heap model accessors and the reverse-reference index: see include/gcheap/heap.h. */
 #include "gcheap/heap.h"
+#include "gcheap/builder.h"
 
 #include "gcheap/alloc.h"
 #include "search.h"
@@ -13,6 +14,16 @@ const char *gch_root_kind_name(unsigned kind)
     return kind < GCH_ROOT_KIND_COUNT ? root_kind_names[kind] : "unknown";
 }
 
+void gch_heap_free_types(gch_heap *h)
+{
+    gch_free(h->type_name);
+    gch_free(h->type_module);
+    gch_free(h->type_raw_id);
+    gch_free(h->type_declared);
+    gch_free(h->type_objects);
+    gch_free(h->type_bytes);
+}
+
 static void heap_free(gch_heap *h)
 {
     if (!h)
@@ -24,12 +35,7 @@ static void heap_free(gch_heap *h)
     }
     gch_free(h->meta);
     gch_free(h->strings);
-    gch_free(h->type_name);
-    gch_free(h->type_module);
-    gch_free(h->type_raw_id);
-    gch_free(h->type_declared);
-    gch_free(h->type_objects);
-    gch_free(h->type_bytes);
+    gch_heap_free_types(h);
     gch_free(h->object_id);
     gch_free(h->object_type);
     gch_free(h->object_size32);

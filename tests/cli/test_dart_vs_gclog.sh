@@ -24,6 +24,8 @@
 #      "new_format") and emptying every "label" and "field" (the labels of
 #      mode l)
 #   t  TSV: identical after emptying the columns headed "field" and "label"
+#   m  merged paths (retainers --type): identical without the holders' and
+#      fields' words (the .gclog twin names neither)
 #   e  identical, and the command is expected to fail with status 2 (the
 #      same message for both files)
 #   i  `info`: only the lines of the keys in INFO_KEYS (the format-specific
@@ -77,6 +79,9 @@ normalise() {
     l)
         sed 's/  (Root)$//; s/  (Read-Only Pages)$//; s/  (isolate [^)]*)$//
              s/-> \.[^ ]* /-> /' "$tmp/out"
+        ;;
+    m)
+        sed 's/  (\([a-z]*\) root [^)]*)$/  (\1 root)/; s/  \.[^ ]*$//; s/  \[\]$//' "$tmp/out"
         ;;
     j)
         sed 's/"file":"[^"]*",//; s/"format":"[^"]*",//
@@ -200,9 +205,9 @@ l retainers @ 25 26 30
 l retainers @ 5 7
 l retainers --all @ 11 12 18
 l retainers --dominators @ 11 16 23
-= retainers --type _Mint* @
-= retainers --type Node* @
-= retainers --short-names --type _OneByteString @
+m retainers --type _Mint* @
+m retainers --type Node* @
+m retainers --short-names --type _OneByteString @
 j retainers --format json @ 11 18 30
 j retainers --all --format json @ 12
 t retainers --format tsv @ 16

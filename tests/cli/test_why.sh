@@ -124,7 +124,13 @@ check_dump() {
         shift
         "$G" "$sub" --format json "$d" "$@" > "$tmp/o.json"
         "$G" "$sub" --format tsv "$d" "$@" > "$tmp/o.tsv"
-        if "$JSON_CHECK" --rows "$tmp/o.json" > "$tmp/o.rows" && cmp -s "$tmp/o.rows" "$tmp/o.tsv"
+        # json rows may add keys tsv has not (merged paths' field, root_kind,
+        # holder: docs/schemas.md): only the tsv's columns are compared.
+        if "$JSON_CHECK" --rows "$tmp/o.json" > "$tmp/o.all" &&
+            awk -F'\t' 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) keep[$i] = 1; next }
+                FNR == 1 { for (i = 1; i <= NF; i++) k[i] = ($i in keep) }
+                { s = ""; n = 0; for (i = 1; i <= NF; i++) if (k[i]) s = s (n++ ? "\t" : "") $i; print s }' \
+                "$tmp/o.tsv" "$tmp/o.all" > "$tmp/o.rows" && cmp -s "$tmp/o.rows" "$tmp/o.tsv"
         then ok "$name: $cmd: json parses and matches tsv"; else bad "$name: $cmd: json vs tsv"; fi
     done
 }

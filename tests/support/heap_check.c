@@ -417,6 +417,11 @@ const char *heap_check_same_dump(const gch_dump *a, const gch_dump *b, int compa
         } else {
             ax.dangling_refs = ay.dangling_refs = 0;
             ax.first_dangling_ref = ay.first_dangling_ref = 0;
+            ax.dangling_holders = ay.dangling_holders = 0;
+            memset(ax.dangling_holder_id, 0, sizeof ax.dangling_holder_id);
+            memset(ay.dangling_holder_id, 0, sizeof ay.dangling_holder_id);
+            memset(ax.dangling_holder_refs, 0, sizeof ax.dangling_holder_refs);
+            memset(ay.dangling_holder_refs, 0, sizeof ay.dangling_holder_refs);
         }
         CHECK(memcmp(&ax, &ay, sizeof ax) == 0, "anomalies differ");
     }

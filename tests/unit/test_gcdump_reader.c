@@ -299,33 +299,46 @@ static void test_modules(void **state)
 {
     (void)state;
     /* Two types named alike in different modules: one type without
-     * keep_modules, two with it. */
-    static const gcdw_type types[] = { { "[.NET Roots]", NULL }, { "Dup", "A.dll" }, { "Dup", "B.dll" } };
-    static const uint32_t root_kids[] = { 1, 2 };
+     * keep_modules, two with it. Modules are shown as PerfView shows them:
+     * the file name without folder and extension (a full Windows path to a
+     * native image is "mscorlib"); a name with no such parts as written. */
+    static const gcdw_type types[] = {
+        { "[.NET Roots]", NULL }, { "Dup", "A.dll" }, { "Dup", "B.dll" },
+        { "System.String",
+          "C:\\Windows\\assembly\\NativeImages_v4.0.30319_64\\mscorlib\\0f1e\\mscorlib.ni.dll" },
+        { "Tool", "/usr/share/dotnet/tool.EXE" }, { "Other", "Module(0x7f00)" },
+    };
+    static const uint32_t root_kids[] = { 1, 2, 3, 4, 5 };
     static const gcdw_node nodes[] = {
-        { 0, 0, 0, root_kids, 2, 0 },
+        { 0, 0, 0, root_kids, 5, 0 },
         { 1, 8, 0x10, NULL, 0, 0 },
         { 2, 8, 0x20, NULL, 0, 0 },
+        { 3, 8, 0x30, NULL, 0, 0 },
+        { 4, 8, 0x40, NULL, 0, 0 },
+        { 5, 8, 0x50, NULL, 0, 0 },
     };
     gcdw_desc d = sample_desc();
     d.types = types;
-    d.type_count = 3;
+    d.type_count = 6;
     d.nodes = nodes;
-    d.node_count = 3;
+    d.node_count = 6;
     gch_load_options opts = { 0 };
     gch_dump *dump;
     gch_heap *h = read_ok(&d, &opts, &dump);
-    assert_int_equal(h->type_count, 1);
+    assert_int_equal(h->type_count, 4);
     assert_int_equal(h->type_module[0], GCH_NONE);
     gch_dump_free(dump);
 
     opts.keep_modules = 1;
     h = read_ok(&d, &opts, &dump);
-    assert_int_equal(h->type_count, 2);
-    assert_string_equal(gch_heap_string(h, h->type_module[h->object_type[gch_heap_find_object(h, 0x10)]]),
-                        "A.dll");
-    assert_string_equal(gch_heap_string(h, h->type_module[h->object_type[gch_heap_find_object(h, 0x20)]]),
-                        "B.dll");
+    assert_int_equal(h->type_count, 5);
+    static const struct { uint64_t id; const char *module; } want[] = {
+        { 0x10, "A" }, { 0x20, "B" }, { 0x30, "mscorlib" }, { 0x40, "tool" }, { 0x50, "Module(0x7f00)" },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        assert_string_equal(
+            gch_heap_string(h, h->type_module[h->object_type[gch_heap_find_object(h, want[i].id)]]),
+            want[i].module);
     gch_dump_free(dump);
 }
 

@@ -567,6 +567,107 @@ static void test_thread_names(void **state)
     hpw_free(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Stack frames in the labels of stack roots */
+
+static void frame_record(hpw *w, uint64_t id, uint64_t method, uint64_t file, uint32_t class_serial,
+                         int32_t line)
+{
+    hpw_begin(w, 0x04);
+    hpw_id(w, id);
+    hpw_id(w, method);
+    hpw_id(w, 9); /* signature "()V" */
+    hpw_id(w, file);
+    hpw_u4(w, class_serial);
+    hpw_u4(w, (uint32_t)line);
+    hpw_end(w);
+}
+
+/* Thread serial 7 (object 0x500, STACK TRACE serial 50) with five frames:
+ * a line, a native method, no source file, a compiled method without a
+ * line, and a frame id no STACK FRAME has; a second trace claims a million
+ * frames but holds two ids; a third STACK FRAME record is too short to
+ * name anything. Roots: Java frames at every depth (and past the end, and
+ * 0xFFFFFFFF, "no frame"), a JNI local at depth 0, a Java frame of a thread
+ * serial no THREAD OBJECT names. Each label is written out by hand from the
+ * records (the JDK's StackTraceElement.toString forms). */
+static void test_stack_frames(void **state)
+{
+    (void)state;
+    hpw *w = hpw_new("1.0.2", 4, 0);
+    static const char *const names[] = { NULL, "com/acme/OrderWorker", "run", "Words.java",
+                                         "wait", "java/lang/Object", "poll", "<clinit>", "Object.java",
+                                         "()V" };
+    for (unsigned i = 1; i < sizeof names / sizeof *names; i++)
+        hpw_string(w, i, names[i]);
+    hpw_load_class(w, 11, 0x100, 1);
+    hpw_load_class(w, 12, 0x110, 5);
+    frame_record(w, 0x900, 2, 3, 11, 42);
+    frame_record(w, 0x901, 4, 8, 12, -3);
+    frame_record(w, 0x902, 6, 0, 11, -1);
+    frame_record(w, 0x903, 7, 3, 11, -2);
+    hpw_begin(w, 0x04); /* too short: an id and a u4 */
+    hpw_id(w, 0x904);
+    hpw_u4(w, 1);
+    hpw_end(w);
+    hpw_begin(w, 0x05);
+    hpw_u4(w, 50);
+    hpw_u4(w, 7);
+    hpw_u4(w, 6);
+    static const uint32_t frames[] = { 0x900, 0x901, 0x902, 0x903, 0x999, 0x904 };
+    for (size_t i = 0; i < 6; i++)
+        hpw_id(w, frames[i]);
+    hpw_end(w);
+    hpw_begin(w, 0x05);
+    hpw_u4(w, 60);
+    hpw_u4(w, 8);
+    hpw_u4(w, 1000000);
+    hpw_id(w, 0x901);
+    hpw_id(w, 0x900);
+    hpw_end(w);
+    hpw_begin(w, 0x1C);
+    hpw_root(w, 0x08, 0x500, 7, 50);
+    hpw_root(w, 0x08, 0x600, 8, 60);
+    for (uint32_t depth = 0; depth < 6; depth++)
+        hpw_root(w, 0x03, 0x510 + depth, 7, depth);
+    hpw_root(w, 0x03, 0x520, 7, 0xFFFFFFFFu);
+    hpw_root(w, 0x02, 0x530, 7, 0);
+    hpw_root(w, 0x03, 0x540, 9, 0);
+    hpw_root(w, 0x03, 0x610, 8, 1);
+    hpw_root(w, 0x03, 0x611, 8, 2);
+    hpw_class_dump(w, 0x100, 0, 0, 0, NULL, 0, NULL, 0);
+    hpw_class_dump(w, 0x110, 0, 0, 0, NULL, 0, NULL, 0);
+    static const uint64_t objects[] = { 0x500, 0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x520,
+                                        0x530, 0x540, 0x600, 0x610, 0x611 };
+    for (size_t i = 0; i < sizeof objects / sizeof *objects; i++)
+        hpw_instance(w, objects[i], 0x100, NULL, 0);
+    hpw_end(w);
+    hpw_begin(w, 0x2C);
+    hpw_end(w);
+    gch_error err;
+    gch_dump *d = load(w, 0, &err);
+    assert_non_null(d);
+    const gch_heap *h = d->heaps[0];
+    static const struct { uint64_t id; const char *label; } want[] = {
+        { 0x510, "Java frame in com.acme.OrderWorker.run (Words.java:42), thread 7 (0x500)" },
+        { 0x511, "Java frame in java.lang.Object.wait (Native Method), thread 7 (0x500)" },
+        { 0x512, "Java frame in com.acme.OrderWorker.poll (Unknown Source), thread 7 (0x500)" },
+        { 0x513, "Java frame in com.acme.OrderWorker.<clinit> (Words.java, Compiled Code), thread 7 (0x500)" },
+        { 0x514, "Java frame, thread 7 (0x500)" },   /* no STACK FRAME 0x999 */
+        { 0x515, "Java frame, thread 7 (0x500)" },   /* the short record names nothing */
+        { 0x520, "Java frame, thread 7 (0x500)" },   /* depth 0xFFFFFFFF: no frame */
+        { 0x530, "JNI local in com.acme.OrderWorker.run (Words.java:42), thread 7 (0x500)" },
+        { 0x540, "Java frame, thread 9" },           /* no THREAD OBJECT for serial 9 */
+        { 0x610, "Java frame in com.acme.OrderWorker.run (Words.java:42), thread 8 (0x600)" },
+        { 0x611, "Java frame, thread 8 (0x600)" },   /* past the two ids the record holds */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (find_root(h, want[i].id, GCH_ROOT_LOCAL, want[i].label) == GCH_NONE)
+            fail_msg("no root on 0x%llx labelled '%s'", (unsigned long long)want[i].id, want[i].label);
+    gch_dump_free(d);
+    hpw_free(w);
+}
+
 /* Names shared and in every encoding (issue 36: each object read once,
  * the result handed to every thread that names it):
  *   serials 1, 2: two roots on Thread 0x500 -> String 0x510 -> byte[] "main";
@@ -1177,6 +1278,7 @@ int main(void)
         cmocka_unit_test(test_payloads_alloc_failure),
         cmocka_unit_test(test_payloads_art),
         cmocka_unit_test(test_unknown_tags),
+        cmocka_unit_test(test_stack_frames),
         cmocka_unit_test(test_hostile_lengths),
         cmocka_unit_test(test_bad_header),
         cmocka_unit_test(test_inconsistent_classes),

@@ -305,20 +305,8 @@ static gch_status emit_objects(dart_reader *r)
 /* ------------------------------------------------------------------------ */
 /* Metadata */
 
-static gch_status meta(dart_reader *r, const char *key, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static gch_status meta(dart_reader *r, const char *key, const char *fmt, ...)
-{
-    char value[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    return gch_builder_add_meta(r->b, key, value, r->s.err);
-}
+/* A header line of the heap, its value formatted as printf does. */
+#define META(r, ...) gch_builder_add_metaf((r)->b, (r)->s.err, __VA_ARGS__)
 
 static const char *hash_state_text(const dart_reader *r)
 {
@@ -335,33 +323,33 @@ static gch_status add_meta_lines(dart_reader *r)
     typedef unsigned long long ull;
     gch_status st;
     const char *isolates = r->isolates_len ? r->isolates : "none";
-    if ((st = meta(r, "isolates", "%s", isolates)) != GCH_OK ||
-        (st = meta(r, "shallow size (header)", "%llu", (ull)r->s.shallow_size)) != GCH_OK ||
-        (st = meta(r, "shallow size (objects)", "%llu", (ull)r->s.object_size_sum)) != GCH_OK ||
-        (st = meta(r, "capacity", "%llu", (ull)r->s.capacity)) != GCH_OK ||
-        (st = meta(r, "external size (header)", "%llu", (ull)r->s.external_size)) != GCH_OK ||
-        (st = meta(r, "external size (properties)", "%llu in %llu properties",
+    if ((st = META(r, "isolates", "%s", isolates)) != GCH_OK ||
+        (st = META(r, "shallow size (header)", "%llu", (ull)r->s.shallow_size)) != GCH_OK ||
+        (st = META(r, "shallow size (objects)", "%llu", (ull)r->s.object_size_sum)) != GCH_OK ||
+        (st = META(r, "capacity", "%llu", (ull)r->s.capacity)) != GCH_OK ||
+        (st = META(r, "external size (header)", "%llu", (ull)r->s.external_size)) != GCH_OK ||
+        (st = META(r, "external size (properties)", "%llu in %llu properties",
                    (ull)r->s.property_size_sum, (ull)r->s.property_count)) != GCH_OK ||
-        (st = meta(r, "snapshot objects", "%llu (%llu synthetic)", (ull)r->s.object_count,
+        (st = META(r, "snapshot objects", "%llu (%llu synthetic)", (ull)r->s.object_count,
                    (ull)r->s.synthetic_objects)) != GCH_OK ||
-        (st = meta(r, "classes", "%llu", (ull)r->s.class_count)) != GCH_OK ||
-        (st = meta(r, "references (header)", "%llu", (ull)r->s.reference_count)) != GCH_OK ||
-        (st = meta(r, "references (records)", "%llu", (ull)r->s.refs_in_records)) != GCH_OK ||
-        (st = meta(r, "identity hash codes", "%s", hash_state_text(r))) != GCH_OK ||
-        (st = meta(r, "padding bytes", "%llu", (ull)r->s.padding)) != GCH_OK)
+        (st = META(r, "classes", "%llu", (ull)r->s.class_count)) != GCH_OK ||
+        (st = META(r, "references (header)", "%llu", (ull)r->s.reference_count)) != GCH_OK ||
+        (st = META(r, "references (records)", "%llu", (ull)r->s.refs_in_records)) != GCH_OK ||
+        (st = META(r, "identity hash codes", "%s", hash_state_text(r))) != GCH_OK ||
+        (st = META(r, "padding bytes", "%llu", (ull)r->s.padding)) != GCH_OK)
         return st;
-    if (r->s.flags && (st = meta(r, "flags", "%llu", (ull)r->s.flags)) != GCH_OK)
+    if (r->s.flags && (st = META(r, "flags", "%llu", (ull)r->s.flags)) != GCH_OK)
         return st;
     if (r->s.shallow_size != r->s.object_size_sum &&
-        (st = meta(r, "anomaly", "the header's shallow size %llu differs from the sum of object "
+        (st = META(r, "anomaly", "the header's shallow size %llu differs from the sum of object "
                    "sizes %llu", (ull)r->s.shallow_size, (ull)r->s.object_size_sum)) != GCH_OK)
         return st;
     if (r->s.refs_in_records > r->s.reference_count &&
-        (st = meta(r, "anomaly", "the records hold %llu references, more than the header's %llu",
+        (st = META(r, "anomaly", "the records hold %llu references, more than the header's %llu",
                    (ull)r->s.refs_in_records, (ull)r->s.reference_count)) != GCH_OK)
         return st;
     if (r->dropped_synthetic_refs &&
-        (st = meta(r, "dropped references", "%llu to synthetic objects (root, isolates, read-only pages)",
+        (st = META(r, "dropped references", "%llu to synthetic objects (root, isolates, read-only pages)",
                    (ull)r->dropped_synthetic_refs)) != GCH_OK)
         return st;
     return GCH_OK;

@@ -323,6 +323,34 @@ static char *type_key(const char *shown, const char *module)
     return key;
 }
 
+
+/* A module as PerfView shows it: the file name without folder and extension
+ * ("C:\\Windows\\...\\mscorlib.dll" and "mscorlib.ni.dll" are "mscorlib");
+ * other names (dotnet-gcdump's "Module(0x...)") as written. */
+static const char *short_module(const char *path, size_t *len)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '\\' || *p == '/')
+            base = p + 1;
+    size_t n = strlen(base);
+    static const char *const ext[] = { ".dll", ".exe", ".ni" };
+    for (size_t k = 0; k < sizeof ext / sizeof *ext; k++) {
+        size_t e = strlen(ext[k]);
+        int match = n > e;
+        for (size_t i = 0; match && i < e; i++)
+            match = (base[n - e + i] | 0x20) == ext[k][i];
+        if (match)
+            n -= e;
+    }
+    if (n == 0) { /* nothing but an extension: keep what was written */
+        *len = strlen(path);
+        return path;
+    }
+    *len = n;
+    return base;
+}
+
 /* Gives file type t its raw id, declaring it to the builder on first use. */
 static gch_status resolve_type(gch_builder *b, const gcd_graph *g, type_map *m, uint32_t t,
                                const gch_load_options *opts, gch_error *err)
@@ -347,8 +375,11 @@ static gch_status resolve_type(gch_builder *b, const gcd_graph *g, type_map *m, 
         m->raw[t] = t;
         uint32_t index;
         st = gch_builder_add_type(b, t, shown, strlen(shown), &index, err);
-        if (st == GCH_OK && module)
-            st = gch_builder_set_type_module(b, index, module, strlen(module), err);
+        if (st == GCH_OK && module) {
+            size_t len;
+            const char *name = short_module(module, &len);
+            st = gch_builder_set_type_module(b, index, name, len, err);
+        }
     }
     gch_free(shown);
     return st;

@@ -119,7 +119,19 @@ typedef struct hp_thread {
     uint64_t name_value;     /* that String's value array */
     int coder;               /* String.coder: 0 Latin-1, 1 UTF-16 */
     char name[64];           /* printable, "" when unknown */
+    uint32_t trace_serial;   /* its STACK TRACE's serial (ROOT THREAD OBJECT) */
 } hp_thread;
+
+/* A STACK FRAME record by its id; a STACK TRACE record (hprof_frames.c). */
+typedef struct hp_frame_ref {
+    uint64_t id;
+    size_t body;             /* offset of the record's body */
+} hp_frame_ref;
+
+typedef struct hp_trace {
+    uint32_t serial, frame_count; /* frame_count: as many ids as the record holds */
+    size_t frames;           /* offset of the frame ids */
+} hp_trace;
 
 /* How the JVM that wrote the dump lays objects out (docs/hprof-format.md). */
 typedef struct hp_layout_rule {
@@ -152,6 +164,14 @@ typedef struct hprof_reader {
     size_t load_class_count, load_class_cap;
     hp_thread *threads;
     size_t thread_count, thread_cap;
+    hp_frame_ref *frames;     /* sorted by id after the scan */
+    size_t frame_count, frame_cap;
+    hp_trace *traces;         /* sorted by serial after the scan */
+    size_t trace_count, trace_cap;
+    struct hp_loader *loaders; /* with keep_modules: the class loaders, sorted by id */
+    size_t loader_count;
+    uint64_t *class_serials;  /* pairs (LOAD CLASS serial, name id), sorted by serial */
+    size_t class_serial_count, class_serial_cap;
     uint64_t *thread_by_serial; /* serial << 32 | thread index, sorted: hp_thread_find */
     hp_run *runs;
     size_t run_count, run_cap;
@@ -246,6 +266,24 @@ uint32_t hp_class_find(const hprof_reader *r, uint64_t id);
 const hp_thread *hp_thread_find(const hprof_reader *r, uint32_t serial);
 /* Reads the threads' names (hprof_threads.c): after hp_prepare_classes. */
 gch_status hp_thread_names(hprof_reader *r);
+
+/* Stack frames (hprof_frames.c): the scan adds the records, then indexes
+ * them; hp_frame_text writes "Class.method (File.java:42)" for frame depth
+ * of the trace with trace_serial: its length, 0 (buf "") when unknown. */
+gch_status hp_add_frame(hprof_reader *r, size_t body, size_t len);
+gch_status hp_add_trace(hprof_reader *r, size_t body, size_t len);
+gch_status hp_add_class_serial(hprof_reader *r, size_t body);
+void hp_index_frames(hprof_reader *r);
+size_t hp_frame_text(const hprof_reader *r, uint32_t trace_serial, uint32_t depth, char *buf,
+                     size_t cap);
+
+/* Class loaders (hprof_loaders.c), with keep_modules, after
+ * hp_prepare_classes: hp_loaders_find reads the class of every loader;
+ * hp_loader_text writes its name ("...$AppClassLoader", "X@0x7f00" when
+ * several loaders share the class, "loader 0x7f00" when its instance is
+ * missing). */
+gch_status hp_loaders_find(hprof_reader *r);
+const char *hp_loader_text(const hprof_reader *r, uint64_t id, char *buf, size_t cap);
 
 /* Pass 2 (hprof_classes.c): names, layouts and the size rule. */
 gch_status hp_prepare_classes(hprof_reader *r);

@@ -77,7 +77,9 @@ static gch_payload *new_entry(hprof_reader *r)
     return p;
 }
 
-gch_status hp_payload_array(hprof_reader *r, size_t off)
+/* An array's entry: its id and length sit at the same offsets in both
+ * array records; the element type and where the elements start do not. */
+static gch_status array_entry(hprof_reader *r, size_t off, uint8_t elem, size_t elements_at)
 {
     const unsigned char *d = r->data + off + 1;
     gch_payload *p = new_entry(r);
@@ -86,23 +88,19 @@ gch_status hp_payload_array(hprof_reader *r, size_t off)
     p->kind = GCH_PAYLOAD_ARRAY;
     p->id = hp_id(r, d);
     p->length = hp_u4(d + r->id_size + 4);
-    p->elem = d[r->id_size + 8];
-    p->offset = off + 1 + r->id_size + 9;
+    p->elem = elem;
+    p->offset = off + 1 + elements_at;
     return GCH_OK;
+}
+
+gch_status hp_payload_array(hprof_reader *r, size_t off)
+{
+    return array_entry(r, off, r->data[off + 1 + r->id_size + 8], r->id_size + 9);
 }
 
 gch_status hp_payload_object_array(hprof_reader *r, size_t off)
 {
-    const unsigned char *d = r->data + off + 1;
-    gch_payload *p = new_entry(r);
-    if (!p)
-        return hp_oom(r);
-    p->kind = GCH_PAYLOAD_ARRAY;
-    p->id = hp_id(r, d);
-    p->length = hp_u4(d + r->id_size + 4);
-    p->elem = GCH_ELEM_OBJECT;
-    p->offset = off + 1 + 2 * (size_t)r->id_size + 8;
-    return GCH_OK;
+    return array_entry(r, off, GCH_ELEM_OBJECT, 2 * (size_t)r->id_size + 8);
 }
 
 gch_status hp_payload_instance(hprof_reader *r, uint64_t id, size_t fields, uint32_t bytes)

@@ -34,7 +34,7 @@ typedef struct emitter {
     uint64_t unreachable, weak_referents, emitted;
     uint64_t art_heap_objects[4]; /* default, app, image, zygote */
     unsigned art_heap;
-    char text[512];
+    char text[640];
 } emitter;
 
 static const char *const art_heap_names[4] = { "default", "app", "image", "zygote" };
@@ -82,8 +82,8 @@ static gch_status declare_types(emitter *e)
         uint32_t type;
         st = gch_builder_add_type(e->b, k->id, name, strlen(name), &type, r->err);
         if (st == GCH_OK && r->opts->keep_modules && k->loader_id) {
-            int n = snprintf(e->text, sizeof e->text, "loader 0x%llx", (unsigned long long)k->loader_id);
-            st = gch_builder_set_type_module(e->b, type, e->text, (size_t)n, r->err);
+            const char *text = hp_loader_text(r, k->loader_id, e->text, sizeof e->text);
+            st = gch_builder_set_type_module(e->b, type, text, strlen(text), r->err);
         }
     }
     for (unsigned t = 0; t < 12 && st == GCH_OK; t++)
@@ -130,19 +130,24 @@ static gch_status emit_root(emitter *e, size_t off, const root_kind *k)
         return GCH_OK; /* a thread attached through JNI without its object yet */
     const char *label = k->label;
     if (k->has_thread) {
-        /* The thread object root writes its own serial; the others the thread's. */
+        /* The thread object root writes its own serial; the others the thread's.
+         * Java frame and JNI local roots add their depth in the thread's stack
+         * trace: the frame, as a stack trace line, goes into the label. */
         uint32_t serial = hp_u4(d + r->id_size);
         const hp_thread *t = hp_thread_find(r, serial);
         uint64_t thread = k->tag == HP_ROOT_THREAD_OBJ ? id : t ? t->object_id : 0;
         const char *name = t && t->name[0] ? t->name : NULL;
+        char frame[400] = "";
+        if (t && (k->tag == HP_ROOT_JAVA_FRAME || k->tag == HP_ROOT_JNI_LOCAL))
+            hp_frame_text(r, t->trace_serial, hp_u4(d + r->id_size + 4), frame, sizeof frame);
+        int n = snprintf(e->text, sizeof e->text, "%s%s%s, thread %u", k->label, *frame ? " in " : "",
+                         frame, serial);
+        size_t at = n < 0 ? 0 : (size_t)n < sizeof e->text ? (size_t)n : sizeof e->text - 1;
         if (thread && name)
-            snprintf(e->text, sizeof e->text, "%s, thread %u \"%s\" (0x%llx)", k->label, serial,
-                     name, (unsigned long long)thread);
-        else if (thread)
-            snprintf(e->text, sizeof e->text, "%s, thread %u (0x%llx)", k->label, serial,
+            snprintf(e->text + at, sizeof e->text - at, " \"%s\" (0x%llx)", name,
                      (unsigned long long)thread);
-        else
-            snprintf(e->text, sizeof e->text, "%s, thread %u", k->label, serial);
+        else if (thread)
+            snprintf(e->text + at, sizeof e->text - at, " (0x%llx)", (unsigned long long)thread);
         label = e->text;
     }
     return gch_builder_add_root(e->b, id, k->kind, 0, 0, 0, label, r->err);
@@ -535,20 +540,8 @@ static gch_status emit_heap(emitter *e)
 /* ------------------------------------------------------------------------ */
 /* Metadata */
 
-static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static gch_status meta(emitter *e, const char *key, const char *fmt, ...)
-{
-    char value[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    return gch_builder_add_meta(e->b, key, value, e->r->err);
-}
+/* A header line of the heap, its value formatted as printf does. */
+#define META(e, ...) gch_builder_add_metaf((e)->b, (e)->r->err, __VA_ARGS__)
 
 /* The dump's time, milliseconds since 1970, as an ISO 8601 date in UTC. */
 static const char *utc(uint64_t ms, char *buf, size_t cap)
@@ -564,29 +557,29 @@ static gch_status add_meta_lines(emitter *e)
     char date[64];
     hprof_reader *r = e->r;
     gch_status st;
-    if ((st = meta(e, "version", "%s", r->version)) != GCH_OK ||
-        (st = meta(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
-        (st = meta(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
+    if ((st = META(e, "version", "%s", r->version)) != GCH_OK ||
+        (st = META(e, "identifier size", "%u", r->id_size)) != GCH_OK ||
+        (st = META(e, "timestamp", "%s (%llu ms since 1970)", utc(r->timestamp_ms, date, sizeof date),
                    (ull)r->timestamp_ms)) != GCH_OK ||
-        (st = meta(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
+        (st = META(e, "records", "%llu (%llu heap dump records, %llu sub-records)", (ull)r->records,
                    (ull)r->heap_records, (ull)r->sub_records)) != GCH_OK ||
-        (st = meta(e, "classes", "%zu", r->class_count)) != GCH_OK ||
-        (st = meta(e, "strings", "%zu", r->string_count)) != GCH_OK ||
-        (st = meta(e, "object layout", "%s", r->rule.name)) != GCH_OK)
+        (st = META(e, "classes", "%zu", r->class_count)) != GCH_OK ||
+        (st = META(e, "strings", "%zu", r->string_count)) != GCH_OK ||
+        (st = META(e, "object layout", "%s", r->rule.name)) != GCH_OK)
         return st;
     if (r->gaps_sampled &&
-        (st = meta(e, "object layout evidence", "%llu of %llu address gaps match the sizes",
+        (st = META(e, "object layout evidence", "%llu of %llu address gaps match the sizes",
                    (ull)r->gaps_matched, (ull)r->gaps_sampled)) != GCH_OK)
         return st;
     if (e->weak_referents &&
-        (st = meta(e, "weak referents", "%llu (java.lang.ref.Reference.referent, weak roots)",
+        (st = META(e, "weak referents", "%llu (java.lang.ref.Reference.referent, weak roots)",
                    (ull)e->weak_referents)) != GCH_OK)
         return st;
-    if (e->unreachable && (st = meta(e, "unreachable records", "%llu", (ull)e->unreachable)) != GCH_OK)
+    if (e->unreachable && (st = META(e, "unreachable records", "%llu", (ull)e->unreachable)) != GCH_OK)
         return st;
     for (unsigned h = 1; r->art && h < 4; h++)
         if (e->art_heap_objects[h] &&
-            (st = meta(e, "ART heap", "%s: %llu objects", art_heap_names[h],
+            (st = META(e, "ART heap", "%s: %llu objects", art_heap_names[h],
                        (ull)e->art_heap_objects[h])) != GCH_OK)
             return st;
     return GCH_OK;
@@ -618,6 +611,10 @@ static void reader_free(hprof_reader *r)
     gch_free(r->load_class);
     gch_free(r->threads);
     gch_free(r->thread_by_serial);
+    gch_free(r->frames);
+    gch_free(r->traces);
+    gch_free(r->class_serials);
+    gch_free(r->loaders);
     gch_free(r->field_label_of);
     gch_free(r->static_label_of);
     gch_free(r->class_name_of);
@@ -659,6 +656,8 @@ gch_status gch_read_hprof_buffer(const void *data, size_t size, const gch_load_o
         hp_payloads_prepare(&r);
     if (st == GCH_OK && !r.opts->skip_labels)
         st = hp_thread_names(&r);
+    if (st == GCH_OK && r.opts->keep_modules)
+        st = hp_loaders_find(&r);
     if (st == GCH_OK)
         st = gch_builder_new(&e.b, "hprof", err);
     if (st == GCH_OK)

@@ -220,6 +220,7 @@ static gch_status add_thread(hprof_reader *r, size_t off)
     memset(t, 0, sizeof *t);
     t->object_id = hp_id(r, r->data + off + 1);
     t->serial = hp_u4(r->data + off + 1 + r->id_size);
+    t->trace_serial = hp_u4(r->data + off + 1 + r->id_size + 4);
     return GCH_OK;
 }
 
@@ -308,7 +309,12 @@ static gch_status scan_record(hprof_reader *r, size_t off, unsigned tag, size_t 
         return st;
     switch (tag) {
     case HP_UTF8: return add_string(r, body, len);
-    case HP_LOAD_CLASS: return add_load_class(r, body);
+    case HP_LOAD_CLASS: {
+        gch_status cs = add_load_class(r, body);
+        return cs != GCH_OK ? cs : hp_add_class_serial(r, body);
+    }
+    case HP_FRAME: return hp_add_frame(r, body, len);
+    case HP_TRACE: return hp_add_trace(r, body, len);
     case HP_HEAP_DUMP_SEGMENT:
         r->segments++;
         r->ended = 0;
@@ -316,7 +322,7 @@ static gch_status scan_record(hprof_reader *r, size_t off, unsigned tag, size_t 
     case HP_HEAP_DUMP:
         r->heap_records++;
         return scan_heap_body(r, body, body + len);
-    case HP_UNLOAD_CLASS: case HP_FRAME: case HP_TRACE: case HP_ALLOC_SITES:
+    case HP_UNLOAD_CLASS: case HP_ALLOC_SITES:
     case HP_HEAP_SUMMARY: case HP_START_THREAD: case HP_END_THREAD: case HP_CPU_SAMPLES:
     case HP_CONTROL_SETTINGS:
         return GCH_OK;
@@ -484,8 +490,24 @@ static gch_status finish_indexes(hprof_reader *r)
         if (j < r->load_class_count && r->load_class[2 * j] == r->classes[i].id)
             r->classes[i].name_id = r->load_class[2 * j + 1];
     }
+    hp_index_frames(r);
     gch_status st = index_threads(r);
     return st != GCH_OK ? st : build_class_hash(r);
+}
+
+/* The hint of a dump that ends early: what the complete records before the
+ * end hold, so that a cut file says how much of it there is (a heap dump
+ * written by a JVM killed while dumping, a copy cut short). Analysis needs
+ * the whole heap (a partial one would report wrong retained sizes and
+ * paths), so this is a message, not a partial result: docs/hprof-format.md. */
+static const char *read_so_far(const hprof_reader *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "truncated dump? the %llu complete records before it hold %llu heap dump record%s "
+             "with %llu objects",
+             (unsigned long long)r->records, (unsigned long long)r->heap_records,
+             r->heap_records == 1 ? "" : "s", (unsigned long long)r->objects);
+    return buf;
 }
 
 gch_status hp_scan(hprof_reader *r)
@@ -494,14 +516,16 @@ gch_status hp_scan(hprof_reader *r)
     if (st != GCH_OK)
         return st;
     size_t off = r->body;
+    char read[160];
     while (off < r->size) {
         if (r->size - off < 9)
-            return hp_fail(r, off, "truncated record header (%zu bytes left)", r->size - off);
+            return hp_fail(r, off, "truncated record header (%zu bytes left; %s)", r->size - off,
+                           read_so_far(r, read, sizeof read));
         unsigned tag = r->data[off];
         size_t len = hp_u4(r->data + off + 5);
         if (len > r->size - off - 9)
-            return hp_fail(r, off, "record 0x%02X: length %zu exceeds the %zu bytes left", tag, len,
-                           r->size - off - 9);
+            return hp_fail(r, off, "record 0x%02X: length %zu exceeds the %zu bytes left (%s)", tag,
+                           len, r->size - off - 9, read_so_far(r, read, sizeof read));
         if ((st = scan_record(r, off, tag, off + 9, len)) != GCH_OK)
             return st;
         r->records++;
@@ -510,9 +534,10 @@ gch_status hp_scan(hprof_reader *r)
     /* Records are self-delimiting: a dump cut at a record boundary is found
      * by the records that must come last. */
     if (r->heap_records == 0)
-        return hp_fail(r, r->size, "no HEAP DUMP record (truncated dump?)");
+        return hp_fail(r, r->size, "no HEAP DUMP record (%s)", read_so_far(r, read, sizeof read));
     if (r->segments && !r->ended)
-        return hp_fail(r, r->size, "no HEAP DUMP END after the heap dump segments (truncated dump?)");
+        return hp_fail(r, r->size, "no HEAP DUMP END after the heap dump segments (%s)",
+                       read_so_far(r, read, sizeof read));
     if (r->art_records)
         r->art = 1;
     return finish_indexes(r);

@@ -413,9 +413,7 @@ static gch_status add_roots(graph *g)
 
 static gch_status meta_u64(graph *g, const char *key, uint64_t v)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    return gch_builder_add_meta(g->b, key, buf, g->s->err);
+    return gch_builder_add_metaf(g->b, g->s->err, key, "%llu", (unsigned long long)v);
 }
 
 static gch_status add_meta(graph *g)

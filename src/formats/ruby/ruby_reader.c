@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "ruby_line.h"
 #include "ruby_tables.h"
+#include "str_table.h"
 
 /* The longest line taken, as for .gclog (a ROOT line of millions of
  * addresses fits). */
@@ -59,7 +60,7 @@ typedef struct rb_reader {
     rb_addr_map class_at; /* class address -> index in cls */
     rb_class *cls;
     size_t ncls, cls_cap;
-    rb_str_map names;     /* class names */
+    gch_str_table names;     /* class names */
     /* Types named by a class: the class address is the raw type id. */
     rb_addr_map used_at;  /* class address -> index in used */
     uint64_t *used;
@@ -67,11 +68,11 @@ typedef struct rb_reader {
     size_t nused, used_cap;
     /* Types named without a class (imemo_*, Class, hidden String, ...):
      * raw type id 2 * number + 1 (odd: never a slot address). */
-    rb_str_map synth;
+    gch_str_table synth;
     /* Roots: (category, address) pairs seen, to give each once. */
-    rb_str_map root_cats;
+    gch_str_table root_cats;
     rb_addr_map root_seen; /* address -> bit set of categories (first 32) */
-    rb_str_map sites;      /* "file:line" -> number; pool offset in site_off */
+    gch_str_table sites;      /* "file:line" -> number; pool offset in site_off */
     uint32_t *site_off;
     size_t site_cap;
     rb_site *site_of;
@@ -155,12 +156,28 @@ static gch_status synth_type(rb_reader *r, const char *name, size_t len, uint64_
 {
     uint32_t i;
     int added;
-    if (!rb_str_map_put(&r->synth, name, len, &i, &added))
+    if (!gch_str_table_put(&r->synth, name, len, &i, &added))
         return oom(r);
     *raw = 2 * (uint64_t)i + 1;
     if (added)
         return gch_builder_add_type(r->b, *raw, name, len, NULL, r->err);
     return GCH_OK;
+}
+
+/* A synthetic type named prefix + the text of field, cut to 95 bytes in
+ * all. */
+static gch_status synth_prefixed(rb_reader *r, const char *prefix, rb_str field, uint64_t *raw)
+{
+    char buf[96];
+    size_t len, plen = strlen(prefix);
+    const char *t = text_of(r, field, &len);
+    if (!t)
+        return oom(r);
+    if (len > sizeof buf - 1 - plen)
+        len = sizeof buf - 1 - plen;
+    memcpy(buf, prefix, plen);
+    memcpy(buf + plen, t, len);
+    return synth_type(r, buf, plen + len, raw);
 }
 
 /* The raw type id of the object in rec. */
@@ -189,15 +206,8 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
     }
     switch (rec->kind) {
     case RB_IMEMO:
-        if (rec->imemo_type.n) {
-            if (!(t = text_of(r, rec->imemo_type, &len)))
-                return oom(r);
-            if (len > sizeof buf - 7)
-                len = sizeof buf - 7;
-            memcpy(buf, "imemo_", 6);
-            memcpy(buf + 6, t, len);
-            return synth_type(r, buf, 6 + len, raw);
-        }
+        if (rec->imemo_type.n)
+            return synth_prefixed(r, "imemo_", rec->imemo_type, raw);
         return synth_type(r, "T_IMEMO", 7, raw);
     case RB_DATA:
         if (rec->strct.n) {
@@ -207,13 +217,7 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
         }
         return synth_type(r, "T_DATA", 6, raw);
     case RB_UNKNOWN:
-        if (!(t = text_of(r, rec->type, &len)))
-            return oom(r);
-        if (len > sizeof buf - 3)
-            len = sizeof buf - 3;
-        memcpy(buf, "T_", 2);
-        memcpy(buf + 2, t, len);
-        return synth_type(r, buf, 2 + len, raw);
+        return synth_prefixed(r, "T_", rec->type, raw);
     default:
         if ((t = kind_fallback(rec->kind)) != NULL)
             return synth_type(r, t, strlen(t), raw);
@@ -242,7 +246,7 @@ static gch_status note_class(rb_reader *r, const rb_record *rec)
         size_t len;
         const char *t = text_of(r, rec->name, &len);
         int added;
-        if (!t || !rb_str_map_put(&r->names, t, len, &c->name, &added))
+        if (!t || !gch_str_table_put(&r->names, t, len, &c->name, &added))
             return oom(r);
     }
     return GCH_OK;
@@ -266,11 +270,11 @@ static gch_status name_class_types(rb_reader *r)
             }
             a = r->cls[c].superclass;
         }
-        const char *t = name != UINT32_MAX ? rb_str_map_text(&r->names, name)
+        const char *t = name != UINT32_MAX ? gch_str_table_text(&r->names, name)
                                            : kind_fallback((rb_kind)r->used_kind[i]);
         if (!t)
             t = "T_DATA"; /* a DATA object of a class the dump does not name */
-        size_t len = name != UINT32_MAX ? rb_str_map_len(&r->names, name) : strlen(t);
+        size_t len = name != UINT32_MAX ? gch_str_table_len(&r->names, name) : strlen(t);
         gch_status st = gch_builder_add_type(r->b, r->used[i], t, len, NULL, r->err);
         if (st != GCH_OK)
             return st;
@@ -305,7 +309,7 @@ static gch_status add_roots(rb_reader *r, const rb_record *rec)
     const char *cat = text_of(r, rec->root, &len);
     uint32_t ci;
     int added;
-    if (!cat || !rb_str_map_put(&r->root_cats, cat, len, &ci, &added))
+    if (!cat || !gch_str_table_put(&r->root_cats, cat, len, &ci, &added))
         return oom(r);
     unsigned kind = root_kind(cat);
     r->root_lines++;
@@ -368,7 +372,7 @@ static gch_status note_site(rb_reader *r, const rb_record *rec)
         r->text[len++] = digits[--nd];
     uint32_t i;
     int added;
-    if (!rb_str_map_put(&r->sites, r->text, len, &i, &added))
+    if (!gch_str_table_put(&r->sites, r->text, len, &i, &added))
         return oom(r);
     if (added) {
         if (!gch_grow((void **)&r->site_off, &r->site_cap, (size_t)i + 1, sizeof *r->site_off, 256))
@@ -650,9 +654,7 @@ static gch_status attach_sites(rb_reader *r, gch_heap *h)
 
 static gch_status add_meta_u64(rb_reader *r, const char *key, uint64_t v)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    return gch_builder_add_meta(r->b, key, buf, r->err);
+    return gch_builder_add_metaf(r->b, r->err, key, "%llu", (unsigned long long)v);
 }
 
 static void reader_free(rb_reader *r)
@@ -664,14 +666,14 @@ static void reader_free(rb_reader *r)
     gch_free(r->text);
     rb_addr_map_free(&r->class_at);
     gch_free(r->cls);
-    rb_str_map_free(&r->names);
+    gch_str_table_free(&r->names);
     rb_addr_map_free(&r->used_at);
     gch_free(r->used);
     gch_free(r->used_kind);
-    rb_str_map_free(&r->synth);
-    rb_str_map_free(&r->root_cats);
+    gch_str_table_free(&r->synth);
+    gch_str_table_free(&r->root_cats);
     rb_addr_map_free(&r->root_seen);
-    rb_str_map_free(&r->sites);
+    gch_str_table_free(&r->sites);
     gch_free(r->site_off);
     gch_free(r->site_of);
     gch_free(r->last_file);
@@ -695,10 +697,10 @@ static gch_status read_ruby(const char *data, size_t size, const gch_source *src
     rb_addr_map_init(&r.class_at);
     rb_addr_map_init(&r.used_at);
     rb_addr_map_init(&r.root_seen);
-    rb_str_map_init(&r.names);
-    rb_str_map_init(&r.synth);
-    rb_str_map_init(&r.root_cats);
-    rb_str_map_init(&r.sites);
+    gch_str_table_init(&r.names);
+    gch_str_table_init(&r.synth);
+    gch_str_table_init(&r.root_cats);
+    gch_str_table_init(&r.sites);
 
     gch_status st = gch_builder_new(&r.b, "ruby", err);
     if (st == GCH_OK) {

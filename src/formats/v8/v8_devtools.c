@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/builder.h"
 #include "gcheap/utf8.h"
 #include "grow.h"
 #include "v8_devtools.h"
@@ -1220,12 +1221,7 @@ static gch_status retype(const v8_devtools *d, gch_heap *h, gch_error *err)
     for (uint32_t k = 0; k < nt; k++)
         reported += holding[k];
     gch_free(holding);
-    gch_free(h->type_name);
-    gch_free(h->type_module);
-    gch_free(h->type_raw_id);
-    gch_free(h->type_declared);
-    gch_free(h->type_objects);
-    gch_free(h->type_bytes);
+    gch_heap_free_types(h);
     h->type_name = name;
     h->type_module = module;
     h->type_raw_id = raw;

@@ -1741,9 +1741,7 @@ static gch_status name_labels(v8_reader *r)
 
 static gch_status add_meta_u64(gch_builder *b, const char *key, uint64_t v, gch_error *err)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
-    return gch_builder_add_meta(b, key, buf, err);
+    return gch_builder_add_metaf(b, err, key, "%llu", (unsigned long long)v);
 }
 
 static gch_status emit_meta(v8_reader *r, gch_builder *b)
@@ -2157,11 +2155,11 @@ static gch_status run(v8_reader *r, gch_dump **out)
     return st;
 }
 
-static const gch_load_options no_options;
-
-/* A reader for one load (*out and err cleared), or NULL out of memory. */
+/* A reader for one read, *out NULL until it succeeds; NULL without memory
+ * (err says so). */
 static v8_reader *reader_new(const gch_load_options *opts, gch_dump **out, gch_error *err)
 {
+    static const gch_load_options no_options;
     gch_error_clear(err);
     *out = NULL;
     v8_reader *r = gch_calloc(1, sizeof *r);
