@@ -47,10 +47,12 @@ static const char description[] =
     "rows. json adds per domain heap_bytes, threshold_bytes, wasted (the shown\n"
     "sections) and wasted_SECTION for every section (shown or not).\n"
     "Contents are read from the dump file again (HPROF read from a file). V8\n"
-    "snapshots give empty-collections only: JS Arrays with no elements, Maps and\n"
-    "Sets whose table references nothing (one holding only small integers looks\n"
-    "empty). Ruby dumps give duplicate-strings only, from the values dump_all\n"
-    "writes (ASCII-only Strings; from pipes and gzip too). A format that\n"
+    "snapshots give duplicate-strings (the texts of string nodes; texts of 1024\n"
+    "characters or more, which V8 may have cut, are not grouped) and\n"
+    "empty-collections: JS Arrays with no elements, Maps and Sets whose table\n"
+    "references nothing (one holding only small integers looks empty). Ruby\n"
+    "dumps give duplicate-strings only, from the values dump_all writes\n"
+    "(ASCII-only Strings; from pipes and gzip too). A format that\n"
     "records no contents (.gclog, .gcdump, Dart), or an\n"
     "HPROF dump from a pipe or gzip, gets one line saying so, exit 0 and no rows.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").";
@@ -218,6 +220,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     memset(&pf, 0, sizeof pf); /* V8: no file is read again */
     const char *why = NULL;
     int js = strcmp(in->dump->format, "v8") == 0;
+    pf.in_heap = js && h->payloads_kept; /* V8: the texts of string nodes are in the heap */
     report_begin_section(rep, h->name);
     if (!js && !hprof_contents(&pf, in, h, &why)) {
         report_note(rep, "%s: no contents to look at: %s", cli_display_path(in->path), why);
@@ -273,8 +276,8 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
             report_note(rep, "(%s: %" PRIu64 " bytes wasted, not above the threshold of %" PRIu64
                         " bytes)", gch_waste_kind_name(k), w.wasted[k], limit);
     if (js)
-        report_note(rep, "(V8: empty Arrays, Maps and Sets only; a Map or Set holding only small "
-                         "integers looks empty)");
+        report_note(rep, "(V8: duplicate strings and empty Arrays, Maps and Sets only; a Map or Set "
+                         "holding only small integers looks empty)");
     else if (pf.in_heap)
         report_note(rep, "(Ruby: duplicate strings only, from the values dump_all writes: those of "
                          "ASCII-only Strings)");
@@ -350,7 +353,7 @@ static int waste_needs_refs(const void *state)
 {
     const waste_state *s = state;
     if (s->v8)
-        return CLI_LOAD_REFS | CLI_LOAD_LABELS;
+        return CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS;
     /* References only when asked for: loading them costs more than the rest
      * of the command (docs/waste.md, "Cost"). */
     return CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | (s->live || s->holders ? CLI_LOAD_REFS : 0) |

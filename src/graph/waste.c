@@ -188,6 +188,12 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
     if (opts->js) {
         st = waste_js_collections(&w);
         sections = 1u << GCH_WASTE_EMPTY;
+        if (st == GCH_OK && heap->payloads_kept) { /* the texts of string nodes */
+            st = map_payloads(&w);
+            if (st == GCH_OK)
+                st = waste_js_strings(&w);
+            sections |= 1u << GCH_WASTE_DUP_STRINGS;
+        }
     } else if (opts->text) {
         st = map_payloads(&w);
         if (st == GCH_OK)
