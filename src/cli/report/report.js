@@ -585,8 +585,10 @@
     var rows = [], maxDelta = 0, nNew = 0, nGone = 0;
     for (var i = 0; i < cmp.name.length; i++) {
       var r = { _i: i, name: cmp.name[i], base_count: cmp.base_count[i], new_count: cmp.new_count[i],
-                base_bytes: cmp.base_bytes[i], new_bytes: cmp.new_bytes[i] };
+                base_bytes: cmp.base_bytes[i], new_bytes: cmp.new_bytes[i],
+                base_retained: cmp.base_retained[i], new_retained: cmp.new_retained[i] };
       r.delta = r.new_bytes - r.base_bytes;
+      r.retained_delta = r.new_retained - r.base_retained;
       r.count_delta = r.new_count - r.base_count;
       r.status = r.base_count === 0 ? 'new' : r.new_count === 0 ? 'gone' :
                  r.delta === 0 && r.count_delta === 0 ? 'same' : 'changed';
@@ -597,14 +599,19 @@
     }
     box.appendChild(el('h2', { text: 'Growth by type' }));
     box.appendChild(el('p', { cls: 'note', text: 'From ' + cmp.base + ' (base) to ' + cmp.new +
-      ' (new): all objects, types matched by name (as gcheap diff).' }));
+      ' (new): live objects, types matched by their stable names (as gcheap diff --live --retained), ' +
+      'the biggest retained growth first.' }));
     box.appendChild(el('div', { cls: 'cards' },
       card('bytes', fmtSigned(nb - bb, fmtBytes), fmtBytes(bb) + ' \u2192 ' + fmtBytes(nb)),
       card('objects', fmtSigned(no - bo, fmtCount), fmtCount(bo) + ' \u2192 ' + fmtCount(no)),
       card('new types', fmtCount(nNew)), card('gone types', fmtCount(nGone))));
     var which = el('select', { 'aria-label': 'status' });
     ['all', 'changed', 'new', 'gone', 'same'].forEach(function (s) { which.appendChild(el('option', { value: s, text: s })); });
+    var maxRet = rows.reduce(function (a, r) { return Math.max(a, Math.abs(r.retained_delta)); }, 0);
     var cols = [
+      { key: 'retained_delta', label: 'retained change', num: true, cell: function (r) { return fmtSigned(r.retained_delta, fmtCount); } },
+      { label: '', cls: 'bar', cell: function (r) { return bar(r.retained_delta, maxRet, r.retained_delta > 0 ? 'grow' : 'shrink', true); } },
+      { key: 'new_retained', label: 'new retained', num: true, cell: function (r) { return fmtCount(r.new_retained); } },
       { key: 'base_bytes', label: 'base bytes', num: true, cell: function (r) { return fmtCount(r.base_bytes); } },
       { key: 'new_bytes', label: 'new bytes', num: true, cell: function (r) { return fmtCount(r.new_bytes); } },
       { key: 'delta', label: 'bytes change', num: true, cell: function (r) { return fmtSigned(r.delta, fmtCount); } },
@@ -615,7 +622,7 @@
       { key: 'name', label: 'type', cls: 'name', cell: function (r) { return r.name; } }
     ];
     var table = sortableTable(cols, rows, {
-      sortKey: 'delta', filterOf: function (r) { return r.name; }, extraControls: [which], cls: 'growth',
+      sortKey: 'retained_delta', filterOf: function (r) { return r.name; }, extraControls: [which], cls: 'growth',
       accept: function (r) { return which.value === 'all' || r.status === which.value; }
     });
     which.addEventListener('change', function () { table.rerender(); });
