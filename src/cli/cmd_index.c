@@ -114,6 +114,16 @@ static int build_index(const index_state *s, const char *path, const cli_common 
         cli_error("%s: %s", path, reason);
         return EXIT_INPUT;
     }
+    unsigned char head[8];
+    plat_file *pf = plat_open(path, &reason);
+    int is_index = pf && plat_size(pf) >= 8 && plat_read_at(pf, 0, head, 8) == 0 &&
+                   gch_index_is_index(head, 8);
+    if (pf)
+        plat_close(pf);
+    if (is_index) {
+        cli_error("%s: is an index already (gcheap index --check verifies one)", path);
+        return EXIT_INPUT;
+    }
     cli_common parse = *c;
     parse.no_index = 1;
     gch_dump *dump = NULL;

@@ -209,13 +209,16 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
         return 0;
     gch_index_stamp want;
     const char *reason;
-    if (cli_index_stamp(path, c, &want, &reason) != 0)
-        return 0; /* the dump's own load says what is wrong */
+    int stamped = 0;
     char *where[2] = { cli_index_beside(path), cli_index_cache_path(path) };
     int served = 0;
     for (int i = 0; i < 2 && !served; i++) {
-        if (!where[i])
-            continue;
+        plat_stamp ps;
+        if (!where[i] || plat_file_stamp(where[i], &ps) != 0)
+            continue; /* no index there: the dump's stamp is not even read */
+        if (!stamped && cli_index_stamp(path, c, &want, &reason) != 0)
+            break; /* the dump's own load says what is wrong */
+        stamped = 1;
         if (from_index(where[i], &want, 0, need, out, msg, sizeof msg) != 0) {
             if (msg[0])
                 note(c, where[i], msg);

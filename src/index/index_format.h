@@ -57,6 +57,10 @@ typedef struct gcx_dump_rec {
     char compression[8];      /* "" or "gzip" */
 } gcx_dump_rec;
 
+/* gch_anomalies: 11 counts, then the dangling references' holders (their
+ * count, GCH_DANGLING_TOP ids, as many reference counts). */
+#define GCX_ANOMALY_WORDS 18
+
 /* A heap's record ('HEAP'): its counts and scalars. */
 typedef struct gcx_heap_rec {
     uint64_t strings_size;
@@ -69,7 +73,7 @@ typedef struct gcx_heap_rec {
     uint32_t sampled;
     uint32_t refs_loaded;
     uint32_t has;             /* GCX_HAS_* bits: optional chunks present */
-    uint64_t anomalies[11];   /* gch_anomalies, in its order */
+    uint64_t anomalies[GCX_ANOMALY_WORDS]; /* gch_anomalies, in its order */
 } gcx_heap_rec;
 
 #define GCX_HAS_MODULES   0x1u

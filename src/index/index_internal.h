@@ -6,9 +6,13 @@
 #include <stdint.h>
 #include <string.h>
 #include "gcheap/heap.h"
+#include "index_format.h"
 
-/* gch_anomalies as the 11 words of gcx_heap_rec.anomalies, in its order. */
-static inline void gch_index_anomalies_put(const gch_anomalies *a, uint64_t w[11])
+/* gch_anomalies as the GCX_ANOMALY_WORDS words of gcx_heap_rec.anomalies,
+ * in its order (the dangling references' holders last). */
+_Static_assert(12 + 2 * GCH_DANGLING_TOP == GCX_ANOMALY_WORDS, "gcx_heap_rec.anomalies holds gch_anomalies");
+
+static inline void gch_index_anomalies_put(const gch_anomalies *a, uint64_t w[GCX_ANOMALY_WORDS])
 {
     const uint64_t v[11] = { a->dangling_refs, a->first_dangling_ref, a->unknown_type_objects,
                              a->unknown_types, a->dangling_roots, a->duplicate_objects,
@@ -16,9 +20,14 @@ static inline void gch_index_anomalies_put(const gch_anomalies *a, uint64_t w[11
                              a->missing_end, a->end_name_mismatch };
     for (int i = 0; i < 11; i++)
         w[i] = v[i];
+    w[11] = a->dangling_holders;
+    for (int i = 0; i < GCH_DANGLING_TOP; i++) {
+        w[12 + i] = a->dangling_holder_id[i];
+        w[12 + GCH_DANGLING_TOP + i] = a->dangling_holder_refs[i];
+    }
 }
 
-static inline void gch_index_anomalies_get(const uint64_t w[11], gch_anomalies *a)
+static inline void gch_index_anomalies_get(const uint64_t w[GCX_ANOMALY_WORDS], gch_anomalies *a)
 {
     a->dangling_refs = w[0];
     a->first_dangling_ref = w[1];
@@ -31,6 +40,11 @@ static inline void gch_index_anomalies_get(const uint64_t w[11], gch_anomalies *
     a->absent_containers = w[8];
     a->missing_end = w[9];
     a->end_name_mismatch = w[10];
+    a->dangling_holders = w[11];
+    for (int i = 0; i < GCH_DANGLING_TOP; i++) {
+        a->dangling_holder_id[i] = w[12 + i];
+        a->dangling_holder_refs[i] = w[12 + GCH_DANGLING_TOP + i];
+    }
 }
 
 /* The format name recorded in an index as the static string gch_dump.format

@@ -116,6 +116,9 @@ head -c 1000 "$tmp/good.gcx" > "$d.gcx"
 expect "truncated .gcx given: status 2" $? 2
 case $(cat "$tmp/err") in *truncated*) ok "truncated: says so";; *) bad "truncated: $(cat "$tmp/err")";; esac
 
+# An index is not indexed again.
+"$G" index "$tmp/good.gcx" > /dev/null 2> "$tmp/err"
+expect "index of an index: status 2" $? 2
 # Standard input cannot be indexed.
 "$G" index - < "$d" > /dev/null 2>&1
 expect "index of stdin: status 2" $? 2
