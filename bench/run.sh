@@ -7,7 +7,13 @@
 #                [--runs N] [--quick] [--seed S] [--dir DIR] [--hprof N]
 #                [--v8-sizes "1000000 10000000"] [--no-v8] [--huge] [--v8-huge] [--text] [--mcp]
 #                [--ruby-objects N] [--no-ruby] [--flood]
-#                [--jsc-sizes "1000000"] [--no-jsc]
+#                [--jsc-sizes "1000000"] [--no-jsc] [--index]
+#
+# --index: only the persistent index (issue 33, bench/index_bench.sh) on the
+# largest --sizes dump (10M objects by default): the index's build against
+# `top` from the dump, its size, and top, retainers ID, objects --type T
+# --top 10, refs ID, stat and suspects from the dump and from the index, in
+# turn (--runs rounds), with the issue's targets.
 #
 # --mcp: only the loaded-heap row (issue 37, bench/mcp_bench.sh) on the 1M
 # dump: in one `gcheap mcp` run, the first question against later ones
@@ -84,7 +90,7 @@ HUGE_N=100000000
 TIMEOUT=${GCHEAP_BENCH_TIMEOUT:-900}
 
 usage() {
-    sed -n '2,63s/^# \{0,1\}//p' "$0"
+    sed -n '2,70s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -115,6 +121,7 @@ while [ $# -gt 0 ]; do
     --text) TEXT=1; shift ;;
     --flood) FLOOD=1; shift ;;
     --mcp) MCP_ONLY=1; shift ;;
+    --index) INDEX_ONLY=1; shift ;;
     --hprof) HPROF_N=$2; shift 2 ;;
     --hprof=*) HPROF_N=${1#*=}; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -171,6 +178,7 @@ trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------- dumps
 
+
 GENVER=$("$GENDUMP" --version 2>/dev/null | awk '{print $2}')
 [ -n "$GENVER" ] || GENVER=0
 
@@ -214,6 +222,13 @@ mcp_row() {
 }
 if [ "${MCP_ONLY:-0}" = 1 ]; then
     mcp_row
+    exit 0
+fi
+# The persistent index (issue 33) on the largest size.
+if [ "${INDEX_ONLY:-0}" = 1 ]; then
+    n=$(printf '%s\n' $SIZES | tail -n 1)
+    f=$(dump "$n") || exit 0
+    bash "$here/index_bench.sh" --gcheap "$GCHEAP" --runs "$RUNS" "$f"
     exit 0
 fi
 

@@ -118,6 +118,34 @@ gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error
 gch_status gch_analysis_find(gch_analysis *a, const gch_heap *heap, uint64_t id, uint32_t *index,
                              gch_error *err);
 
+/* Where an analysis may find structures already computed instead of
+ * computing them (an index, gcheap/index.h): each call returns GCH_OK with
+ * *found 1 and the structure filled with arrays the source owns (read-only,
+ * valid until the dump is freed), GCH_OK with *found 0 when it has none, or
+ * an error when what it has is unusable (a chunk that fails its checks): the
+ * analysis then computes the structure from the heap as it would without a
+ * source, and keeps the error for gch_analysis_source_error. The dump's
+ * `source` (heap.h) is taken by gch_analysis_new. */
+typedef struct gch_analysis_source {
+    void *ctx;
+    /* A tree with at least the preorder arrays (GCH_TREE_PREORDER_IDOM); by
+     * object arrays and children when it has them. *parts says which. */
+    gch_status (*tree)(void *ctx, const gch_heap *heap, int include_weak, gch_domtree *out,
+                       unsigned *parts, int *found, gch_error *err);
+    gch_status (*paths)(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
+                        int *found, gch_error *err);
+    /* Sets heap->in_start/in_source (borrowed: GCH_BORROWED_REVERSE). */
+    gch_status (*reverse)(void *ctx, gch_heap *heap, int *found, gch_error *err);
+    /* The object indices in id order (*sorted), or *increasing 1 when the ids
+     * rise already. */
+    gch_status (*lookup)(void *ctx, const gch_heap *heap, const uint32_t **sorted,
+                         int *increasing, int *found, gch_error *err);
+} gch_analysis_source;
+
+/* The first error a source gave (its structure was computed instead), or
+ * NULL when none. */
+const gch_error *gch_analysis_source_error(const gch_analysis *a);
+
 /* Bytes held by the dump and the structures computed so far (an estimate
  * from the arrays' lengths). */
 size_t gch_analysis_memory(const gch_analysis *a);

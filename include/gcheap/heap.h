@@ -8,7 +8,10 @@
  *
  * Ownership: a gch_dump owns every array and string reachable from it; free it
  * with gch_dump_free(). Arrays are read-only for callers, except where a function
- * below says it fills them (gch_heap_build_reverse).
+ * below says it fills them (gch_heap_build_reverse). A heap read from an index
+ * (gcheap/index.h) borrows its arrays from the index's mapping instead
+ * (gch_heap.borrowed): gch_dump_free then frees only what the heap allocated
+ * itself and calls the dump's release hook, which lets the mapping go.
  */
 #ifndef GCHEAP_HEAP_H
 #define GCHEAP_HEAP_H
@@ -238,7 +241,19 @@ typedef struct gch_heap {
     gch_field *fields;
     uint32_t *type_fields;
     char *field_names;          /* owns the fields' names */
+
+    /* GCH_BORROWED_* bits: which arrays point into memory the heap does not
+     * own (an index's mapping) and are never freed nor written. 0 for a heap
+     * a reader built. */
+    unsigned borrowed;
 } gch_heap;
+
+/* gch_heap.borrowed: every array and string of the model (the name, meta
+ * entries' strings, the string pool, the type, object, reference and root
+ * arrays, sites, V8 arrays); the meta array itself stays owned. */
+#define GCH_BORROWED_MODEL   0x1u
+/* in_start/in_source (reverse references read from an index). */
+#define GCH_BORROWED_REVERSE 0x2u
 
 typedef struct gch_dump {
     const char *format;         /* "gclog", "gcdump", "dart", "v8", ... (static storage) */
@@ -251,6 +266,15 @@ typedef struct gch_dump {
      * leaks`). 0 (the default) when ids are addresses that a moving GC
      * changes (.gclog, .gcdump, HPROF) or positions in the snapshot (Dart). */
     int ids_stable;
+    /* Called by gch_dump_free after the heaps are freed (when not NULL): a
+     * dump whose heaps borrow from an index lets the mapping go here. */
+    void (*release)(void *ctx);
+    void *release_ctx;
+    /* Structures computed before (an index's dominator trees, paths, reverse
+     * references, id order), which gch_analysis_new uses instead of
+     * computing them (gcheap/analysis.h); NULL for a dump a reader made. Owned
+     * by whoever set release. */
+    const struct gch_analysis_source *source;
 } gch_dump;
 
 /* The payload entry of the object with id (binary search), or NULL when the

@@ -71,6 +71,9 @@ typedef struct gch_waste_options {
     int js;                /* a V8 snapshot: empty JS Arrays, Maps and Sets from the
                               references and their labels, and duplicate strings from
                               the texts of string nodes (payloads_kept: GCH_PAYLOAD_TEXT) */
+    int text;              /* the Strings' values are in the heap's string pool
+                              (GCH_PAYLOAD_TEXT: Ruby): duplicate-strings from them,
+                              the only section such a dump allows; no read needed */
 } gch_waste_options;
 
 typedef struct gch_waste {

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "run_ctx.h"
+#include "text.h"
 
 void cli_print_help(const cli_spec *spec)
 {
@@ -105,6 +106,14 @@ static void warn_inputs(const cli_run *run)
 static void close_inputs(cli_run *run)
 {
     for (int i = 0; i < run->ninputs; i++) {
+        /* A derived chunk of an index that failed its checks was computed
+         * instead: the answer stands, the index is damaged. */
+        const gch_error *e = run->in[i].an ? gch_analysis_source_error(run->in[i].an) : NULL;
+        if (e && !run->c->quiet)
+            stderr_printf("gcheap: note: the index of %s is damaged (%s%s%s): computed from its "
+                          "model instead\n", cli_display_path(run->in[i].path),
+                          e->has_offset ? "offset " : "",
+                          e->has_offset ? "" : "", e->message);
         free(run->in[i].heaps);
         cli_session_close(run->session, run->in[i].held);
         run->in[i].held = NULL;

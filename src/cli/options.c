@@ -41,6 +41,7 @@ static const cli_option common_options[] = {
     OPT_UINT(0, "threads", cli_common, threads, "N", 0, CLI_MAX_THREADS,
              "worker threads: 0 = one per core (default), 1 = none"),
     OPT_BOOL(0, "no-progress", cli_common, no_progress, "no progress line on a terminal"),
+    OPT_BOOL(0, "no-index", cli_common, no_index, "parse DUMP even when an index of it exists"),
     OPT_BOOL(0, "size-buckets", cli_common, size_buckets, ".gcdump: keep \"(Bytes > 10K)\" types apart"),
     OPT_BOOL(0, "module", cli_common, module, ".gcdump: show each type's module"),
     OPT_BOOL(0, "short-names", cli_common, short_names, "Dart: class names without library URI"),

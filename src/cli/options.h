@@ -41,6 +41,7 @@ typedef struct cli_common {
     int v8_raw;
     int hprof_refs;         /* --hprof-refs: GCH_HPROF_REFS_AUTO, _COMPRESSED or _WIDE */
     int include_weak;
+    int no_index;           /* --no-index: parse the dump even when an index of it exists */
     uint64_t threads;       /* --threads: 0 = auto, 1 = no threads; see cli_threads */
 } cli_common;
 

@@ -170,6 +170,30 @@ void plat_release(plat_file *f, const void *p, uint64_t n)
 #endif
 }
 
+void *plat_read_whole(plat_file *f, uint64_t *size, const char **reason)
+{
+    *size = 0;
+    *reason = NULL;
+    if (f->size == 0 || f->size > SIZE_MAX)
+        return NULL;
+    char *p = malloc((size_t)f->size);
+    if (!p) {
+        *reason = "out of memory";
+        return NULL;
+    }
+    errno = 0;
+    if (plat_read_at(f, 0, p, f->size) != 0) {
+        struct stat st;
+        int shrank = fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < f->size;
+        *reason = shrank ? "the file shrank while it was being read"
+                         : errno ? strerror(errno) : "read error";
+        free(p);
+        return NULL;
+    }
+    *size = f->size;
+    return p;
+}
+
 void plat_unmap(plat_file *f)
 {
     if (!f->map)
@@ -376,4 +400,75 @@ FILE *plat_protocol_stdout(void)
     }
     signal(SIGPIPE, SIG_IGN); /* a client that went away is a write error, not a kill */
     return f;
+}
+
+/* ---- whole-file mappings kept beyond one read (the index) ---- */
+
+struct plat_mapping {
+    void *p;
+    size_t size;
+};
+
+plat_mapping *plat_mapping_open(const char *path, const void **data, uint64_t *size,
+                                const char **reason)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        *reason = strerror(errno);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX) {
+        *reason = "not a regular file with contents";
+        close(fd);
+        return NULL;
+    }
+    plat_mapping *m = malloc(sizeof *m);
+    /* Private and writable: the pages are the file's until something writes
+     * (nothing should), and no write can ever reach the file. */
+    void *p = m ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
+                : MAP_FAILED;
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        *reason = m ? strerror(e) : "out of memory";
+        free(m);
+        return NULL;
+    }
+    m->p = p;
+    m->size = (size_t)st.st_size;
+    *data = p;
+    *size = m->size;
+    return m;
+}
+
+void plat_mapping_close(void *m)
+{
+    plat_mapping *pm = m;
+    if (!pm)
+        return;
+    munmap(pm->p, pm->size);
+    free(pm);
+}
+
+int plat_mkdirs(const char *path)
+{
+    char *p = strdup(path);
+    if (!p)
+        return -1;
+    int rc = 0;
+    for (char *s = p + 1; rc == 0; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            rc = -1;
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    return rc;
 }

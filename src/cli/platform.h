@@ -30,6 +30,12 @@ const void *plat_map(plat_file *f, const char *name, uint64_t *size);
 /* Drops the mapped pages wholly inside [p, p + n) from memory; reading them
  * again brings them back from the page cache. */
 void plat_release(plat_file *f, const void *p, uint64_t n);
+/* Reads a regular file's bytes (the size plat_open found) into memory of
+ * its own (free it with free): a copy that no later change to the file can
+ * take away, where a mapping's pages vanish when the file shrinks. NULL
+ * when it cannot (not a regular file, or empty: *reason is NULL then; out
+ * of memory, a read error, or the file shrank: *reason says which). */
+void *plat_read_whole(plat_file *f, uint64_t *size, const char **reason);
 void plat_unmap(plat_file *f);
 /* A file the program writes (report -o). It never removes or replaces what
  * it did not create: a path that is a symlink, a FIFO or a device is
@@ -47,6 +53,18 @@ plat_out *plat_out_open(const char *path, FILE **f, const char **reason);
 int plat_out_commit(plat_out *o, const char **reason);
 /* Closes the stream and removes the temporary file, if any. Frees o. */
 void plat_out_discard(plat_out *o);
+
+/* A whole file mapped read-only for as long as the caller keeps it (an
+ * index, whose arrays a loaded dump uses in place): *data and *size get its
+ * bytes. NULL with *reason (static text) when it cannot be opened or mapped
+ * (absent, empty, not a regular file). */
+typedef struct plat_mapping plat_mapping;
+plat_mapping *plat_mapping_open(const char *path, const void **data, uint64_t *size,
+                                const char **reason);
+/* Unmaps (a void * so that it serves as a gch_dump release hook). NULL is fine. */
+void plat_mapping_close(void *mapping);
+/* Makes the folder path and its parents (0777 less the umask): 0 or -1. */
+int plat_mkdirs(const char *path);
 
 /* What tells one version of a file from another: a dump kept loaded is read
  * again when its stamp changed. */

@@ -18,6 +18,10 @@ typedef struct view {
     uint8_t *live;         /* the live mask, or NULL */
     int has_totals;
     uint64_t live_count, live_bytes;
+    /* The tree's or the paths' arrays are the source's (not freed). */
+    int tree_borrowed, paths_borrowed;
+    int tree_asked;        /* the source has no tree (or a damaged one) */
+    int paths_asked;       /* the source was asked (once) */
 } view;
 
 typedef struct heap_state {
@@ -26,6 +30,8 @@ typedef struct heap_state {
     int lookup_done;       /* ids_increasing or sorted is set */
     int ids_increasing;    /* object_id strictly increasing: search it directly */
     uint32_t *sorted;      /* else object indices in id order */
+    int sorted_borrowed;   /* sorted is the source's */
+    int reverse_asked;
 } heap_state;
 
 struct gch_analysis {
@@ -36,6 +42,9 @@ struct gch_analysis {
     gch_analysis_options o;
     heap_state *hs;
     unsigned long counts[GCH_STEP_COUNT];
+    const gch_analysis_source *src; /* the dump's, or NULL */
+    gch_error src_err;     /* the first error the source gave */
+    int src_failed;
 };
 
 gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
@@ -54,6 +63,7 @@ gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gc
     a->dump = dump;
     a->owns_dump = 1;
     a->hs = hs;
+    a->src = dump->source;
     if (opts)
         a->o = *opts;
     *out = a;
@@ -83,9 +93,11 @@ gch_status gch_analysis_of_heap(gch_heap *heap, const gch_analysis_options *opts
 
 static void view_free(view *v)
 {
-    gch_domtree_free(&v->tree);
+    if (!v->tree_borrowed)
+        gch_domtree_free(&v->tree);
     gch_free(v->type_ret);
-    gch_paths_free(&v->paths);
+    if (!v->paths_borrowed)
+        gch_paths_free(&v->paths);
     gch_free(v->live);
     memset(v, 0, sizeof *v);
 }
@@ -97,7 +109,8 @@ void gch_analysis_free(gch_analysis *a)
     for (size_t i = 0; i < a->dump->heap_count; i++) {
         view_free(&a->hs[i].v[0]);
         view_free(&a->hs[i].v[1]);
-        gch_free(a->hs[i].sorted);
+        if (!a->hs[i].sorted_borrowed)
+            gch_free(a->hs[i].sorted);
     }
     gch_free(a->hs);
     if (a->owns_dump)
@@ -111,6 +124,23 @@ void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts)
 {
     static const gch_analysis_options defaults;
     a->o = opts ? *opts : defaults;
+}
+
+const gch_error *gch_analysis_source_error(const gch_analysis *a)
+{
+    return a->src_failed ? &a->src_err : NULL;
+}
+
+/* A source's answer: 1 found, 0 not (none, or an error kept: compute). */
+static int from_source(gch_analysis *a, gch_status st, int found, const gch_error *e)
+{
+    if (st == GCH_OK)
+        return found;
+    if (!a->src_failed) {
+        a->src_err = *e;
+        a->src_failed = 1;
+    }
+    return 0;
 }
 
 unsigned long gch_analysis_count(const gch_analysis *a, gch_analysis_step step)
@@ -184,6 +214,24 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
         return GCH_EINVAL;
     view *v = &s->v[include_weak != 0];
     parts = normal_parts(parts);
+    /* The source has no children lists: a request for them builds. */
+    int lacking = !v->parts || (v->tree_borrowed && (v->parts & parts) != parts);
+    if (lacking && a->src && a->src->tree && !v->tree_asked && !(parts & GCH_TREE_CHILDREN)) {
+        gch_domtree t;
+        unsigned got = parts;
+        int found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        memset(&t, 0, sizeof t);
+        gch_status st = a->src->tree(a->src->ctx, heap, include_weak, &t, &got, &found, &e);
+        if (from_source(a, st, found, &e)) {
+            v->tree = t;
+            v->parts = got;
+            v->tree_borrowed = 1;
+        } else {
+            v->tree_asked = 1; /* none, or damaged: computed from now on */
+        }
+    }
     if (v->parts && (v->parts & parts) == parts) {
         *out = &v->tree;
         return GCH_OK;
@@ -205,7 +253,9 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     a->counts[GCH_STEP_DOMTREE]++;
     if (st != GCH_OK)
         return st;
-    gch_domtree_free(&v->tree);
+    if (!v->tree_borrowed)
+        gch_domtree_free(&v->tree);
+    v->tree_borrowed = 0;
     v->tree = t;
     v->parts = got;
     *out = &v->tree;
@@ -251,6 +301,20 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
     if (!s)
         return GCH_EINVAL;
     view *v = &s->v[include_weak != 0];
+    if (!v->has_paths && a->src && a->src->paths && !v->paths_asked) {
+        v->paths_asked = 1;
+        int found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        gch_paths pt;
+        memset(&pt, 0, sizeof pt);
+        gch_status st = a->src->paths(a->src->ctx, heap, include_weak, &pt, &found, &e);
+        if (from_source(a, st, found, &e)) {
+            v->paths = pt;
+            v->has_paths = 1;
+            v->paths_borrowed = 1;
+        }
+    }
     if (!v->has_paths) {
         phase p = { a, "finding shortest paths from the roots" };
         gch_paths_options o = { include_weak, phase_percent, &p };
@@ -280,6 +344,15 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         v->live_count = v->tree.live_count;
         v->live_bytes = v->tree.live_bytes;
         v->has_totals = 1;
+    }
+    if (live && !v->live && v->tree_borrowed && (v->parts & GCH_TREE_PREORDER)) {
+        /* The tree the source gave lists the live objects: no walk. */
+        uint8_t *mask = gch_calloc(heap->object_count ? heap->object_count : 1, 1);
+        if (!mask)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory");
+        for (uint64_t i = 0; i < v->tree.live_count; i++)
+            mask[v->tree.preorder[i]] = 1;
+        v->live = mask;
     }
     if ((live && !v->live) || !v->has_totals) {
         gch_live_options o = { include_weak, a->o.threads };
@@ -311,6 +384,15 @@ gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error
         return GCH_EINVAL;
     if (s->h->in_start)
         return GCH_OK;
+    if (a->src && a->src->reverse && !s->reverse_asked) {
+        s->reverse_asked = 1;
+        int found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        gch_status st = a->src->reverse(a->src->ctx, s->h, &found, &e);
+        if (from_source(a, st, found, &e) && s->h->in_start)
+            return GCH_OK;
+    }
     a->counts[GCH_STEP_REVERSE]++;
     return gch_heap_build_reverse(s->h, err);
 }
@@ -327,6 +409,20 @@ static gch_status build_lookup(gch_analysis *a, heap_state *s, gch_error *err)
 {
     const gch_heap *h = s->h;
     const uint32_t n = h->object_count;
+    if (a->src && a->src->lookup) {
+        const uint32_t *order = NULL;
+        int increasing = 0, found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        gch_status st = a->src->lookup(a->src->ctx, h, &order, &increasing, &found, &e);
+        if (from_source(a, st, found, &e)) {
+            s->ids_increasing = increasing;
+            s->sorted = (uint32_t *)order;
+            s->sorted_borrowed = !increasing;
+            s->lookup_done = 1;
+            return GCH_OK;
+        }
+    }
     a->counts[GCH_STEP_LOOKUP]++;
     uint32_t i = 1;
     while (i < n && h->object_id[i - 1] < h->object_id[i])

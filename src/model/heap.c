@@ -28,6 +28,15 @@ static void heap_free(gch_heap *h)
 {
     if (!h)
         return;
+    if (!(h->borrowed & GCH_BORROWED_REVERSE)) {
+        gch_free(h->in_start);
+        gch_free(h->in_source);
+    }
+    if (h->borrowed & GCH_BORROWED_MODEL) {
+        gch_free(h->meta); /* its strings are borrowed */
+        gch_free(h);
+        return;
+    }
     gch_free(h->name);
     for (size_t i = 0; i < h->meta_count; i++) {
         gch_free(h->meta[i].key);
@@ -44,8 +53,6 @@ static void heap_free(gch_heap *h)
     gch_free(h->out_start);
     gch_free(h->out_target);
     gch_free(h->out_label);
-    gch_free(h->in_start);
-    gch_free(h->in_source);
     gch_free(h->root_raw_id);
     gch_free(h->root_object);
     gch_free(h->root_kind);
@@ -84,6 +91,8 @@ void gch_dump_free(gch_dump *dump)
     for (size_t i = 0; i < dump->heap_count; i++)
         heap_free(dump->heaps[i]);
     gch_free(dump->heaps);
+    if (dump->release)
+        dump->release(dump->release_ctx);
     gch_free(dump);
 }
 

@@ -1,0 +1,97 @@
+/* gcheap/index.h - the persistent index: a dump's model, parsed once, kept in
+ * one file (.gcx) that later runs map and use in place.
+ *
+ * The layout is docs/index-format.md: a header, a table of contents, one
+ * chunk per array, each with its own checksum. The library writes an index
+ * through a callback and reads one from memory the caller holds (a mapped
+ * file): it never opens, maps or names files itself. What identifies the dump
+ * an index was built from (its size, modification time, a hash of its head
+ * and tail, the load options that change meaning) is recorded by the program
+ * in a gch_index_stamp and compared by the program.
+ *
+ * Reading is checked: gch_index_open checks the header and the table of
+ * contents (every chunk inside the file, of the size its counts say);
+ * gch_index_load checks each chunk it uses (its checksum, then every value in
+ * bounds: references name objects, offsets rise, ids sorted where claimed)
+ * before the dump points at it, so that a command pays only for the chunks it
+ * reads and a corrupted or hostile index is an error, never a wrong answer, a
+ * crash or an allocation the file cannot back.
+ *
+ * Threads: an index is used by one thread at a time. */
+#ifndef GCHEAP_INDEX_H
+#define GCHEAP_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gcheap/analysis.h"
+#include "gcheap/error.h"
+#include "gcheap/heap.h"
+
+/* The format version this library writes and reads (docs/index-format.md,
+ * "Versioning"). */
+#define GCH_INDEX_VERSION 1u
+
+/* What identifies the dump an index was built from, and how it was loaded.
+ * The program fills it; the library stores it and hands it back. */
+typedef struct gch_index_stamp {
+    uint64_t dump_size;          /* bytes of the dump file as stored (compressed or not) */
+    int64_t mtime_sec, mtime_nsec;
+    uint64_t head_hash, tail_hash; /* gch_index_hash of its first and last bytes */
+    uint32_t input_format;       /* the load options that change the model ... */
+    uint32_t size_buckets, module, hprof_refs, v8_raw;
+} gch_index_stamp;
+
+/* The checksum of the format (XXH64 with seed 0): of chunks, and of a dump's
+ * head and tail in its stamp. */
+uint64_t gch_index_hash(const void *data, size_t n);
+
+/* Writes through the caller: 0 when all n bytes were written, else nonzero. */
+typedef int (*gch_index_write_fn)(void *ctx, const void *data, size_t n);
+
+/* Writes the index of a's dump (loaded with references and labels) with
+ * stamp and dump_name (the dump's file name, recorded for messages): the
+ * model, and what a computes for it (reverse references, the id order, per
+ * view the dominator tree in preorder and the shortest-path tree: computed
+ * now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
+ * for a dump loaded without references. */
+gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
+                           const char *dump_name, gch_index_write_fn write, void *ctx,
+                           gch_error *err);
+
+typedef struct gch_index gch_index;
+
+/* Reads the header and table of contents of the index in size bytes at data,
+ * which must stay readable and unchanged until gch_index_close (and until
+ * every dump loaded from it is freed). GCH_EFORMAT with err->offset when it is
+ * not an index or is malformed there. */
+gch_status gch_index_open(const void *data, size_t size, gch_index **out, gch_error *err);
+
+/* The stamp and dump name recorded in the index. */
+const gch_index_stamp *gch_index_stamp_of(const gch_index *ix);
+const char *gch_index_dump_name(const gch_index *ix);
+
+/* 1 when data starts with the index signature (n >= 8). */
+int gch_index_is_index(const void *data, size_t n);
+
+/* The dump an index holds, its arrays pointing into the index's memory.
+ * histogram_only: only the type totals and anomalies, as
+ * gch_load_options.histogram_only loads them (no object, reference nor root
+ * chunk is read). labels: reference labels too. The dump's `source` serves
+ * the index's derived chunks (dominator trees, paths, reverse references, id
+ * order) to the analysis made of it, each checked on first use. On success
+ * the dump owns ix (the caller no longer closes it) and gch_dump_free closes
+ * it, then calls release(release_ctx) (the caller's unmapping). */
+gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+                          void (*release)(void *ctx), void *release_ctx, gch_dump **out,
+                          gch_error *err);
+
+/* Checks every chunk of the index (checksums and bounds), as loading them all
+ * would: GCH_OK, or what is wrong first. */
+gch_status gch_index_check(gch_index *ix, gch_error *err);
+
+/* Chunks, bytes of the file. */
+size_t gch_index_chunk_count(const gch_index *ix);
+
+void gch_index_close(gch_index *ix);
+
+#endif

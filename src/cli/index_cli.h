@@ -1,0 +1,35 @@
+/* A dump's index (.gcx, gcheap/index.h) for the program: where it lies, what
+ * identifies the dump it was built from, and loading a dump from it. */
+#ifndef GCHEAP_CLI_INDEX_CLI_H
+#define GCHEAP_CLI_INDEX_CLI_H
+
+#include "gcheap/index.h"
+#include "options.h"
+
+/* The stamp of the dump at path as `c` would load it: its size, mtime, the
+ * hashes of its first and last MiB, the load options that change the model.
+ * 0, or -1 with *reason (static text). */
+int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
+                    const char **reason);
+
+/* Where an index of path lies: beside it (DUMP.gcx), or under
+ * $XDG_CACHE_HOME/gcheap/ (default ~/.cache/gcheap/), named by the dump's
+ * file name and a hash of its absolute path. malloc'd; the cache one is NULL
+ * when no cache folder can be named. */
+char *cli_index_beside(const char *path);
+char *cli_index_cache_path(const char *path);
+
+/* Why the index recorded as `have` does not serve a load stamped `want`
+ * (static text), or NULL when it does. */
+const char *cli_index_stale(const gch_index_stamp *have, const gch_index_stamp *want);
+
+/* Serves cli_load from an index when one applies: the .gcx given as path,
+ * or a fresh index of path (beside it, then in the cache) unless --no-index
+ * or the command needs what only the dump holds (payloads, fields). Returns
+ * 1 with *out loaded from the index; 0 when no index serves (the dump is
+ * parsed; a note on stderr says why an index found was not used);
+ * EXIT_INPUT with the run's error recorded when path is an index that cannot
+ * be used. */
+int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **out);
+
+#endif

@@ -1,0 +1,358 @@
+/* The model an index holds: each heap's chunks checked (once) and lent to a
+ * gch_heap that borrows them. A value out of bounds is a format error at the
+ * chunk's offset, found before any command reads the array. */
+#include <string.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/index.h"
+#include "index_internal.h"
+#include "index_read.h"
+
+typedef struct loader {
+    gch_index *ix;
+    uint32_t heap;
+    gch_error *err;
+    gch_status st;
+} loader;
+
+const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                    uint64_t count, int required, gcx_value_check check, const void *ctx,
+                    gch_status *st, gch_error *err)
+{
+    const void *p;
+    uint32_t pos;
+    *st = gcx_chunk(ix, heap, tag, view, elem, count, required, &p, &pos, err);
+    if (*st != GCH_OK || !p)
+        return NULL;
+    if (check && !(ix->checked[pos] & GCX_VALUES)) {
+        uint64_t at = 0;
+        if (!check(p, ix->toc[pos].count, ctx, &at)) {
+            char name[5];
+            for (int i = 0; i < 4; i++)
+                name[i] = (char)(tag >> (8 * i));
+            name[4] = '\0';
+            *st = gch_error_at(err, ix->toc[pos].offset + at * elem,
+                               "index: chunk %s of section %u: element %llu out of bounds", name,
+                               heap, (unsigned long long)at);
+            return NULL;
+        }
+        ix->checked[pos] |= GCX_VALUES;
+    }
+    return p;
+}
+
+static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, int required,
+                       gcx_value_check check, const void *ctx)
+{
+    if (l->st != GCH_OK)
+        return NULL;
+    return gcx_get(l->ix, l->heap, tag, 0, elem, count, required, check, ctx, &l->st, l->err);
+}
+
+/* ---- value checks ---- */
+
+typedef gcx_limit32 limit32;
+
+int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint32_t *v = data;
+    const limit32 *lim = ctx;
+    for (uint64_t i = 0; i < count; i++)
+        if (v[i] >= lim->below && !(lim->none_ok && v[i] == GCH_NONE)) {
+            *bad_at = i;
+            return 0;
+        }
+    return 1;
+}
+
+static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint8_t *v = data;
+    unsigned lim = *(const unsigned *)ctx;
+    for (uint64_t i = 0; i < count; i++)
+        if (v[i] >= lim) {
+            *bad_at = i;
+            return 0;
+        }
+    return 1;
+}
+
+/* out_start: from 0, never falling, ending at the reference count. */
+int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint32_t *v = data;
+    uint64_t refs = *(const uint64_t *)ctx;
+    if (count == 0 || v[0] != 0) {
+        *bad_at = 0;
+        return 0;
+    }
+    for (uint64_t i = 1; i < count; i++)
+        if (v[i] < v[i - 1]) {
+            *bad_at = i;
+            return 0;
+        }
+    if (v[count - 1] != refs) {
+        *bad_at = count - 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Big sizes: objects strictly rising, each below the object count. */
+static int rising_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint32_t *v = data;
+    uint32_t n = *(const uint32_t *)ctx;
+    for (uint64_t i = 0; i < count; i++)
+        if (v[i] >= n || (i && v[i] <= v[i - 1])) {
+            *bad_at = i;
+            return 0;
+        }
+    return 1;
+}
+
+/* NUL-terminated text filling the chunk exactly: `strings` of them. */
+static int texts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const char *p = data;
+    uint64_t want = *(const uint64_t *)ctx, seen = 0;
+    for (uint64_t i = 0; i < count; i++)
+        if (p[i] == '\0')
+            seen++;
+    if (seen != want || (count && p[count - 1] != '\0')) {
+        *bad_at = count ? count - 1 : 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- one heap ---- */
+
+static int heap_rec(loader *l, gcx_heap_rec *r)
+{
+    const void *p = get(l, GCX_HEAP, sizeof *r, 1, 1, NULL, NULL);
+    if (!p)
+        return 0;
+    memcpy(r, p, sizeof *r);
+    if (r->id_radix != 10 && r->id_radix != 16) {
+        l->st = gch_error_at(l->err, (uint64_t)((const unsigned char *)p - l->ix->data),
+                             "index: section %u: bad id radix", l->heap);
+        return 0;
+    }
+    return 1;
+}
+
+static void load_meta(loader *l, gch_heap *h, const gcx_heap_rec *r)
+{
+    const char *name = get(l, GCX_HNAM, 1, UINT64_MAX, 1, texts, &(uint64_t){ 1 });
+    uint64_t pairs = r->meta_count * 2;
+    if (r->meta_count > UINT64_MAX / 2)
+        pairs = 0;
+    const char *meta = get(l, GCX_META, 1, UINT64_MAX, 1, texts, &pairs);
+    if (!name || !meta)
+        return;
+    h->name = (char *)name;
+    /* Each entry is two strings of at least their NUL: backed by the chunk. */
+    h->meta = gch_calloc(r->meta_count ? (size_t)r->meta_count : 1, sizeof *h->meta);
+    if (!h->meta) {
+        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
+        return;
+    }
+    h->meta_count = (size_t)r->meta_count;
+    for (size_t i = 0; i < h->meta_count; i++) {
+        h->meta[i].key = (char *)meta;
+        meta += strlen(meta) + 1;
+        h->meta[i].value = (char *)meta;
+        meta += strlen(meta) + 1;
+    }
+}
+
+static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r, int histogram_only)
+{
+    uint32_t t = r->type_count;
+    /* A string offset is below the pool's size (GCH_NONE where allowed). */
+    uint32_t ss = r->strings_size > UINT32_MAX ? UINT32_MAX : (uint32_t)r->strings_size;
+    limit32 str = { ss, 1 };
+    h->strings = (char *)get(l, GCX_STRS, 1, r->strings_size, 1, NULL, NULL);
+    if (h->strings && r->strings_size && h->strings[r->strings_size - 1] != '\0')
+        l->st = gch_error_at(l->err, 0, "index: section %u: string pool not terminated", l->heap);
+    h->strings_size = (size_t)r->strings_size;
+    h->type_count = t;
+    h->type_name = (uint32_t *)get(l, GCX_TNAM, 4, t, 1, gcx_below32, &str);
+    if (r->has & GCX_HAS_MODULES)
+        h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, gcx_below32, &str);
+    h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);
+    h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, NULL, NULL);
+    if (r->has & GCX_HAS_TYPE_TOTALS) {
+        h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
+        h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
+    } else if (histogram_only) { /* a histogram-only heap needs them */
+        l->st = gch_error_at(l->err, 0, "index: section %u: no type totals", l->heap);
+    }
+    h->reported_types = r->reported_types;
+    h->reported_declared_types = r->reported_declared_types;
+}
+
+/* Every GCH_SIZE_BIG slot has its big size (gch_heap_big_size's promise),
+ * and the sizes add up to the recorded total. */
+static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
+{
+    uint64_t sum = 0, big = 0;
+    int over = 0;
+    for (uint32_t o = 0; o < h->object_count; o++) {
+        uint32_t s = h->object_size32[o];
+        if (s == GCH_SIZE_BIG) {
+            if (big >= h->big_size_count || h->big_size_object[big] != o)
+                break;
+            uint64_t v = h->big_size_value[big++];
+            over |= v < GCH_SIZE_BIG || sum + v < sum;
+            sum += v;
+        } else {
+            over |= sum + s < sum;
+            sum += s;
+        }
+    }
+    if (big != h->big_size_count || over || sum != total)
+        l->st = gch_error_at(l->err, 0, "index: section %u: object sizes disagree with the "
+                             "big sizes or the total", l->heap);
+}
+
+static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labels)
+{
+    uint32_t n = r->object_count;
+    uint32_t ss = r->strings_size > UINT32_MAX ? UINT32_MAX : (uint32_t)r->strings_size;
+    limit32 types = { r->type_count, 0 }, str = { ss, 1 }, objs = { n, 0 }, objs_none = { n, 1 };
+    limit32 types_none = { r->type_count, 1 };
+    h->object_count = n;
+    h->object_id = (uint64_t *)get(l, GCX_OIDS, 8, n, 1, NULL, NULL);
+    h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
+    h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
+    h->big_size_count = r->big_size_count;
+    h->big_size_object = (uint32_t *)get(l, GCX_BIGO, 4, r->big_size_count, 1, rising_below, &n);
+    h->big_size_value = (uint64_t *)get(l, GCX_BIGV, 8, r->big_size_count, 1, NULL, NULL);
+    h->total_size = r->total_size;
+    if (l->st == GCH_OK)
+        check_sizes(l, h, r->total_size);
+    h->ref_count = r->ref_count;
+    h->refs_loaded = 1;
+    h->out_start = (uint32_t *)get(l, GCX_OSTA, 4, (uint64_t)n + 1, 1, gcx_csr_starts, &r->ref_count);
+    h->out_target = (uint32_t *)get(l, GCX_OTGT, 4, r->ref_count, 1, gcx_below32, &objs);
+    if (labels && (r->has & GCX_HAS_LABELS))
+        h->out_label = (uint32_t *)get(l, GCX_OLAB, 4, r->ref_count, 1, gcx_below32, &str);
+    uint32_t rc = r->root_count;
+    unsigned kinds = GCH_ROOT_KIND_COUNT;
+    h->root_count = rc;
+    h->root_raw_id = (uint64_t *)get(l, GCX_RRID, 8, rc, 1, NULL, NULL);
+    h->root_object = (uint32_t *)get(l, GCX_ROBJ, 4, rc, 1, gcx_below32, &objs_none);
+    h->root_kind = (uint8_t *)get(l, GCX_RKND, 1, rc, 1, below8, &kinds);
+    h->root_flags = (uint8_t *)get(l, GCX_RFLG, 1, rc, 1, NULL, NULL);
+    if (r->has & GCX_HAS_CONTAINERS) {
+        h->root_container = (uint32_t *)get(l, GCX_RCON, 4, rc, 1, gcx_below32, &types_none);
+        h->root_container_raw = (uint64_t *)get(l, GCX_RCRW, 8, rc, 1, NULL, NULL);
+        h->root_has_container = (uint8_t *)get(l, GCX_RHCN, 1, rc, 1, NULL, NULL);
+    }
+    if (r->has & GCX_HAS_ROOT_LABELS)
+        h->root_label = (uint32_t *)get(l, GCX_RLAB, 4, rc, 1, gcx_below32, &str);
+    if (r->has & GCX_HAS_SITES)
+        h->object_site = (uint32_t *)get(l, GCX_OSIT, 4, n, 1, gcx_below32, &str);
+    if (r->has & GCX_HAS_V8) {
+        h->v8_distance = (int32_t *)get(l, GCX_V8DI, 4, n, 1, NULL, NULL);
+        h->v8_pseudo = (uint8_t *)get(l, GCX_V8PS, 1, n, 1, NULL, NULL);
+    }
+}
+
+static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int labels,
+                           gch_error *err, gch_status *st)
+{
+    loader l = { ix, hi, err, GCH_OK };
+    gcx_heap_rec r;
+    gch_heap *h = gch_calloc(1, sizeof *h);
+    if (!h) {
+        *st = gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+        return NULL;
+    }
+    h->borrowed = GCH_BORROWED_MODEL;
+    if (heap_rec(&l, &r)) {
+        h->id_radix = r.id_radix;
+        h->sampled = (int)r.sampled;
+        gch_index_anomalies_get(r.anomalies, &h->anomalies);
+        load_meta(&l, h, &r);
+        load_types(&l, h, &r, histogram_only && !(r.has & GCX_HAS_V8));
+        /* V8 as DevTools shows it: type totals count the pseudo-nodes,
+         * which the reader's histogram-only load leaves out; with the
+         * objects the commands count as that load does. */
+        if (histogram_only && !(r.has & GCX_HAS_V8))
+            h->histogram_only = 1;
+        else
+            load_objects(&l, h, &r, labels);
+    }
+    *st = l.st;
+    if (l.st != GCH_OK) {
+        gch_free(h->meta);
+        gch_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static gch_status load_dump(gch_index *ix, int histogram_only, int labels, gch_dump **out,
+                            gch_error *err)
+{
+    *out = NULL;
+    gch_dump *d = gch_calloc(1, sizeof *d);
+    gch_heap **heaps = gch_calloc(ix->heap_count ? ix->heap_count : 1, sizeof *heaps);
+    if (!d || !heaps) {
+        gch_free(d);
+        gch_free(heaps);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+    }
+    d->heaps = heaps;
+    d->format = gch_index_static_name(ix->rec.format);
+    d->compression = ix->rec.compression[0] ? "gzip" : NULL;
+    d->ids_stable = ix->rec.ids_stable != 0;
+    gch_status st = GCH_OK;
+    for (uint32_t i = 0; i < ix->heap_count && st == GCH_OK; i++) {
+        heaps[i] = load_heap(ix, i, histogram_only, labels, err, &st);
+        if (heaps[i])
+            d->heap_count = i + 1;
+    }
+    if (st != GCH_OK) {
+        gch_dump_free(d);
+        return st;
+    }
+    *out = d;
+    return GCH_OK;
+}
+
+gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+                          void (*release)(void *ctx), void *release_ctx, gch_dump **out,
+                          gch_error *err)
+{
+    gch_status st = load_dump(ix, histogram_only, labels, out, err);
+    if (st != GCH_OK)
+        return st;
+    gcx_keep *k = gcx_keep_new(ix, *out, release, release_ctx);
+    if (!k) {
+        gch_dump_free(*out);
+        *out = NULL;
+        return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+    }
+    return GCH_OK;
+}
+
+gch_status gch_index_check(gch_index *ix, gch_error *err)
+{
+    gch_dump *d;
+    gch_status st = load_dump(ix, 0, 1, &d, err);
+    if (st != GCH_OK)
+        return st;
+    for (size_t i = 0; i < d->heap_count && st == GCH_OK; i++)
+        st = gcx_check_derived(ix, (uint32_t)i, d->heaps[i], err);
+    gch_dump_free(d);
+    /* Every chunk the table lists was read (none of an unknown kind). */
+    for (size_t i = 0; st == GCH_OK && i < ix->chunk_count; i++)
+        if (!(ix->checked[i] & GCX_SUMMED) && ix->toc[i].tag != GCX_DUMP)
+            st = gch_error_at(err, ix->toc_offset + i * GCX_TOC_ENTRY_SIZE,
+                              "index: chunk %zu is of no known kind", i);
+    return st;
+}

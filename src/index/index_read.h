@@ -1,0 +1,64 @@
+/* The reader's state, shared by the files that use chunks. */
+#ifndef GCH_INDEX_READ_H
+#define GCH_INDEX_READ_H
+
+#include <stdint.h>
+#include "gcheap/error.h"
+#include "gcheap/index.h"
+#include "index_format.h"
+
+struct gch_index {
+    const unsigned char *data;
+    size_t size;
+    uint64_t toc_offset;
+    size_t chunk_count;
+    const gcx_toc *toc;      /* in data (8-aligned, checked) */
+    gcx_dump_rec rec;
+    gch_index_stamp stamp;
+    const char *dump_name;
+    uint32_t heap_count;
+    uint32_t *heap_first;    /* the chunks of heap h: by_heap[heap_first[h] .. heap_first[h+1]) */
+    uint32_t *by_heap;
+    unsigned char *checked;  /* per chunk: 1 checksum verified, 2 values checked */
+};
+
+#define GCX_SUMMED 1u
+#define GCX_VALUES 2u
+
+/* The chunk tag of heap with elem-byte elements, count of them (UINT64_MAX:
+ * any count), its checksum verified on first use: *out points at it (NULL
+ * when absent and not required: GCH_OK), *pos its table position (may be
+ * NULL). Errors name the chunk and its offset. */
+gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                     uint64_t count, int required, const void **out, uint32_t *pos,
+                     gch_error *err);
+
+/* The values of a chunk are checked by a value_check on first use: 1 when
+ * all are in bounds, else 0 with *bad_at the first element that is not. */
+typedef int (*gcx_value_check)(const void *data, uint64_t count, const void *ctx,
+                               uint64_t *bad_at);
+
+/* gcx_chunk, then check (NULL: any value is fine) on the chunk's first use:
+ * its data, or NULL with *st set (GCH_OK when absent and not required). */
+const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                    uint64_t count, int required, gcx_value_check check, const void *ctx,
+                    gch_status *st, gch_error *err);
+
+/* Value checks shared by the model and the derived chunks. */
+typedef struct gcx_limit32 {
+    uint32_t below;          /* every value < below ... */
+    int none_ok;             /* ... or GCH_NONE when set */
+} gcx_limit32;
+int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+/* CSR starts: from 0, never falling, ending at *(const uint64_t *)ctx. */
+int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+
+/* What a dump loaded from an index keeps until it is freed: the index, the
+ * arrays derived from its chunks, the caller's release hook. */
+typedef struct gcx_keep gcx_keep;
+gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void *release_ctx);
+void gcx_keep_release(void *keep);
+/* Checks every derived chunk of heap hi (as the source would on first use). */
+gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_error *err);
+
+#endif

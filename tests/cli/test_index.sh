@@ -1,0 +1,127 @@
+#!/bin/sh
+# The persistent index (gcheap index, DUMP.gcx): byte-identical outputs of
+# every command from the dump, the index beside it and the .gcx given, on one
+# dump of each format (tests/cli/index_compare.sh; test_index_all.sh runs it
+# on all of testdata/); then finding the index, staleness, options, the
+# cache folder, -o, --check, corruption, standard input.
+#
+#   sh tests/cli/test_index.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
+set -uf
+if [ $# -lt 3 ]; then
+    echo "usage: sh $0 GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR" >&2
+    exit 2
+fi
+G=$1
+T=$2
+here=$(dirname "$0")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_index.XXXXXX") || exit 1
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+mkdir "$tmp/cmp" || exit 1
+
+status=0
+QUICK=1 sh "$here/index_compare.sh" "$G" "$tmp/cmp" "$T/basic.gclog" "$T/sections.gclog" \
+    "$T/anomalies.gclog" "$T/gcdump/twin.gcdump" "$T/dart/twin.dartheap" \
+    "$T/v8/sample.heapsnapshot" "$T/hprof/leak.hprof" "$T/jsc/bun-small.json" \
+    "$T/ruby/small.json.gz" "$T/errors/cut_in_signature.gcdump" || status=1
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok   - $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL - $1"; }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', expected '$3')"; fi; }
+
+d=$tmp/basic.gclog
+cp "$T/basic.gclog" "$d"
+ref=$("$G" top --no-index "$d" 2>&1)
+
+# Never built implicitly.
+"$G" top "$d" > /dev/null 2>&1
+expect "no index without 'gcheap index'" "$(ls "$tmp" | grep -c gcx)" 0
+
+expect "index prints where it wrote" "$("$G" index "$d")" "$d.gcx"
+expect "--check says ok" "$("$G" index --check "$d.gcx" | cut -d' ' -f2)" ok
+expect "from the index" "$("$G" top "$d" 2>&1)" "$ref"
+
+# -o writes elsewhere; that file serves when given as DUMP.
+"$G" index "$d" -o "$tmp/other.gcx" > /dev/null
+expect "-o FILE, given as DUMP" "$("$G" top "$tmp/other.gcx" 2>&1)" "$ref"
+
+# Stale: the dump changed (same size, other contents; then other mtime).
+cp -p "$d" "$tmp/keep"
+sed 's/System.String/System.Strong/' "$tmp/keep" > "$d"
+touch -r "$tmp/keep" "$d"
+out=$("$G" stat "$d" 2>&1 >/dev/null)
+expect "same size and mtime, other contents: stale" "$out" \
+    "gcheap: note: $d.gcx not used: the dump's contents changed since it was indexed"
+expect "stale index: the dump's own answer" "$("$G" stat "$d" 2>/dev/null)" "$("$G" stat --no-index "$d")"
+cp "$tmp/keep" "$d"
+touch -d '2001-01-01' "$d"
+out=$("$G" stat "$d" 2>&1 >/dev/null)
+expect "other mtime: stale" "$out" "gcheap: note: $d.gcx not used: the dump was modified since it was indexed"
+expect "-q: no note" "$("$G" stat -q "$d" 2>&1 >/dev/null)" ""
+"$G" index "$d" > /dev/null
+out=$("$G" stat --module "$d" 2>&1 >/dev/null)
+case $out in *"built with other load options"*) ok "other load options: not used";;
+    *) bad "other load options: '$out'";; esac
+out=$("$G" stat --module "$d.gcx" 2>&1 >/dev/null)
+case $out in *"built with other load options"*) ok ".gcx given with other load options: refused";;
+    *) bad ".gcx given with other load options: '$out'";; esac
+
+# The cache: a read-only folder's dump is indexed under $XDG_CACHE_HOME/gcheap/.
+mkdir "$tmp/ro" "$tmp/cache"
+cp "$T/basic.gclog" "$tmp/ro/basic.gclog"
+chmod a-w "$tmp/ro"
+if [ -w "$tmp/ro" ]; then
+    echo "ok   - SKIP read-only folder (running as a user who writes anywhere)"
+    chmod u+w "$tmp/ro"
+    mv "$tmp/ro/basic.gclog" "$tmp/ro/x"
+    mv "$tmp/ro/x" "$tmp/ro/basic.gclog"
+else
+    w=$(XDG_CACHE_HOME=$tmp/cache "$G" index "$tmp/ro/basic.gclog")
+    case $w in "$tmp/cache/gcheap/basic.gclog-"*.gcx) ok "read-only folder: cache";;
+        *) bad "read-only folder: wrote '$w'";; esac
+fi
+# An index in the cache serves when none lies beside the dump.
+cp "$T/basic.gclog" "$tmp/c.gclog"
+w=$(XDG_CACHE_HOME=$tmp/cache "$G" index --cache "$tmp/c.gclog")
+case $w in "$tmp/cache/gcheap/c.gclog-"*.gcx) ok "--cache writes under XDG_CACHE_HOME";;
+    *) bad "--cache wrote '$w'";; esac
+expect "nothing beside the dump" "$(ls "$tmp" | grep -c '^c.gclog.gcx')" 0
+cp "$T/basic.gclog" "$tmp/fresh.gclog" # same contents, other path: not its index
+expect "cache index serves" "$(XDG_CACHE_HOME=$tmp/cache "$G" top "$tmp/c.gclog" 2>&1)" "$("$G" top --no-index "$tmp/c.gclog")"
+printf 'X' | dd of="$w" bs=1 seek=$(grep -a -b -o 'MyApp.Node' "$w" | head -1 | cut -d: -f1) conv=notrunc 2>/dev/null
+out=$(XDG_CACHE_HOME=$tmp/cache "$G" top "$tmp/c.gclog" 2>&1 >/dev/null)
+case $out in "gcheap: note: $w not used: offset "*"checksum mismatch") ok "a corrupted cache index: noted";;
+    *) bad "corrupted cache index: '$out'";; esac
+
+# Corruption: a flipped byte in a chunk is found before use; the command
+# falls back to the dump with a note; --check fails with status 2.
+"$G" index "$d" > /dev/null
+cp "$d.gcx" "$tmp/good.gcx"
+at=$(grep -a -b -o 'MyApp.Node' "$d.gcx" | head -1 | cut -d: -f1)
+printf 'X' | dd of="$d.gcx" bs=1 seek="$at" conv=notrunc 2>/dev/null
+"$G" index --check "$d.gcx" > /dev/null 2> "$tmp/err"
+expect "--check of a corrupted index: status 2" $? 2
+case $(cat "$tmp/err") in *"checksum mismatch"*) ok "--check names the checksum";;
+    *) bad "--check: $(cat "$tmp/err")";; esac
+out=$("$G" top "$d" 2>"$tmp/err")
+expect "corrupted index: the dump's answer" "$out" "$("$G" top --no-index "$d")"
+case $(cat "$tmp/err") in "gcheap: note: $d.gcx not used: offset "*) ok "corrupted index: a note";;
+    *) bad "corrupted index note: $(cat "$tmp/err")";; esac
+"$G" top "$d.gcx" > /dev/null 2>&1
+expect "corrupted .gcx given: status 2" $? 2
+head -c 1000 "$tmp/good.gcx" > "$d.gcx"
+"$G" top "$d.gcx" > /dev/null 2> "$tmp/err"
+expect "truncated .gcx given: status 2" $? 2
+case $(cat "$tmp/err") in *truncated*) ok "truncated: says so";; *) bad "truncated: $(cat "$tmp/err")";; esac
+
+# Standard input cannot be indexed.
+"$G" index - < "$d" > /dev/null 2>&1
+expect "index of stdin: status 2" $? 2
+# --no-index with an index present: parsed (same answer, no note).
+cp "$tmp/good.gcx" "$d.gcx"
+expect "--no-index" "$("$G" top --no-index "$d" 2>&1)" "$ref"
+
+echo "test_index: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ $status -eq 0 ]

@@ -1,0 +1,386 @@
+/* The persistent index (gcheap/index.h): random heaps written and read back
+ * give the same model and, through the analysis, the same dominator trees,
+ * paths, reverse references and id lookups as direct builds (the oracle),
+ * with nothing computed; hostile indexes (each value out of bounds in turn,
+ * with the checksums made right again so that the bounds checks are what
+ * must catch it; a wrong checksum; bad headers; truncation) are refused
+ * before use, and a damaged derived chunk is computed instead. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gcheap/alloc.h"
+#include "gcheap/analysis.h"
+#include "gcheap/graph.h"
+#include "gcheap/index.h"
+#include "graph_heap.h"
+
+typedef struct membuf {
+    unsigned char *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_write(void *ctx, const void *data, size_t n)
+{
+    membuf *b = ctx;
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->n, data, n);
+    b->n += n;
+    return 0;
+}
+
+static membuf write_index(gch_dump *d)
+{
+    d->format = "gclog"; /* th_dump_new names none; a reader always does */
+    gch_analysis *a;
+    assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+    gch_index_stamp st;
+    memset(&st, 0, sizeof st);
+    st.dump_size = 1234;
+    membuf b = { NULL, 0, 0 };
+    assert_int_equal(gch_index_write(a, &st, "x.gclog", mem_write, &b, NULL), GCH_OK);
+    gch_analysis_free(a); /* frees d */
+    return b;
+}
+
+/* Ids that do not rise (so that the index holds an id order), some repeated
+ * as a dump with duplicate records never has them: a permutation. */
+static void shuffle_ids(th_rng *r, gch_heap *h)
+{
+    for (uint32_t i = h->object_count; i > 1; i--) {
+        uint32_t j = th_below(r, i);
+        uint64_t t = h->object_id[i - 1];
+        h->object_id[i - 1] = h->object_id[j];
+        h->object_id[j] = t;
+    }
+}
+
+static void same_arrays(const void *a, const void *b, size_t bytes)
+{
+    if (bytes)
+        assert_memory_equal(a, b, bytes);
+}
+
+static void compare_views(gch_heap *want, gch_analysis *ia, gch_heap *got)
+{
+    for (int v = 0; v < 2; v++) {
+        gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
+        o.include_weak = v;
+        o.children = 0;
+        o.preorder_only = 1;
+        o.preorder_idom = 1;
+        gch_domtree t;
+        assert_int_equal(gch_domtree_build_ex(want, &o, &t, NULL), GCH_OK);
+        const gch_domtree *it;
+        assert_int_equal(gch_analysis_domtree(ia, got, v, GCH_TREE_PREORDER_IDOM, &it, NULL), GCH_OK);
+        assert_int_equal(it->live_count, t.live_count);
+        assert_int_equal(it->live_bytes, t.live_bytes);
+        same_arrays(it->preorder, t.preorder, t.live_count * 4);
+        same_arrays(it->preorder_retained, t.preorder_retained, t.live_count * 8);
+        same_arrays(it->preorder_idom, t.preorder_idom, t.live_count * 4);
+        gch_domtree_free(&t);
+        /* By object: derived from the preorder, equal to a whole build. */
+        gch_domtree w;
+        assert_int_equal(gch_domtree_build(want, v, &w, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_domtree(ia, got, v, GCH_TREE_BY_OBJECT, &it, NULL), GCH_OK);
+        same_arrays(it->idom, w.idom, want->object_count * 4);
+        same_arrays(it->retained, w.retained, want->object_count * 8);
+        gch_domtree_free(&w);
+        gch_paths p;
+        gch_paths_options po = { v, NULL, NULL };
+        assert_int_equal(gch_paths_build_ex(want, &po, &p, NULL), GCH_OK);
+        const gch_paths *ip;
+        assert_int_equal(gch_analysis_paths(ia, got, v, &ip, NULL), GCH_OK);
+        same_arrays(ip->parent, p.parent, want->object_count * 4);
+        assert_int_equal(ip->root_object_count, p.root_object_count);
+        same_arrays(ip->root_objects, p.root_objects, p.root_object_count * 4);
+        same_arrays(ip->root_records, p.root_records, p.root_object_count * 4);
+        gch_paths_free(&p);
+    }
+}
+
+/* The model, the derived structures, and nothing computed. */
+static void compare(gch_heap *want, gch_analysis *ia, gch_heap *got)
+{
+    uint32_t n = want->object_count;
+    assert_int_equal(got->object_count, n);
+    assert_int_equal(got->type_count, want->type_count);
+    assert_int_equal(got->ref_count, want->ref_count);
+    assert_int_equal(got->total_size, want->total_size);
+    same_arrays(got->object_id, want->object_id, n * 8);
+    same_arrays(got->object_type, want->object_type, n * 4);
+    same_arrays(got->object_size32, want->object_size32, n * 4);
+    same_arrays(got->out_start, want->out_start, (n + 1) * 4);
+    same_arrays(got->out_target, want->out_target, want->ref_count * 4);
+    same_arrays(got->root_object, want->root_object, want->root_count * 4);
+    same_arrays(got->root_flags, want->root_flags, want->root_count);
+    assert_string_equal(gch_type_name(got, 0), gch_type_name(want, 0));
+    compare_views(want, ia, got);
+    assert_int_equal(gch_heap_build_reverse(want, NULL), GCH_OK);
+    assert_int_equal(gch_analysis_reverse(ia, got, NULL), GCH_OK);
+    same_arrays(got->in_start, want->in_start, (n + 1) * 4);
+    same_arrays(got->in_source, want->in_source, want->ref_count * 4);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o;
+        assert_int_equal(gch_analysis_find(ia, got, want->object_id[i], &o, NULL), GCH_OK);
+        assert_int_equal(o, gch_heap_find_object(want, want->object_id[i]));
+    }
+    uint32_t o;
+    assert_int_equal(gch_analysis_find(ia, got, UINT64_MAX, &o, NULL), GCH_OK);
+    assert_int_equal(o, GCH_NONE);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_DOMTREE), 0);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_REVERSE), 0);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_LOOKUP), 0);
+    assert_null(gch_analysis_source_error(ia));
+}
+
+static gch_error last_err;
+
+static gch_analysis *open_index(membuf *b, gch_status *st)
+{
+    gch_index *ix;
+    *st = gch_index_open(b->p, b->n, &ix, &last_err);
+    if (*st != GCH_OK)
+        return NULL;
+    gch_dump *d;
+    *st = gch_index_load(ix, 0, 1, NULL, NULL, &d, &last_err);
+    if (*st != GCH_OK) {
+        gch_index_close(ix);
+        return NULL;
+    }
+    gch_analysis *a;
+    assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+    return a;
+}
+
+static void random_heaps(void **state)
+{
+    (void)state;
+    th_rng r = { 0x9e3779b97f4a7c15ULL };
+    for (int k = 0; k < 200; k++) {
+        th_rng copy = r;
+        gch_dump *d = th_random_dump(&r, 60);
+        if (k % 2)
+            shuffle_ids(&r, d->heaps[0]);
+        th_rng again_r = copy;
+        gch_dump *want = th_random_dump(&again_r, 60); /* the same heap, kept as the oracle */
+        if (k % 2)
+            shuffle_ids(&again_r, want->heaps[0]);
+        membuf b = write_index(d);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        if (st != GCH_OK)
+            print_message("%s\n", last_err.message);
+        assert_int_equal(st, GCH_OK);
+        assert_int_equal(gch_index_hash(b.p, 0), 0xEF46DB3751D8E999ULL); /* XXH64 of nothing */
+        compare(want->heaps[0], ia, gch_analysis_dump(ia)->heaps[0]);
+        gch_analysis_free(ia);
+        gch_dump_free(want);
+        free(b.p);
+    }
+}
+
+/* ---- hostile indexes ---- */
+
+static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+
+#define TAG(s) ((uint32_t)(s)[0] | (uint32_t)(s)[1] << 8 | (uint32_t)(s)[2] << 16 | (uint32_t)(s)[3] << 24)
+
+/* The table entry of chunk tag (view), or NULL. */
+static unsigned char *entry(membuf *b, const char *tag, unsigned view)
+{
+    uint32_t count = get32(b->p + 32);
+    for (uint32_t i = 0; i < count; i++) {
+        unsigned char *e = b->p + 64 + 40 * (size_t)i;
+        if (get32(e) == TAG(tag) && (get32(e + 4) >> 16) == view)
+            return e;
+    }
+    return NULL;
+}
+
+static unsigned char *chunk(membuf *b, const char *tag, unsigned view)
+{
+    unsigned char *e = entry(b, tag, view);
+    assert_non_null(e);
+    return b->p + get64(e + 16);
+}
+
+static void fix(membuf *b)
+{
+    uint32_t count = get32(b->p + 32);
+    for (uint32_t i = 0; i < count; i++) {
+        unsigned char *e = b->p + 64 + 40 * (size_t)i;
+        put64(e + 32, gch_index_hash(b->p + get64(e + 16), (size_t)(get64(e + 24) * get32(e + 8))));
+    }
+    put64(b->p + 40, gch_index_hash(b->p + 64, (size_t)count * 40));
+    put64(b->p + 56, gch_index_hash(b->p, 56));
+}
+
+/* A fixed heap: a chain 0 -> 1 -> ... -> 9 from a strong root on 0 and a
+ * weak root on 5, ids falling (an id order is written). */
+static membuf fixed_index(void)
+{
+    gch_dump *d = th_dump_new(10, 2, 2, 9);
+    gch_heap *h = d->heaps[0];
+    uint32_t src[9], dst[9];
+    for (uint32_t i = 0; i < 9; i++) {
+        src[i] = i;
+        dst[i] = i + 1;
+    }
+    th_set_edges(h, src, dst, 9);
+    for (uint32_t i = 0; i < 10; i++) {
+        h->object_id[i] = 100 - i;
+        th_set_size(h, i, 8 + i);
+        h->object_type[i] = i % 2;
+    }
+    h->total_size = 8 * 10 + 45;
+    h->root_object[0] = 0;
+    h->root_object[1] = 5;
+    h->root_flags[1] = GCH_ROOT_WEAK;
+    return write_index(d);
+}
+
+typedef struct mutation {
+    const char *tag;
+    unsigned view;
+    size_t at;            /* element */
+    unsigned elem;
+    uint64_t value;
+    int derived;          /* found when the structure is asked for (computed instead) */
+} mutation;
+
+static void hostile_values(void **state)
+{
+    (void)state;
+    static const mutation m[] = {
+        { "OTYP", 0, 3, 4, 2, 0 },          /* type index = type count */
+        { "OTGT", 0, 4, 4, 10, 0 },         /* reference to object 10 of 10 */
+        { "OSTA", 0, 5, 4, 0, 0 },          /* starts fall */
+        { "OSTA", 0, 10, 4, 8, 0 },         /* last start is not the reference count */
+        { "ROBJ", 0, 0, 4, 10, 0 },         /* root on no object */
+        { "RKND", 0, 0, 1, 9, 0 },          /* root kind out of range */
+        { "TNAM", 0, 1, 4, 1000000, 0 },    /* name outside the string pool */
+        { "OSIZ", 0, 2, 4, 0xFFFFFFFFu, 0 },/* a big size with no big-size entry */
+        { "HEAP", 0, 9, 4, 5, 0 },          /* object count disagrees with the chunks */
+        { "DPRE", 0, 1, 4, 0, 1 },          /* an object twice in the preorder */
+        { "DPID", 0, 2, 4, 5, 1 },          /* an idom after its object */
+        { "PPAR", 0, 3, 4, 6, 1 },          /* a cycle of path parents (6 -> 5 -> 4 -> 3 -> 6) */
+        { "PROB", 1, 0, 4, 99, 1 },         /* a root object out of range */
+        { "INSR", 0, 0, 4, 77, 1 },         /* reverse reference from no object */
+        { "INST", 0, 1, 4, 9, 1 },          /* reverse starts fall */
+        { "IDOR", 0, 0, 4, 0, 1 },          /* id order not sorted */
+        { "DREC", 1, 0, 8, 11, 1 },         /* more live objects than objects */
+    };
+    for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
+        membuf b = fixed_index();
+        unsigned char *c = chunk(&b, m[k].tag, m[k].view);
+        if (m[k].elem == 8)
+            put64(c + m[k].at * 8, m[k].value);
+        else if (m[k].elem == 4)
+            put32(c + m[k].at * 4, (uint32_t)m[k].value);
+        else
+            c[m[k].at] = (unsigned char)m[k].value;
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        print_message("%s: %s\n", m[k].tag, st == GCH_OK ? "ok" : last_err.message);
+        if (!m[k].derived) {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_null(ia);
+        } else {
+            /* The model is fine: the damaged structure is computed instead. */
+            assert_int_equal(st, GCH_OK);
+            gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+            const gch_domtree *t;
+            const gch_paths *p;
+            uint32_t o;
+            for (int v = 0; v < 2; v++) {
+                assert_int_equal(gch_analysis_domtree(ia, h, v, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+                assert_int_equal(t->live_count, v ? 10 : 10);
+                assert_int_equal(gch_analysis_paths(ia, h, v, &p, NULL), GCH_OK);
+                assert_int_equal(gch_paths_depth(p, 9), v ? 4 : 9); /* from root 5 with weak roots */
+            }
+            assert_int_equal(gch_analysis_reverse(ia, h, NULL), GCH_OK);
+            assert_int_equal(h->in_source[h->in_start[3]], 2);
+            assert_int_equal(gch_analysis_find(ia, h, 97, &o, NULL), GCH_OK);
+            assert_int_equal(o, 3);
+            assert_non_null(gch_analysis_source_error(ia));
+            assert_int_equal(gch_analysis_source_error(ia)->status, GCH_EFORMAT);
+            gch_analysis_free(ia);
+        }
+        free(b.p);
+    }
+}
+
+static void hostile_files(void **state)
+{
+    (void)state;
+    gch_index *ix;
+    gch_error err;
+    membuf b = fixed_index();
+    /* A checksum: one byte of a chunk changed, checksums left as they were. */
+    chunk(&b, "OIDS", 0)[3] ^= 1;
+    gch_status st;
+    assert_null(open_index(&b, &st));
+    assert_int_equal(st, GCH_EFORMAT);
+    free(b.p);
+    /* Truncated: every length short of the whole. */
+    b = fixed_index();
+    for (size_t n = 0; n < b.n; n += 7) {
+        assert_int_equal(gch_index_open(b.p, n, &ix, &err), GCH_EFORMAT);
+    }
+    /* Version, byte order, a chunk beyond the end, a huge count. */
+    put32(b.p + 8, 2);
+    put64(b.p + 56, gch_index_hash(b.p, 56));
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_EFORMAT);
+    assert_non_null(strstr(err.message, "version 2"));
+    put32(b.p + 8, GCH_INDEX_VERSION);
+    put32(b.p + 12, 0x04030201u);
+    put64(b.p + 56, gch_index_hash(b.p, 56));
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_EFORMAT);
+    put32(b.p + 12, 0x01020304u);
+    unsigned char *e = entry(&b, "OTGT", 0);
+    put64(e + 16, b.n + 64);
+    fix(&b);
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_EFORMAT);
+    put64(e + 16, 64 * 8);
+    put64(e + 24, UINT64_MAX / 2);
+    fix(&b);
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_EFORMAT);
+    free(b.p);
+    /* The check finds what a load would. */
+    b = fixed_index();
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_OK);
+    assert_int_equal(gch_index_check(ix, &err), GCH_OK);
+    gch_index_close(ix);
+    put32(chunk(&b, "DPID", 1) + 4, 7);
+    fix(&b);
+    assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_OK);
+    assert_int_equal(gch_index_check(ix, &err), GCH_EFORMAT);
+    assert_non_null(strstr(err.message, "DPID"));
+    gch_index_close(ix);
+    free(b.p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_heaps),
+        cmocka_unit_test(hostile_values),
+        cmocka_unit_test(hostile_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
