@@ -379,10 +379,33 @@ static gch_leaking rule_stopped_classloader(rules_ctx *x, uint32_t o, verdict *v
  * propagates it to native children, is detached (2). An attached one (1) is
  * not leaking. The V8 reader keeps the propagated state per object
  * (gch_heap.v8_detachedness). */
+/* Whether type name t (DevTools' class name of a detached native: "Detached
+ * <div>", "Detached Text") is a DOM node's: an element (Blink names one by
+ * its tag) or a node class of the DOM standard. Blink's other detached
+ * natives (blink::NodeRareData, ...) hang below the nodes, and Node.js marks
+ * its own natives detached ("Node / BindingData"): no DOM, no finding. */
+static int dom_node_name(const char *t)
+{
+    static const char *const nodes[] = { "Text", "Comment", "CDATASection", "ProcessingInstruction",
+                                         "DocumentFragment", "ShadowRoot", "Attr", "DocumentType",
+                                         "Document", "HTMLDocument", "XMLDocument" };
+    if (strncmp(t, "Detached ", 9) != 0)
+        return 0;
+    t += 9;
+    if (t[0] == '<')
+        return 1;
+    for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++)
+        if (strcmp(t, nodes[k]) == 0)
+            return 1;
+    return 0;
+}
+
 static gch_leaking rule_detached_dom(rules_ctx *x, uint32_t o, verdict *v)
 {
     const uint8_t *d = x->h->v8_detachedness;
     if (!d || o >= x->h->object_count || !d[o])
+        return GCH_LEAKING_UNKNOWN;
+    if (d[o] == 2 && !dom_node_name(gch_type_name(x->h, x->h->object_type[o])))
         return GCH_LEAKING_UNKNOWN;
     if (d[o] == 2)
         return say(v, GCH_LEAKING_YES, "detachedness is 2: detached (no longer in a document)");
