@@ -1,7 +1,10 @@
 #!/bin/bash
 # ab.sh - compare two gcheap builds on one dump, runs interleaved (A, B, A, B,
-# ...) so that drift of a shared machine hits both alike; prints the median
-# and every wall time of each.
+# ...) so that drift of a shared machine hits both alike; prints, for each,
+# the median and every wall time, the median processor time (user + system,
+# all threads) and the largest peak RSS. On a machine that other jobs load,
+# wall times mostly measure waiting; processor time is the steadier figure
+# (it is 10 ms grained: compare it on inputs that take a second or more).
 #
 #   bash bench/ab.sh [--runs N] BIN_A BIN_B COMMAND [ARGS...] FILE
 #
@@ -22,26 +25,42 @@ if [ $# -lt 4 ]; then
 fi
 A=$1 B=$2
 shift 2
-declare -a TA TB
+TIME=/usr/bin/time
+[ -x "$TIME" ] || TIME=
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+declare -a TA TB CA CB MA MB
 for ((i = 0; i < RUNS; i++)); do
     for which in A B; do
         bin=$A
         [ $which = B ] && bin=$B
         s=$(date +%s%N)
-        "$bin" "$@" >/dev/null 2>&1 || { echo "ab.sh: $bin $* failed" >&2; exit 2; }
+        if [ -n "$TIME" ]; then
+            "$TIME" -f '%U %S %M' -o "$tmp" "$bin" "$@" >/dev/null 2>&1 ||
+                { echo "ab.sh: $bin $* failed" >&2; exit 2; }
+        else
+            "$bin" "$@" >/dev/null 2>&1 || { echo "ab.sh: $bin $* failed" >&2; exit 2; }
+            echo '0 0 0' >"$tmp"
+        fi
         e=$(date +%s%N)
         ms=$(( (e - s) / 1000000 ))
-        if [ $which = A ]; then TA+=("$ms"); else TB+=("$ms"); fi
+        cpu=$(awk '{printf "%d", ($1 + $2) * 1000}' "$tmp")
+        rss=$(awk '{print $3}' "$tmp")
+        if [ $which = A ]; then TA+=("$ms"); CA+=("$cpu"); MA+=("$rss")
+        else TB+=("$ms"); CB+=("$cpu"); MB+=("$rss"); fi
     done
 done
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 report() {
-    local name=$1
-    shift
+    local name=$1 n=$2
+    shift 2
+    local wall=("${@:1:n}") cpu=("${@:n+1:n}") rss=("${@:2*n+1:n}")
     local sorted
-    sorted=$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')
-    local med
-    med=$(printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-    printf '%s  median %s ms  [%s]\n' "$name" "$med" "${sorted% }"
+    sorted=$(printf '%s\n' "${wall[@]}" | sort -n | tr '\n' ' ')
+    printf '%s  median %s ms  [%s]' "$name" "$(median "${wall[@]}")" "${sorted% }"
+    [ -n "$TIME" ] && printf '  cpu median %s ms  peak %s KB' "$(median "${cpu[@]}")" \
+        "$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)"
+    printf '\n'
 }
-report "A $A" "${TA[@]}"
-report "B $B" "${TB[@]}"
+report "A $A" "$RUNS" "${TA[@]}" "${CA[@]}" "${MA[@]}"
+report "B $B" "$RUNS" "${TB[@]}" "${CB[@]}" "${MB[@]}"

@@ -228,6 +228,11 @@ typedef struct gch_heap {
      * nodes are kept in paths but are never rows of top or dom (their
      * children take their place) nor leak suspects. NULL otherwise. */
     uint8_t *v8_pseudo;
+    /* V8 as DevTools shows it, when the snapshot marks DOM nodes (the
+     * detachedness node field, or natives named "Detached ..."): per object,
+     * the DOM state after DevTools' propagateDOMState: 0 unknown, 1 attached,
+     * 2 detached (named "Detached <name>"). NULL otherwise. */
+    uint8_t *v8_detachedness;
 
     /* With gch_load_options.keep_fields: the instance fields of type t are
      * fields[type_fields[t] .. type_fields[t+1]-1] (type_fields has

@@ -11,4 +11,8 @@
  * number of bytes written, 1 to 4. */
 size_t gch_utf8_encode(uint32_t cp, unsigned char *out);
 
+/* The UTF-16 code units of n bytes of UTF-8 (JavaScript's String length):
+ * one a code point, two for one above U+FFFF (a 4-byte sequence). */
+size_t gch_utf16_units(const char *s, size_t n);
+
 #endif

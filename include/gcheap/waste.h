@@ -69,8 +69,11 @@ typedef struct gch_waste_options {
     int holders;           /* find each empty-collection type's top holder field: needs
                               references (reverse ones are built) and labels */
     int js;                /* a V8 snapshot: empty JS Arrays, Maps and Sets from the
-                              references and their labels (the only section its
-                              contents allow yet) */
+                              references and their labels, and duplicate strings from
+                              the texts of string nodes (payloads_kept: GCH_PAYLOAD_TEXT) */
+    int text;              /* the Strings' values are in the heap's string pool
+                              (GCH_PAYLOAD_TEXT: Ruby): duplicate-strings from them,
+                              the only section such a dump allows; no read needed */
 } gch_waste_options;
 
 typedef struct gch_waste {

@@ -97,6 +97,8 @@ typedef struct cli_input {
                                     fields of the classes gch_waste_field_classes names */
 #define CLI_LOAD_RULE_FIELDS 0x20 /* with CLI_LOAD_PAYLOADS: the instance fields of the classes
                                      the leak rules read (gch_rule_field_classes) */
+#define CLI_LOAD_COPY 0x40        /* a regular file read into memory of the program's own
+                                     instead of mapped (sessions: see cli_load) */
 
 typedef struct cli_spec cli_spec;
 

@@ -58,7 +58,7 @@ static const char description[] =
     "Sort keys: size (default), retained (needs --retained), distance (nearest\n"
     "first, unreachable last), id (dump order of ids), type (by name).\n"
     "--top N: at most N rows (default 100 in table output, all otherwise).\n"
-    "--values (HPROF read from a file): the text of each java.lang.String\n"
+    "--values (HPROF read from a file; Ruby, V8): the text of each String\n"
     "(Latin-1 or UTF-16 by its coder, or a JDK 8 char[]) and char[], cut after\n"
     PAYLOAD_VALUE_CHARS_TEXT " characters and \"...\" in every format (quoted in tables);\n"
     "--whole-values: the same, whole; '-' (empty, null) for other objects.\n"

@@ -47,9 +47,13 @@ static const char description[] =
     "rows. json adds per domain heap_bytes, threshold_bytes, wasted (the shown\n"
     "sections) and wasted_SECTION for every section (shown or not).\n"
     "Contents are read from the dump file again (HPROF read from a file). V8\n"
-    "snapshots give empty-collections only: JS Arrays with no elements, Maps and\n"
-    "Sets whose table references nothing (one holding only small integers looks\n"
-    "empty). A format that records no contents (.gclog, .gcdump, Dart), or an\n"
+    "snapshots give duplicate-strings (the texts of string nodes; texts of 1024\n"
+    "characters or more, which V8 may have cut, are not grouped) and\n"
+    "empty-collections: JS Arrays with no elements, Maps and Sets whose table\n"
+    "references nothing (one holding only small integers looks empty). Ruby\n"
+    "dumps give duplicate-strings only, from the values dump_all writes\n"
+    "(ASCII-only Strings; from pipes and gzip too). A format that\n"
+    "records no contents (.gclog, .gcdump, Dart), or an\n"
     "HPROF dump from a pipe or gzip, gets one line saying so, exit 0 and no rows.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").";
 
@@ -104,11 +108,11 @@ static int read_at(void *ctx, uint64_t offset, void *buf, size_t n)
 
 #define TABLE_VALUE_CHARS 80
 
-/* payload_open for HPROF; the other formats' payloads (Ruby's string
- * values) are no contents waste reads yet. */
+/* payload_open for HPROF and Ruby (whose String values are kept in the
+ * heap); the other formats record no contents waste reads. */
 static int hprof_contents(payload_file *pf, const cli_input *in, const gch_heap *h, const char **why)
 {
-    if (strcmp(in->dump->format, "hprof") != 0) {
+    if (strcmp(in->dump->format, "hprof") != 0 && strcmp(in->dump->format, "ruby") != 0) {
         memset(pf, 0, sizeof *pf);
         *why = "its format records none";
         return 0;
@@ -216,6 +220,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     memset(&pf, 0, sizeof pf); /* V8: no file is read again */
     const char *why = NULL;
     int js = strcmp(in->dump->format, "v8") == 0;
+    pf.in_heap = js && h->payloads_kept; /* V8: the texts of string nodes are in the heap */
     report_begin_section(rep, h->name);
     if (!js && !hprof_contents(&pf, in, h, &why)) {
         report_note(rep, "%s: no contents to look at: %s", cli_display_path(in->path), why);
@@ -235,7 +240,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     gch_waste_options o = { .min_count = s->min_count,
                             .fill_below = (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE),
                             .mask = live, .read = read_at, .read_ctx = &pf, .holders = s->holders,
-                            .js = js };
+                            .js = js, .text = pf.in_heap };
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);
     cli_phase_end();
@@ -271,8 +276,11 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
             report_note(rep, "(%s: %" PRIu64 " bytes wasted, not above the threshold of %" PRIu64
                         " bytes)", gch_waste_kind_name(k), w.wasted[k], limit);
     if (js)
-        report_note(rep, "(V8: empty Arrays, Maps and Sets only; a Map or Set holding only small "
-                         "integers looks empty)");
+        report_note(rep, "(V8: duplicate strings and empty Arrays, Maps and Sets only; a Map or Set "
+                         "holding only small integers looks empty)");
+    else if (pf.in_heap)
+        report_note(rep, "(Ruby: duplicate strings only, from the values dump_all writes: those of "
+                         "ASCII-only Strings)");
     else if (!w.fields)
         report_note(rep, "(no collections or boxes: the dump's instance fields were not read)");
     report_begin_total(rep);
@@ -345,7 +353,7 @@ static int waste_needs_refs(const void *state)
 {
     const waste_state *s = state;
     if (s->v8)
-        return CLI_LOAD_REFS | CLI_LOAD_LABELS;
+        return CLI_LOAD_REFS | CLI_LOAD_LABELS | CLI_LOAD_PAYLOADS;
     /* References only when asked for: loading them costs more than the rest
      * of the command (docs/waste.md, "Cost"). */
     return CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | (s->live || s->holders ? CLI_LOAD_REFS : 0) |

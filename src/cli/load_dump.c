@@ -134,12 +134,30 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
     gch_status st;
     char name[512];
     uint64_t size;
-    const void *bytes = plat_map(f, message_text(cli_display_path(path), name, sizeof name), &size);
+    /* A session (shell, mcp) reads the file into a copy: a mapping's pages
+     * vanish if the file shrinks meanwhile, and the SIGBUS that touching one
+     * raises can only end the process (plat_map), not a command; nor can
+     * the readers be handed other bytes than they saw a moment before. The
+     * copy costs the file's size in memory while the load runs. The
+     * one-shot program maps (no copy, no extra memory). */
+    void *copy = NULL;
+    const void *bytes;
+    if (need_refs & CLI_LOAD_COPY) {
+        const char *why = NULL;
+        bytes = copy = plat_read_whole(f, &size, &why);
+        if (!copy && why) {
+            plat_close(f);
+            cli_error("%s: %s", cli_display_path(path), why);
+            return EXIT_INPUT;
+        }
+    } else {
+        bytes = plat_map(f, message_text(cli_display_path(path), name, sizeof name), &size);
+    }
     if (bytes) {
         /* In place: no copy of the file (docs/performance.md, round 5). */
         fs.head_size = size < sizeof fs.head ? (size_t)size : sizeof fs.head;
         memcpy(fs.head, bytes, fs.head_size);
-        opts.release = release_parsed;
+        opts.release = copy ? NULL : release_parsed;
         opts.release_ctx = f;
         /* Offsets into the mapping are offsets into the file: a command
          * reads the bytes there again (payload.c). */
@@ -147,6 +165,7 @@ int cli_load(const char *path, const cli_common *common, int need_refs, gch_dump
         opts.keep_fields = (need_refs & (CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS)) != 0;
         opts.field_classes = field_classes(need_refs);
         st = gch_load_buffer(bytes, (size_t)size, common->input_format, &opts, out, &err);
+        free(copy);
     } else {
         st = gch_load(&src, common->input_format, &opts, out, &err);
     }

@@ -10,7 +10,7 @@ int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const
                  const char **why)
 {
     memset(pf, 0, sizeof pf[0]);
-    if (h->payloads_kept && strcmp(dump->format, "ruby") == 0) {
+    if (h->payloads_kept && (strcmp(dump->format, "ruby") == 0 || strcmp(dump->format, "v8") == 0)) {
         pf->in_heap = 1; /* GCH_PAYLOAD_TEXT: kept whatever the input was */
         return 1;
     }

@@ -21,7 +21,7 @@
 
 typedef struct payload_file {
     plat_file *f;       /* NULL: contents cannot be read (see payload_open) */
-    int in_heap;        /* the texts are in the heap (Ruby): no file needed */
+    int in_heap;        /* the texts are in the heap (Ruby, V8): no file needed */
     int read_failed;    /* a read failed: the file changed since it was loaded */
 } payload_file;
 

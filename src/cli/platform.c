@@ -170,6 +170,30 @@ void plat_release(plat_file *f, const void *p, uint64_t n)
 #endif
 }
 
+void *plat_read_whole(plat_file *f, uint64_t *size, const char **reason)
+{
+    *size = 0;
+    *reason = NULL;
+    if (f->size == 0 || f->size > SIZE_MAX)
+        return NULL;
+    char *p = malloc((size_t)f->size);
+    if (!p) {
+        *reason = "out of memory";
+        return NULL;
+    }
+    errno = 0;
+    if (plat_read_at(f, 0, p, f->size) != 0) {
+        struct stat st;
+        int shrank = fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < f->size;
+        *reason = shrank ? "the file shrank while it was being read"
+                         : errno ? strerror(errno) : "read error";
+        free(p);
+        return NULL;
+    }
+    *size = f->size;
+    return p;
+}
+
 void plat_unmap(plat_file *f)
 {
     if (!f->map)

@@ -30,6 +30,12 @@ const void *plat_map(plat_file *f, const char *name, uint64_t *size);
 /* Drops the mapped pages wholly inside [p, p + n) from memory; reading them
  * again brings them back from the page cache. */
 void plat_release(plat_file *f, const void *p, uint64_t n);
+/* Reads a regular file's bytes (the size plat_open found) into memory of
+ * its own (free it with free): a copy that no later change to the file can
+ * take away, where a mapping's pages vanish when the file shrinks. NULL
+ * when it cannot (not a regular file, or empty: *reason is NULL then; out
+ * of memory, a read error, or the file shrank: *reason says which). */
+void *plat_read_whole(plat_file *f, uint64_t *size, const char **reason);
 void plat_unmap(plat_file *f);
 /* A file the program writes (report -o). It never removes or replaces what
  * it did not create: a path that is a symlink, a FIFO or a device is

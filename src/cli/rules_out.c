@@ -100,21 +100,27 @@ static int by_retained(const void *a, const void *b)
 }
 
 /* Findings of one rule and type become one group (found in rule order, then
- * object order, so a group's objects are consecutive per rule). */
+ * object order, so a group's objects are consecutive per rule); detached DOM
+ * nodes (the roots of detached trees: the nodes below them fold) group by
+ * the object holding them on their paths, as DevTools and memlab show
+ * detached trees under the JavaScript object that retains them. */
 static void group_findings(const gch_heap *h, const gch_rule_findings *f, const uint8_t *behind,
-                           const gch_domtree *t, rules_result *out)
+                           const gch_domtree *t, const gch_paths *p, rules_result *out)
 {
     out->groups = xcalloc(f->count ? f->count : 1, sizeof *out->groups);
     for (size_t i = 0; i < f->count; i++) {
         const gch_rule_finding *x = &f->items[i];
         if (behind[x->object] == 2)
             continue;
-        uint32_t type = h->object_type[x->object];
+        uint32_t type = h->object_type[x->object], holder = GCH_NONE;
+        int by_holder = strcmp(x->rule, "detached-dom") == 0;
+        if (by_holder)
+            holder = p->parent[x->object];
         rules_group *g = NULL;
         for (size_t k = out->count; k-- > 0;) {
             if (out->groups[k].rule != x->rule)
                 break;
-            if (out->groups[k].type == type) {
+            if (by_holder ? out->groups[k].holder == holder : out->groups[k].type == type) {
                 g = &out->groups[k];
                 break;
             }
@@ -123,6 +129,7 @@ static void group_findings(const gch_heap *h, const gch_rule_findings *f, const 
             g = &out->groups[out->count++];
             g->rule = x->rule;
             g->type = type;
+            g->holder = holder;
             g->first = x->object;
             memcpy(g->reason, x->reason, sizeof g->reason);
         }
@@ -130,6 +137,7 @@ static void group_findings(const gch_heap *h, const gch_rule_findings *f, const 
         g->retained += t->retained[x->object];
         if (t->retained[x->object] > t->retained[g->first]) {
             g->first = x->object;
+            g->type = type;
             memcpy(g->reason, x->reason, sizeof g->reason);
         }
     }
@@ -164,7 +172,7 @@ static int find_and_group(gch_analysis *an, const gch_heap *h, const cli_common 
         for (size_t i = 0; i < f.count; i++)
             is_finding[f.items[i].object] = 1;
         uint8_t *behind = behind_finding(p, is_finding, h->object_count);
-        group_findings(h, &f, behind, t, out);
+        group_findings(h, &f, behind, t, p, out);
         free(behind);
         free(is_finding);
         for (size_t k = 0; k < out->count && rc == 0; k++)
@@ -181,14 +189,15 @@ int rules_run(gch_analysis *an, const char *path, const gch_dump *dump, const gc
     if (choice->off)
         return 0;
     const char *why = NULL;
-    if (!h->type_fields) {
+    if (!h->type_fields && !h->v8_detachedness) {
         out->why_none = strcmp(dump->format, "hprof") != 0 ? "its format records no field values"
                       : dump->compression                  ? "it is compressed"
                                                            : "it was read from a pipe";
         return 0;
     }
     payload_file pf;
-    if (!payload_open(&pf, path, dump, h, &why)) {
+    memset(&pf, 0, sizeof pf); /* V8: the DOM states are in the heap, nothing is read */
+    if (h->type_fields && !payload_open(&pf, path, dump, h, &why)) {
         out->why_none = why;
         return 0;
     }

@@ -23,7 +23,9 @@ typedef struct rules_step {
 
 typedef struct rules_group {
     const char *rule;
-    uint32_t type;             /* the objects' type */
+    uint32_t type;             /* the objects' type (detached-dom: the first object's) */
+    uint32_t holder;           /* detached-dom: the object holding them on their paths (the
+                                  JavaScript holder of detached DOM trees), else GCH_NONE */
     uint32_t first;            /* the object whose path is shown (the biggest) */
     uint64_t count;            /* objects of this rule and type */
     uint64_t retained;         /* their retained bytes (none dominates another) */

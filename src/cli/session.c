@@ -180,26 +180,35 @@ static void held_use(cli_session *s, cli_held *h, const cli_common *c)
 /* Loads path: what the command needs, plus (in a session that keeps dumps)
  * references and labels, so that later commands find them. If the fuller
  * load fails, the command's own load decides (a dump whose references are
- * malformed still answers `stat`, as the one-shot program does). */
+ * malformed still answers `stat`, as the one-shot program does), unless
+ * the file changed on disk while it was read (it shrank): that is the
+ * command's error, not a reason to read it again. A session reads files
+ * into a copy (CLI_LOAD_COPY): a file that shrinks under a mapping would
+ * end the process. */
 static int load(cli_session *s, const char *path, const cli_common *c, int need, int also,
                 int *loaded, gch_dump **dump)
 {
-    int want = need | also;
+    int want = need | also, copy = s->one_shot ? 0 : CLI_LOAD_COPY;
     if (!s->one_shot && strcmp(path, "-") != 0)
         want = (want | CLI_LOAD_REFS | CLI_LOAD_LABELS) & ~CLI_LOAD_TYPE_TOTALS;
     if (want != need) {
         cli_ctx *ctx = cli_ctx_get();
         size_t mark = ctx->error_len;
-        if (cli_load(path, c, want, dump) == 0) {
+        plat_stamp before, after;
+        int stamped = plat_file_stamp(path, &before) == 0;
+        int rc = cli_load(path, c, want | copy, dump);
+        if (rc == 0) {
             *loaded = want;
             return 0;
         }
+        if (stamped && (plat_file_stamp(path, &after) != 0 || !same_stamp(&before, &after)))
+            return rc;
         ctx->error_len = mark; /* the command's own load says what is wrong */
         if (ctx->error)
             ctx->error[mark] = '\0';
     }
     *loaded = need;
-    return cli_load(path, c, need, dump);
+    return cli_load(path, c, need | copy, dump);
 }
 
 int cli_session_open(cli_session *s, const char *path, const cli_common *c, int need,

@@ -53,6 +53,10 @@ static inline int gch__stack_room(uint32_t **stack, size_t *cap, size_t sp)
     return 1;
 }
 
+/* Whether a reference's field label names an array element: "[3]" or "3"
+ * (paths.c; merged paths and leaks fold such fields). */
+int gch__index_label(const char *s);
+
 /* Nonzero when element a must come before element b. Must be a strict total
  * order on the elements sorted (break ties, e.g. by index) so that the result
  * does not depend on the algorithm. */

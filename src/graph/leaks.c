@@ -214,21 +214,6 @@ static void work_free(dump_work *w)
     gch_free(w->stack);
 }
 
-static int is_index(const char *s)
-{
-    size_t n = strlen(s);
-    if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
-        s++;
-        n -= 2;
-    }
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-    return 1;
-}
-
 /* Interned field name of the reference u -> v (array indices as "[]"). */
 static uint32_t field_of(gch_leak_series *s, const gch_heap *h, uint32_t u, uint32_t v, int *oom)
 {
@@ -238,7 +223,7 @@ static uint32_t field_of(gch_leak_series *s, const gch_heap *h, uint32_t u, uint
     const char *label = gch_heap_string(h, off);
     if (!*label)
         return GCH_NONE;
-    if (is_index(label))
+    if (gch__index_label(label))
         label = "[]";
     uint32_t id = intern(&s->names, label, strlen(label));
     *oom |= id == GCH_NONE;

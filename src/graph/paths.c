@@ -442,8 +442,7 @@ static int merged_before(const void *ctx, uint32_t a, uint32_t b)
     return a < b;
 }
 
-/* A field label naming an array element: "[3]" or "3". */
-static int index_label(const char *s)
+int gch__index_label(const char *s)
 {
     size_t n = strlen(s);
     if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
@@ -472,11 +471,11 @@ static void join_field(const gch_heap *heap, gch_merged_node *nd, uint8_t *state
     case FIELD_SAME:
         if (label == nd->field || strcmp(l, gch_heap_string(heap, nd->field)) == 0)
             return;
-        *state = *l && index_label(l) && index_label(gch_heap_string(heap, nd->field))
+        *state = *l && gch__index_label(l) && gch__index_label(gch_heap_string(heap, nd->field))
                      ? FIELD_INDEXES : FIELD_MIXED;
         break;
     case FIELD_INDEXES:
-        if (!*l || !index_label(l))
+        if (!*l || !gch__index_label(l))
             *state = FIELD_MIXED;
         break;
     default:

@@ -172,7 +172,7 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
 {
     gch_error_clear(err);
     memset(out, 0, sizeof *out);
-    if (!opts->js && (!heap->payloads_kept || !opts->read))
+    if (opts->text ? !heap->payloads_kept : !opts->js && (!heap->payloads_kept || !opts->read))
         return GCH_OK; /* no contents: every section is unavailable */
     wctx w;
     memset(&w, 0, sizeof w);
@@ -188,6 +188,17 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
     if (opts->js) {
         st = waste_js_collections(&w);
         sections = 1u << GCH_WASTE_EMPTY;
+        if (st == GCH_OK && heap->payloads_kept) { /* the texts of string nodes */
+            st = map_payloads(&w);
+            if (st == GCH_OK)
+                st = waste_js_strings(&w);
+            sections |= 1u << GCH_WASTE_DUP_STRINGS;
+        }
+    } else if (opts->text) {
+        st = map_payloads(&w);
+        if (st == GCH_OK)
+            st = waste_text_duplicates(&w);
+        sections = 1u << GCH_WASTE_DUP_STRINGS;
     } else {
         st = map_payloads(&w);
         if (st == GCH_OK)

@@ -54,6 +54,10 @@ gch_waste_row *waste_row(wctx *w, unsigned kind);
 gch_status waste_duplicates(wctx *w);
 gch_status waste_fields(wctx *w, gch_waste *out);
 gch_status waste_js_collections(wctx *w);
+/* Duplicate strings from values kept in the heap's pool (GCH_PAYLOAD_TEXT). */
+gch_status waste_text_duplicates(wctx *w);
+/* V8: equal texts of string nodes (GCH_PAYLOAD_TEXT entries; pidx mapped). */
+gch_status waste_js_strings(wctx *w);
 /* Each empty-collection row's most frequent (holder type, field), from the
  * referrers of the empty collections empties[0..n-1]. */
 gch_status waste_find_holders(wctx *w, const uint32_t *empties, size_t n);

@@ -87,19 +87,6 @@ static int parents_acyclic(const void *data, uint64_t count, const void *ctx, ui
     return ok;
 }
 
-/* Root objects: ascending, each an object. */
-static int rising_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
-{
-    const uint32_t *v = data;
-    uint32_t n = *(const uint32_t *)ctx;
-    for (uint64_t i = 0; i < count; i++)
-        if (v[i] >= n || (i && v[i] <= v[i - 1])) {
-            *bad_at = i;
-            return 0;
-        }
-    return 1;
-}
-
 /* The id order: every object, by (id, index) rising. */
 static int id_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
@@ -159,7 +146,7 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     memset(p, 0, sizeof *p);
     p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, parents_acyclic, NULL, &st, err);
     if (p->parent)
-        p->objects = gcx_get(ix, hi, GCX_PROB, view, 4, UINT64_MAX, 1, rising_below, &n, &st, err);
+        p->objects = gcx_get(ix, hi, GCX_PROB, view, 4, UINT64_MAX, 1, gcx_rising_below32, &n, &st, err);
     if (!p->objects)
         return st;
     uint32_t pos;

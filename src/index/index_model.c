@@ -98,8 +98,7 @@ int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *
     return 1;
 }
 
-/* Big sizes: objects strictly rising, each below the object count. */
-static int rising_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+int gcx_rising_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     uint32_t n = *(const uint32_t *)ctx;
@@ -226,7 +225,7 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
     h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
     h->big_size_count = r->big_size_count;
-    h->big_size_object = (uint32_t *)get(l, GCX_BIGO, 4, r->big_size_count, 1, rising_below, &n);
+    h->big_size_object = (uint32_t *)get(l, GCX_BIGO, 4, r->big_size_count, 1, gcx_rising_below32, &n);
     h->big_size_value = (uint64_t *)get(l, GCX_BIGV, 8, r->big_size_count, 1, NULL, NULL);
     h->total_size = r->total_size;
     if (l->st == GCH_OK)

@@ -50,6 +50,9 @@ typedef struct gcx_limit32 {
     int none_ok;             /* ... or GCH_NONE when set */
 } gcx_limit32;
 int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+/* Strictly rising values, each below *(const uint32_t *)ctx (the object
+ * count): big-size objects, the path tree's root objects. */
+int gcx_rising_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 /* CSR starts: from 0, never falling, ending at *(const uint64_t *)ctx. */
 int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 

@@ -1361,12 +1361,12 @@ static int runs_disjoint(const uint64_t *a, size_t na, const uint64_t *b, size_t
  * memory. Increasing ids are. Otherwise, a bitmap over their range answers
  * when the range is at most 64 ids an object; a few increasing runs (V8
  * lists its nodes nearly in id order) are checked pairwise; else a hash set. */
-static int adopted_ids_unique(const gch_builder *b)
+int gch_ids_unique(const uint64_t *ids, uint32_t n)
 {
-    const gch_heap *h = b->cur;
-    const uint64_t *ids = h->object_id;
-    uint32_t n = h->object_count;
-    if (!b->ids_unsorted || n < 2)
+    uint32_t k = 1;
+    while (k < n && ids[k] > ids[k - 1])
+        k++;
+    if (k >= n)
         return 1;
     uint64_t lo = UINT64_MAX, hi = 0;
     uint32_t run_at[MAX_ID_RUNS + 1], runs = 1;
@@ -1512,7 +1512,7 @@ gch_status gch_builder_end_heap(gch_builder *b, gch_error *err)
     }
     h->out_start[h->object_count] = (uint32_t)b->raw_ref_count; /* the end of the last */
     if (b->indexed) {
-        int unique = adopted_ids_unique(b);
+        int unique = b->ids_unsorted ? gch_ids_unique(h->object_id, h->object_count) : 1;
         if (unique < 0)
             return oom(err);
         if (unique)

@@ -101,6 +101,9 @@ gch_status gch_builder_object_refs_label_offsets(gch_builder *b, const uint64_t 
 /* For readers whose names come after the references (V8 snapshots): the
  * label offsets given so far were keys 0..n-1 of the reader's own; replaces
  * each by map[key], an offset from gch_builder_intern_label. */
+/* Whether ids[0..n) are all distinct: 1, 0, or -1 when out of memory
+ * (what adopting them checks, for a reader that must know before). */
+int gch_ids_unique(const uint64_t *ids, uint32_t n);
 gch_status gch_builder_map_labels(gch_builder *b, const uint32_t *map, size_t n, gch_error *err);
 /* Makes room, exactly, for `objects` more objects and `refs` more references
  * (with labels when labeled) in the open heap, so that a reader that knows its

@@ -65,6 +65,7 @@ static void heap_free(gch_heap *h)
     gch_free(h->object_site);
     gch_free(h->v8_distance);
     gch_free(h->v8_pseudo);
+    gch_free(h->v8_detachedness);
     gch_free(h->fields);
     gch_free(h->type_fields);
     gch_free(h->field_names);

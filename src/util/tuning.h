@@ -33,6 +33,10 @@ typedef struct gch_tuning {
      * make unequal contents collide and the byte-wise comparison must split
      * them (0: the whole hash). */
     unsigned long long waste_hash_mask;
+    /* Ruby: bytes of lines in a piece, the unit one thread parses at a time
+     * (0: 64 KiB; tests set a few bytes so that two threads share a small
+     * dump). */
+    size_t ruby_piece;
 } gch_tuning;
 
 /* The knobs in force (a copy). */

@@ -16,3 +16,14 @@ size_t gch_utf8_encode(uint32_t cp, unsigned char *o)
     o[0] = (unsigned char)(lead[n] | cp);
     return n;
 }
+
+size_t gch_utf16_units(const char *s, size_t n)
+{
+    size_t units = 0;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[k];
+        if ((c & 0xc0) != 0x80)
+            units += c >= 0xf0 ? 2 : 1;
+    }
+    return units;
+}

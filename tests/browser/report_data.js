@@ -13,7 +13,7 @@
 //   rootkids id retained of the kept children of the root, then "merged BYTES COUNT"
 //   nodes    node count, kept count
 //   suspects group id retained accumulation-id accumulation-retained (--suspects)
-//   compare  type base_count new_count base_bytes new_bytes
+//   compare  type base_count new_count base_bytes new_bytes base_retained new_retained
 //   sections name objects bytes live_objects live_bytes (every section of the first dump)
 //   anomalies name count of every anomaly of section SECTION
 'use strict';
@@ -83,7 +83,8 @@ if (view === 'types') {
 } else if (view === 'compare') {
   const c = data.compare;
   for (let i = 0; i < c.name.length; i++)
-    out.push([c.name[i], c.base_count[i], c.new_count[i], c.base_bytes[i], c.new_bytes[i]].join('\t'));
+    out.push([c.name[i], c.base_count[i], c.new_count[i], c.base_bytes[i], c.new_bytes[i],
+              c.base_retained[i], c.new_retained[i]].join('\t'));
 } else if (view === 'anomalies') {
   for (const k of Object.keys(sec.anomalies)) out.push(k + '\t' + sec.anomalies[k]);
 } else if (view === 'sections') {

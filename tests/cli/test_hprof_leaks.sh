@@ -103,6 +103,28 @@ counts() { # TYPE: objects of the leak-type rows of TYPE under the sessions row
 }
 if [ "$(counts 'Grow$Session')" = $N ]; then ok; else bad "Grow\$Session leaked '$(counts 'Grow$Session')', expected $N"; fi
 if [ "$(counts 'java.util.HashMap$Node')" = $N ]; then ok; else bad "HashMap\$Node leaked '$(counts 'java.util.HashMap$Node')', expected $N"; fi
+# The two-dump report page: live objects and retained growth first (issue 29:
+# it opened on byte[] of all objects and the Session row came 9th). In page
+# order, Grow$Session (N more, the program's count) is among the first 5
+# rows, and the first row's retained growth covers the sessions' own bytes.
+if command -v node > /dev/null 2>&1; then
+    "$bin" report -q "$tmp/map/d1.hprof" "$tmp/map/d3.hprof" -o "$tmp/map.html" ||
+        bad "report of two dumps exited $?"
+    node "$root/tests/browser/report_data.js" "$tmp/map.html" compare > "$tmp/cmp.rows" ||
+        bad "report_data.js compare"
+    at=$(awk -F'\t' '$1 == "Grow$Session" { print NR "|" $3 - $2; exit }' "$tmp/cmp.rows")
+    case $at in
+    [1-5]"|$N") ok ;;
+    *) bad "report: Grow\$Session row '$at' (row|count growth), expected among the first 5 with +$N" ;;
+    esac
+    sess=$(awk -F'\t' '$1 == "Grow$Session" { print $5 - $4 }' "$tmp/cmp.rows")
+    head1=$(awk -F'\t' 'NR == 1 { print $7 - $6 }' "$tmp/cmp.rows")
+    if [ -n "$sess" ] && [ "${head1:-0}" -ge "$sess" ]; then ok; else
+        bad "report: first row's retained growth '$head1' < the sessions' bytes '$sess'"
+    fi
+else
+    echo "note: no node: the report's page order is not checked here"
+fi
 if awk -F'\t' '$1 == "leak" && $8 ~ /HashMap\$Node\[\]$/' "$tmp/map.tsv" | grep -q .; then
     bad "a leak head is a HashMap\$Node[]"
 else ok; fi

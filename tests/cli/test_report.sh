@@ -133,15 +133,20 @@ title=$(grep -a -o '<title>.*</title>' "$tmp/title.html")
 expect "hostile: the file name in the title is escaped" "$title" \
     "<title>gcheap report: $tmp/a&lt;b&gt;&amp;&quot;c&#39;.gclog</title>"
 
-# Two dumps: the comparison rows are diff's.
+# Two dumps: the comparison rows are diff's on live objects with retained
+# sizes; the first row has the biggest retained change.
 "$G" report -q "$T/diff/base.gclog" "$T/diff/new.gclog" -o "$tmp/cmp.html"
 expect "compare: exit status" "$?" 0
-node "$RD" "$tmp/cmp.html" compare | sort > "$tmp/cmp"
-"$G" diff --format tsv "$T/diff/base.gclog" "$T/diff/new.gclog" | awk -F'\t' '
+node "$RD" "$tmp/cmp.html" compare > "$tmp/cmp.rows"
+sort "$tmp/cmp.rows" > "$tmp/cmp"
+"$G" diff --live --retained --format tsv "$T/diff/base.gclog" "$T/diff/new.gclog" | awk -F'\t' '
     NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { print $c["type"] "\t" $c["base_count"] "\t" $c["new_count"] "\t" $c["base_bytes"] "\t" $c["new_bytes"] }' |
-    sort > "$tmp/diff"
-same_file "compare: rows = diff" "$tmp/cmp" "$tmp/diff"
+    { print $c["type"] "\t" $c["base_count"] "\t" $c["new_count"] "\t" $c["base_bytes"] "\t" $c["new_bytes"] \
+        "\t" $c["base_retained"] "\t" $c["new_retained"] }' | sort > "$tmp/diff"
+same_file "compare: rows = diff --live --retained" "$tmp/cmp" "$tmp/diff"
+first=$(head -1 "$tmp/cmp.rows" | cut -f1)
+want=$(awk -F'\t' '{ d = $7 - $6; if (d < 0) d = -d; if (d > best) { best = d; name = $1 } } END { print name }' "$tmp/diff")
+expect "compare: the first row changes retained the most" "$first" "$want"
 
 # A generated 200,000-object dump: bounded tree, small file.
 if [ -x "$GENDUMP" ]; then

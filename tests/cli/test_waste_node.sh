@@ -10,7 +10,11 @@
 # --threshold 0` equals the oracle's line for its type (count, bytes), the
 # planted types have exactly the planted counts, the holders are the planted
 # properties; a run that plants nothing shows no section above the default
-# thresholds; json has the same rows.
+# thresholds; json has the same rows. Duplicate strings: the program plants
+# 40 copies of one text built at run time; every duplicate-strings row
+# (count, bytes, wasted, length) equals the oracle's group of string nodes
+# with that text (counted from the snapshot's own nodes and self sizes), the
+# planted text's row has count 40 and its text as detail.
 #
 # Needs Node.js: installed with apt-get when missing (as root); skipped, with
 # a message, only where that is impossible.
@@ -36,7 +40,22 @@ if cmp -s "$tmp/rows" "$tmp/oracle"; then ok; else
     bad "empty-collections rows differ from the oracle:"
     diff "$tmp/oracle" "$tmp/rows" | head -20
 fi
-awk -F '\t' 'NR > 1 && $1 != "empty-collections"' "$tmp/waste.tsv" | grep -q . && bad "sections other than empty-collections" || ok
+awk -F '\t' 'NR > 1 && $1 != "empty-collections" && $1 != "duplicate-strings"' "$tmp/waste.tsv" | grep -q . &&
+    bad "sections other than empty-collections and duplicate-strings" || ok
+
+# duplicate strings: rows against the oracle's groups (count bytes wasted length)
+awk -F '\t' 'NR > 1 && $1 == "duplicate-strings" { print $3 "\t" $4 "\t" $5 "\t" $7 }' "$tmp/waste.tsv" |
+    sort > "$tmp/srows"
+cut -f 1-4 "$tmp/planted.strings" | sort > "$tmp/soracle"
+if [ -s "$tmp/soracle" ] && cmp -s "$tmp/srows" "$tmp/soracle"; then ok; else
+    bad "duplicate-strings rows differ from the oracle:"
+    diff "$tmp/soracle" "$tmp/srows" | head -20
+fi
+planted=$(awk -F '\t' '$1 == "duplicate-strings" && $9 == "planted duplicate text 4242" { print $3 }' "$tmp/waste.tsv")
+[ "$planted" = 40 ] && ok || bad "planted duplicate text: count '$planted', not 40"
+want=$(awk -F '\t' '$5 == "\"planted duplicate text 4242\"" { print $1 "\t" $3 }' "$tmp/planted.strings")
+got=$(awk -F '\t' '$9 == "planted duplicate text 4242" { print $3 "\t" $5 }' "$tmp/waste.tsv")
+[ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "planted duplicate text: wasted '$got', oracle '$want'"
 
 # row TYPE: count and detail of the type's row.
 row() { awk -F '\t' -v t="$1" 'NR > 1 && $10 == t { print $3 "\t" $9 }' "$tmp/waste.tsv"; }

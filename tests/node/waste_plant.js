@@ -9,6 +9,13 @@
 // arrays by the rules of docs/waste.md (a Map/Set whose "table" internal
 // edge points at an array node with no edge but "map"; an Array with no edge
 // but "__proto__" and "map"), the bytes being self sizes (the table's too).
+// Also planted: 40 copies of the string "planted duplicate text 4242", each
+// built at run time from character codes (a distinct flat string object,
+// not the interned literal), held by the array wasteStrings. The oracle's
+// OUT.strings: one line per text that 10 or more plain "string" nodes share
+// (texts shorter than V8's 1024-character cut), "COUNT<TAB>BYTES<TAB>WASTED
+// <TAB>LENGTH<TAB>TEXT", bytes the members' self sizes, wasted bytes minus
+// the first member's (in node order), length in UTF-16 code units.
 'use strict';
 const v8 = require('v8');
 const fs = require('fs');
@@ -21,12 +28,17 @@ class WasteHolder {
 
 const out = process.argv[2];
 const kept = [];
+const strings = [];
+// (the codes come from two pieces: no literal holds the whole text)
+const plantedCodes = [...('planted duplicate text ' + (4000 + 242))].map((c) => c.charCodeAt(0));
 if (process.argv[3] !== 'clean') {
+    for (let i = 0; i < 40; i++) strings.push(String.fromCharCode.apply(null, plantedCodes));
     for (let i = 0; i < 300; i++) kept.push(new WasteHolder(new WasteMap(), null, null));
     for (let i = 0; i < 200; i++) kept.push(new WasteHolder(null, new WasteSet(), null));
     for (let i = 0; i < 250; i++) kept.push(new WasteHolder(null, null, []));
 }
 globalThis.wasteKept = kept;
+globalThis.wasteStrings = strings;
 v8.writeHeapSnapshot(out);
 
 const snap = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -68,3 +80,15 @@ for (let i = 0; i < count; i++) {
 }
 fs.writeFileSync(out.replace(/\.heapsnapshot$/, '') + '.oracle',
     [...totals].map(([n, [c, b]]) => `${n}\t${c}\t${b}\n`).join(''));
+
+const groups = new Map();
+for (let i = 0; i < count; i++) {
+    if (nodeTypes[N[i * nf]] !== 'string') continue;
+    const text = S[N[i * nf + 1]];
+    if (text.length >= 1024) continue;
+    const g = groups.get(text);
+    if (g) { g.count++; g.bytes += N[i * nf + 3]; } else groups.set(text, { count: 1, bytes: N[i * nf + 3], first: N[i * nf + 3] });
+}
+fs.writeFileSync(out.replace(/\.heapsnapshot$/, '') + '.strings',
+    [...groups].filter(([, g]) => g.count >= 10)
+        .map(([t, g]) => `${g.count}\t${g.bytes}\t${g.bytes - g.first}\t${t.length}\t${JSON.stringify(t)}\n`).join(''));

@@ -475,7 +475,7 @@ static void test_random_dumps_match_model(void **state)
  * cut lines across read blocks, grow the buffer for long lines, and resolve
  * references with two threads. Results must not depend on any of it. */
 
-static const gch_tuning tiny_defaults = { 1, 1, 64, 0, 0, 2, 0, 0 };
+static const gch_tuning tiny_defaults = { 1, 1, 64, 0, 0, 2, 0, 0, 0 };
 
 static void set_tiny(size_t read_block)
 {
@@ -865,7 +865,7 @@ static void test_read_errors(void **state)
             gch_status st[2];
             gch_error e[2];
             for (int inline_reads = 0; inline_reads < 2; inline_reads++) {
-                gch_tuning k = { 1, 1, blocks[b], inline_reads, 0, 2, 0, 0 };
+                gch_tuning k = { 1, 1, blocks[b], inline_reads, 0, 2, 0, 0, 0 };
                 gch_internal_set_tuning(&k);
                 failing_source s = { t.p, t.n, fail_after };
                 gch_source src = { failing_read, &s };
@@ -987,7 +987,7 @@ static void test_crowded_id_buckets(void **state)
 {
     (void)state;
     for (int variant = 0; variant < 4; variant++) {
-        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20, 0, 0, 2, 0, 0 };
+        gch_tuning t = { variant & 1 ? 1 : (size_t)1 << 30, 0, 1 << 20, 0, 0, 2, 0, 0, 0 };
         gch_internal_set_tuning(&t);
         text_buf tb = { malloc(64), 0, 64 };
         assert_non_null(tb.p);

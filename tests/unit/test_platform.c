@@ -122,12 +122,52 @@ static void test_shrinking_file_exits_cleanly(void **state)
     unlink(path);
 }
 
+/* plat_read_whole: the file's bytes in a copy; a file shorter than when it
+ * was opened (it shrank) is refused with that reason; the copy stays
+ * readable whatever happens to the file after. */
+static void test_read_whole(void **state)
+{
+    (void)state;
+    char path[64];
+    size_t size = (size_t)PAGES * 4096 + 5;
+    make_file(path, sizeof path, size);
+    const char *why = NULL;
+    plat_file *f = plat_open(path, &why);
+    assert_non_null(f);
+    uint64_t got = 0;
+    char *p = plat_read_whole(f, &got, &why);
+    assert_non_null(p);
+    assert_null(why);
+    assert_int_equal(got, size);
+    assert_int_equal(truncate(path, 10), 0);
+    for (size_t i = 0; i < size; i++)
+        assert_int_equal(p[i], 'a' + i % 26);
+    free(p);
+    /* opened at its old size, then cut: refused, and why */
+    p = plat_read_whole(f, &got, &why);
+    assert_null(p);
+    assert_int_equal(got, 0);
+    assert_non_null(why);
+    assert_string_equal(why, "the file shrank while it was being read");
+    plat_close(f);
+    /* empty: nothing to copy, no reason (the caller reads it as a stream) */
+    assert_int_equal(truncate(path, 0), 0);
+    f = plat_open(path, &why);
+    assert_non_null(f);
+    why = "x";
+    assert_null(plat_read_whole(f, &got, &why));
+    assert_null(why);
+    plat_close(f);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_reads_the_file),
         cmocka_unit_test(test_map_refuses_empty_files_and_pipes),
         cmocka_unit_test(test_shrinking_file_exits_cleanly),
+        cmocka_unit_test(test_read_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,8 @@
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
+#include "threading.h"
+#include "tuning.h"
 
 static char *model_text(const gch_heap *h)
 {
@@ -475,6 +477,97 @@ static void test_random_against_brute_force(void **state)
 }
 
 
+/* A mapped file is parsed in pieces by up to two threads (ruby_pieces.c);
+ * a source, line by line on one (parse_source): different code, so the
+ * source's result is the expected one. Tiny pieces (down to one byte: most
+ * pieces then hold no line start) make two threads share the small dumps.
+ * For every piece size and 1 or 2 workers: the same heap as the source's,
+ * and with line i replaced by a bad one, the same error at line i + 1. */
+static char *replace_line(const char *text, int i, const char *with, size_t *len)
+{
+    size_t n = strlen(text), cap = n + strlen(with) + 2;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    const char *p = text;
+    for (int k = 0; k < i && p; k++) {
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return free(t), NULL;
+    const char *e = strchr(p, '\n');
+    *len = (size_t)snprintf(t, cap, "%.*s%s%s", (int)(p - text), text, with, e ? e : "");
+    return t;
+}
+
+static void check_same(const char *t, size_t len, size_t piece, unsigned threads)
+{
+    gch_tuning k = gch_tuning_get();
+    k.ruby_piece = piece;
+    k.default_workers = 2;
+    gch_internal_set_tuning(&k);
+    gch_load_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    gch_dump *a = NULL, *b = NULL;
+    gch_error ea, eb;
+    gch_status sa = gch_load_buffer(t, len, GCH_FORMAT_RUBY, &o, &a, &ea);
+    gch_internal_set_tuning(NULL);
+    gch_status sb = load_stream_as(t, len, 4096, GCH_FORMAT_RUBY, &o, &b, &eb);
+    assert_int_equal(sa, sb);
+    if (sb == GCH_OK) {
+        assert_null(heap_check_dump(a));
+        char *ma = model_text(a->heaps[0]), *mb = model_text(b->heaps[0]);
+        assert_string_equal(ma, mb);
+        free(ma);
+        free(mb);
+    } else {
+        assert_int_equal(ea.line, eb.line);
+        assert_string_equal(ea.message, eb.message);
+    }
+    gch_dump_free(a);
+    gch_dump_free(b);
+}
+
+static void test_pieces_and_threads(void **state)
+{
+    (void)state;
+    static const size_t pieces[] = { 1, 2, 7, 64, 333, 0 };
+    static const char *const bad[] = {
+        "{\"address\":\"0x5\", \"type\":}", "{\"address\":\"0x5\", \"type\":\"OBJECT\", \"flags\":{\"a\":tru}}",
+        "{\"type\":\"OBJECT\"}", "  \t"
+    };
+    uint64_t threads_before = gch_internal_threads_created();
+    size_t len = sizeof small_dump - 1;
+    for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++)
+        for (unsigned w = 1; w <= 2; w++) {
+            check_same(small_dump, len, pieces[p], w);
+            for (int i = 0; i < 20; i++)
+                for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+                    size_t n;
+                    char *t = replace_line(small_dump, i, bad[b], &n);
+                    if (!t)
+                        break;
+                    check_same(t, n, pieces[p], w);
+                    free(t);
+                }
+        }
+    /* the small dump itself, as written by hand, through two threads */
+    gch_tuning k = gch_tuning_get();
+    k.ruby_piece = 7;
+    k.default_workers = 2;
+    gch_internal_set_tuning(&k);
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_load_buffer(small_dump, len, GCH_FORMAT_RUBY, NULL, &d, &err), GCH_OK);
+    gch_internal_set_tuning(NULL);
+    check_small(d);
+    gch_dump_free(d);
+    /* two workers and several pieces did start a thread */
+    assert_true(gch_internal_threads_created() > threads_before);
+}
+
 /* Every kind's name, every root category's kind, IMEMO and DATA without
  * their words, long words cut, blank lines of blanks. */
 static void test_kinds_and_roots(void **state)
@@ -645,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_truncation_every_byte),
         cmocka_unit_test(test_random_against_brute_force),
+        cmocka_unit_test(test_pieces_and_threads),
         cmocka_unit_test(test_kinds_and_roots),
         cmocka_unit_test(test_long_line_and_source_errors),
         cmocka_unit_test(test_allocation_failures),

@@ -4,7 +4,8 @@
  * stdout, stderr and status - and the dominator tree of each view (strong
  * roots, --include-weak) is built once for all of them. Also: a failing line
  * does not end the session, a dump changed on disk is loaded again, the
- * memory limit drops what no run holds. */
+ * memory limit drops what no run holds, a dump that shrinks while it is
+ * loaded does not end the session. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,9 @@
 
 #include <cmocka.h>
 
+#include <unistd.h>
+
+#include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "session.h"
 #include "session_internal.h"
@@ -328,6 +332,82 @@ static void shell_words(void **state)
     }
 }
 
+/* A dump that shrinks while a session loads it: the session read it into
+ * a copy (a mapping's lost pages would raise SIGBUS, which ends the
+ * process), so the command answers for the file as it was read and the
+ * session goes on; the next command reads the file as it is now. The file
+ * is cut by the library's first allocation in the load (gch_set_allocator):
+ * after the file was opened and its size taken, before the reader got past
+ * its first region: deterministic, no race. */
+static const char *cut_path;
+static int cut_done;
+
+static void *cutting_malloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    if (!cut_done) {
+        cut_done = 1;
+        assert_int_equal(truncate(cut_path, 100), 0);
+    }
+    return malloc(size);
+}
+static void *plain_realloc(void *ctx, void *p, size_t size) { (void)ctx; return realloc(p, size); }
+static void plain_free(void *ctx, void *p) { (void)ctx; free(p); }
+
+/* A .gclog of n objects (about 16 n bytes: several of the reader's regions). */
+static void write_gclog(const char *path, unsigned n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("a 2 x\nt 1 A\n", f);
+    for (unsigned i = 1; i <= n; i++)
+        fprintf(f, "o %x 1 10 %x\n", 16 * i, 16 * (i % n + 1));
+    fputs("r 10 1 0\nc x\n", f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void shrinking_dump(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gcheap-session-shrink-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const unsigned n = 400000; /* ~9 MB */
+    write_gclog(path, n);
+    cli_session *s = cli_session_new();
+    char *argv[] = { "stat", "--format", "tsv", path, NULL };
+    char want[64];
+    snprintf(want, sizeof want, "%u\t%u\tA", n, 16 * n); /* n objects of 0x10 bytes */
+    for (int round = 0; round < 2; round++) {
+        cut_path = path;
+        cut_done = 0;
+        gch_allocator cutting = { cutting_malloc, plain_realloc, plain_free, NULL };
+        gch_set_allocator(&cutting);
+        answer a = run(s, 4, argv);
+        gch_set_allocator(NULL);
+        assert_true(cut_done); /* cut while the command ran */
+        if (a.rc != 0 || !strstr(a.out, want) || a.err_len != 0)
+            fail_msg("round %d: status %d, stderr '%s', stdout '%s'", round, a.rc, a.err, a.out);
+        answer_free(&a);
+        /* the next command: the file changed, so it is read again, as it is
+         * now (100 bytes: the first objects, no end record) */
+        a = run(s, 4, argv);
+        assert_int_equal(a.rc, 0);
+        assert_non_null(strstr(a.out, "\tA"));
+        assert_null(strstr(a.out, want));
+        assert_non_null(strstr(a.err, "warning"));
+        answer_free(&a);
+        write_gclog(path, n); /* whole again: answered in full */
+        a = run(s, 4, argv);
+        assert_int_equal(a.rc, 0);
+        assert_non_null(strstr(a.out, want));
+        answer_free(&a);
+    }
+    cli_session_free(s);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +417,7 @@ int main(void)
         cmocka_unit_test(reload_and_limit),
         cmocka_unit_test(shell_words),
         cmocka_unit_test(out_of_memory_ends_the_run),
+        cmocka_unit_test(shrinking_dump),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

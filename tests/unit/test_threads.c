@@ -26,7 +26,7 @@
  * split from 1 byte, 64-byte blocks read ahead, the DFS's page toucher. */
 static void force_parallel_paths(void)
 {
-    gch_tuning t = { 1, 1, 64, 0, 1, 2, 0, 0 };
+    gch_tuning t = { 1, 1, 64, 0, 1, 2, 0, 0, 0 };
     gch_internal_set_tuning(&t);
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gcheap/load.h"
+#include "gcheap/rules.h"
 #include "heap_check.h"
 #include "tuning.h"
 #include "v8_sample.h"
@@ -536,6 +537,97 @@ static char *many_edges(size_t *len)
     return text;
 }
 
+/* keep_payloads: the text of each string node (GCH_PAYLOAD_TEXT in the
+ * heap's pool), from a buffer (the bulk path) and from a pipe (the careful
+ * one), in DevTools' view and the raw one; nothing without it. */
+static void test_string_texts(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 32; variant += 5) {
+        size_t len;
+        char *text = sample(variant, &len);
+        for (int k = 0; k < 4; k++) {
+            gch_load_options o = { 0 };
+            o.keep_payloads = 1;
+            o.v8_raw = k & 1;
+            gch_dump *d = NULL;
+            gch_error err;
+            if (k & 2)
+                assert_int_equal(load_stream(text, len, 100, &o, &d, &err), GCH_OK);
+            else
+                assert_int_equal(gch_read_v8_buffer(text, len, &o, &d, &err), GCH_OK);
+            const gch_heap *h = d->heaps[0];
+            assert_true(h->payloads_kept);
+            assert_int_equal(h->payload_count, 1); /* the sample's one string node */
+            const gch_payload *p = gch_heap_payload(h, 11);
+            assert_non_null(p);
+            assert_int_equal(p->kind, GCH_PAYLOAD_TEXT);
+            assert_int_equal(p->length, 14);
+            assert_memory_equal(gch_heap_string(h, (uint32_t)p->offset), "hello \"world\"\n", 15);
+            gch_dump_free(d);
+        }
+        gch_dump *d = NULL;
+        gch_error err;
+        assert_int_equal(gch_read_v8_buffer(text, len, NULL, &d, &err), GCH_OK);
+        assert_false(d->heaps[0]->payloads_kept);
+        assert_null(gch_heap_payload(d->heaps[0], 11));
+        gch_dump_free(d);
+        free(text);
+    }
+}
+
+/* The DOM states DevTools' view keeps (gch_heap.v8_detachedness) and the
+ * detached-dom rule on them: the sample's node 7 is written detached, 13
+ * attached (variants with the detachedness field); without the field, or
+ * with --v8-raw, no state. Node 7 is an object named Leaky, no DOM node:
+ * no finding (tests/cli/test_rules_dom.sh has the Chromium ones); the path
+ * through 13 labels it not leaking. */
+static void test_detached_dom_rule(void **state)
+{
+    (void)state;
+    static const char *const only[] = { "detached-dom", NULL };
+    for (int variant = 0; variant < 4; variant++) {
+        size_t len;
+        char *text = sample(variant, &len);
+        for (int raw = 0; raw < 2; raw++) {
+            gch_load_options o = { 0 };
+            o.v8_raw = raw;
+            gch_dump *d = NULL;
+            gch_error err;
+            assert_int_equal(gch_read_v8_buffer(text, len, &o, &d, &err), GCH_OK);
+            const gch_heap *h = d->heaps[0];
+            int states = (variant & 1) && !raw;
+            assert_int_equal(h->v8_detachedness != NULL, states);
+            gch_rules_options ro = { only, NULL, NULL, NULL };
+            gch_rule_findings f;
+            assert_int_equal(gch_rules_find(h, &ro, &f, &err), GCH_OK);
+            assert_int_equal(f.count, 0);
+            if (states) {
+                uint32_t path[2] = { GCH_NONE, GCH_NONE };
+                for (uint32_t k = 0; k < h->object_count; k++) {
+                    assert_int_equal(h->v8_detachedness[k],
+                                     h->object_id[k] == 7 ? 2 : h->object_id[k] == 13 ? 1 : 0);
+                    if (h->object_id[k] == 13)
+                        path[0] = k;
+                    if (h->object_id[k] == 7)
+                        path[1] = k;
+                }
+                gch_leaking leaking[2];
+                char reasons[2 * GCH_RULE_REASON_MAX];
+                size_t from, to;
+                assert_int_equal(gch_rules_label_path(h, &ro, path, 2, 0, leaking, reasons, &from, &to, &err),
+                                 GCH_OK);
+                assert_int_equal(leaking[0], GCH_LEAKING_NO);
+                assert_string_equal(reasons, "detachedness is 1: attached (in a document)");
+                assert_int_equal(leaking[1], GCH_LEAKING_UNKNOWN); /* detached, but no DOM node */
+            }
+            gch_rule_findings_free(&f);
+            gch_dump_free(d);
+        }
+        free(text);
+    }
+}
+
 static void test_bulk_equals_careful(void **state)
 {
     (void)state;
@@ -630,6 +722,8 @@ int main(void)
         cmocka_unit_test(test_empty_and_strings),
         cmocka_unit_test(test_bulk_equals_careful),
         cmocka_unit_test(test_bulk_gives_up_on_wide_values),
+        cmocka_unit_test(test_string_texts),
+        cmocka_unit_test(test_detached_dom_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
  * from the loaded heap (the dump's own sizes): every row of gch_waste_find
  * must be an oracle group with the same count, bytes and wasted bytes, and
  * the other way round. A tuning knob cuts the hash to 2 bits so that unequal
- * contents collide and the byte-wise comparison must split them. */
+ * contents collide and the byte-wise comparison must split them. Ruby
+ * dumps' String values (kept in the heap) are checked the same way. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -634,6 +635,76 @@ static void test_read_failure(void **state)
     hpw_free(w);
 }
 
+/* Ruby dumps: duplicate-strings from the values kept in the heap (the
+ * reader's GCH_PAYLOAD_TEXT). Random STRING lines with values from a small
+ * alphabet, some without a value (non-ASCII in a real dump), random
+ * memsizes; the oracle groups the lines it wrote by comparing values: count,
+ * bytes (the sum of memsize), wasted (bytes less the memsize of the lowest
+ * address). Every row is an oracle group and the other way round; with 1-
+ * and 2-bit hashes too. */
+static void test_ruby_strings(void **state)
+{
+    (void)state;
+    static const char *const vals[] = { "a", "b", "ab", "ba", "", "abc", "x\\\"y", "a b" };
+    enum { NS = 600, NV = 8 };
+    static unsigned val[NS], size[NS];
+    uint64_t seedv = 88172645463325252ull;
+    for (unsigned mask = 0; mask <= 3; mask++)
+        for (unsigned min = 2; min <= 40; min += 19) {
+            size_t cap = NS * 128 + 256, len = 0;
+            char *t = malloc(cap);
+            assert_non_null(t);
+            for (unsigned i = 0; i < NS; i++) {
+                seedv ^= seedv << 13, seedv ^= seedv >> 7, seedv ^= seedv << 17;
+                val[i] = (unsigned)(seedv % (NV + 2)); /* NV, NV + 1: no value */
+                size[i] = 40 + 8 * (unsigned)(seedv >> 40 & 3);
+                len += (size_t)snprintf(t + len, cap - len, "{\"address\":\"0x%x\", \"type\":\"STRING\"", 0x1000 + 0x28 * i);
+                if (val[i] < NV)
+                    len += (size_t)snprintf(t + len, cap - len, ", \"value\":\"%s\"", vals[val[i]]);
+                len += (size_t)snprintf(t + len, cap - len, ", \"memsize\":%u}\n", size[i]);
+            }
+            gch_load_options lo;
+            memset(&lo, 0, sizeof lo);
+            lo.keep_payloads = 1;
+            gch_dump *d = NULL;
+            gch_error err;
+            assert_int_equal(gch_load_buffer(t, len, GCH_FORMAT_RUBY, &lo, &d, &err), GCH_OK);
+            gch_tuning tk = gch_tuning_get();
+            tk.waste_hash_mask = mask;
+            gch_internal_set_tuning(mask ? &tk : NULL);
+            gch_waste_options o = { .min_count = min, .text = 1 };
+            gch_waste res;
+            assert_int_equal(gch_waste_find(d->heaps[0], &o, &res, &err), GCH_OK);
+            gch_internal_set_tuning(NULL);
+            assert_true(res.available);
+            size_t groups = 0;
+            for (unsigned v = 0; v < NV; v++) {
+                uint64_t count = 0, bytes = 0, copy = 0;
+                for (unsigned i = 0; i < NS; i++)
+                    if (val[i] == v) {
+                        if (!count++)
+                            copy = size[i]; /* addresses increase with i */
+                        bytes += size[i];
+                    }
+                if (count < min)
+                    continue;
+                groups++;
+                size_t k = 0;
+                while (k < res.count && !(res.rows[k].count == count && res.rows[k].bytes == bytes &&
+                                          res.rows[k].wasted == bytes - copy))
+                    k++;
+                if (k == res.count)
+                    fail_msg("mask %u min %u: value %u (%llu copies, %llu bytes) has no row", mask, min, v,
+                             (unsigned long long)count, (unsigned long long)bytes);
+                assert_int_equal(res.rows[k].kind, GCH_WASTE_DUP_STRINGS);
+            }
+            assert_int_equal(res.count, groups);
+            gch_waste_free(&res);
+            gch_dump_free(d);
+            free(t);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -642,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_instance_fields),
         cmocka_unit_test(test_no_contents),
         cmocka_unit_test(test_read_failure),
+        cmocka_unit_test(test_ruby_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ static const cli_option report_options[] = {
     OPT_UINT(0, "types", report_state, types, "N", 1, 10000000,
              "rows of each type table and of the comparison (default 20000)"),
     OPT_BOOL(0, "suspects", report_state, suspects,
-             "add the leak suspects (as gcheap suspects; from the same dominator tree)"),
+             "add the leak suspects and leak-rule findings (as gcheap suspects; from the same dominator tree)"),
     OPT_BOOL(0, "waste", report_state, waste,
              "add the wasted memory (as gcheap waste --threshold 0; HPROF)"),
     OPT_END
@@ -50,13 +50,18 @@ static const char description[] =
     "  out with the breadcrumb. The --nodes objects that retain the most are kept;\n"
     "  under each, the smaller children are merged into one \"(N smaller objects)\";\n"
     "- the type histogram with retained sizes, sortable and filterable;\n"
-    "- with two dumps, the growth by type from BASE to NEW (all objects, types\n"
-    "  matched by name, as `gcheap diff`), with bars, and the new and gone types;\n"
+    "- with two dumps, the growth by type from BASE to NEW (live objects and\n"
+    "  retained sizes, types paired by stable name as `gcheap diff --live\n"
+    "  --retained`; the biggest retained growth first), with bars, and the new\n"
+    "  and gone types;\n"
     "  the page opens on it, with a tab for each dump;\n"
     "- with --suspects, the leak suspects of each section (Eclipse MAT's rule, as\n"
     "  `gcheap suspects`): what they retain, their accumulation point, the path\n"
     "  from a GC root. It computes the dominator tree once more, so it is not\n"
-    "  the default;\n"
+    "  the default. Also a section per leak rule that found something (HPROF\n"
+    "  read from a file; docs/leak-rules.md): the objects and what they retain,\n"
+    "  the trace from a GC root with each step's leaking label and reason, the\n"
+    "  suspect window marked;\n"
     "- with --waste (HPROF read from a file), the wasted memory of each section:\n"
     "  the rows of `gcheap waste --threshold 0` (duplicate strings and arrays,\n"
     "  empty and under-filled collections, ...), the 100 largest.";
@@ -110,10 +115,14 @@ static int write_page(FILE *f, const report_dump *base, const report_dump *nw,
     }
 }
 
-/* References always; with --waste, contents too. */
+/* References always; with --waste, contents too; with --suspects, what the
+ * leak rules read, as for gcheap suspects: where field values lie, and the
+ * labels (a class's superclass is its <super> reference; holders' names). */
 static int report_needs_refs(const void *state)
 {
-    return CLI_LOAD_REFS | (((const report_state *)state)->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0);
+    const report_state *s = state;
+    return CLI_LOAD_REFS | (s->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0) |
+           (s->suspects ? CLI_LOAD_PAYLOADS | CLI_LOAD_RULE_FIELDS | CLI_LOAD_LABELS : 0);
 }
 
 static int report_check(cli_run *run)

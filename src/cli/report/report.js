@@ -471,6 +471,58 @@
     return s;
   }
 
+  /* ------------------------------------------------------------ leak rules */
+
+  /* Leak-rule findings (gcheap report --suspects; absent without it), one
+   * section per rule that found something: each finding's objects and the
+   * trace from a GC root as gcheap suspects prints it ("~" marks the
+   * references of the suspect window). Text only (textContent). */
+  function renderTrace(g) {
+    var ol = el('ol', { cls: 'trace', start: '0' });
+    g.path.forEach(function (st, i) {
+      var li = el('li');
+      var head = st.type + ' @' + st.id + '  leaking: ' + st.leaking + (st.reason ? ' (' + st.reason + ')' : '');
+      li.appendChild(el('div', { cls: 'step leaking-' + st.leaking, text: head }));
+      var next = g.path[i + 1];
+      if (next) {
+        var inWindow = i >= g.window.from && i < g.window.to;
+        li.appendChild(el('div', { cls: inWindow ? 'ref window' : 'ref',
+          text: (inWindow ? '~ ' : '| ') + next.holder + (next.library_leak ? ' (library leak)' : '') }));
+      }
+      ol.appendChild(li);
+    });
+    return ol;
+  }
+
+  function renderRules(rules) {
+    var box = el('div', { cls: 'rules' });
+    if (!rules.findings.length) {
+      box.appendChild(el('h2', { text: 'Leak rules' }));
+      box.appendChild(el('p', { text: rules.why_none ? 'No leak rule could run: ' + rules.why_none + '.'
+        : 'No leak rule found anything.' }));
+      return box;
+    }
+    var order = [], byRule = {};
+    rules.findings.forEach(function (g) {
+      if (!Object.prototype.hasOwnProperty.call(byRule, g.rule)) { byRule[g.rule] = []; order.push(g.rule); }
+      byRule[g.rule].push(g);
+    });
+    order.forEach(function (rule) {
+      var s = el('section', { cls: 'rule', 'data-rule': rule });
+      s.appendChild(el('h2', { text: 'Leak rule: ' + rule }));
+      byRule[rule].forEach(function (g) {
+        s.appendChild(el('p', { cls: 'finding', text: fmtCount(g.count) + (g.count === 1 ? ' object of ' : ' objects of ') +
+          g.type + ', ' + fmtBytes(g.retained) + ' retained (' + g.percent + '% of the live bytes)' +
+          (g.library_leak ? ', a known library leak' : '') + ': ' + g.reason }));
+        s.appendChild(el('p', { cls: 'note', text: 'root: ' + (g.path.length ? g.path[0].holder : '') }));
+        s.appendChild(renderTrace(g));
+      });
+      s.appendChild(el('p', { cls: 'note', text: '~: the references between the last step not leaking and the first leaking one (the suspect window).' }));
+      box.appendChild(s);
+    });
+    return box;
+  }
+
   /* ------------------------------------------------------------ suspects */
 
   /* Leak suspects (gcheap report --suspects; null without it): Eclipse MAT's
@@ -533,8 +585,10 @@
     var rows = [], maxDelta = 0, nNew = 0, nGone = 0;
     for (var i = 0; i < cmp.name.length; i++) {
       var r = { _i: i, name: cmp.name[i], base_count: cmp.base_count[i], new_count: cmp.new_count[i],
-                base_bytes: cmp.base_bytes[i], new_bytes: cmp.new_bytes[i] };
+                base_bytes: cmp.base_bytes[i], new_bytes: cmp.new_bytes[i],
+                base_retained: cmp.base_retained[i], new_retained: cmp.new_retained[i] };
       r.delta = r.new_bytes - r.base_bytes;
+      r.retained_delta = r.new_retained - r.base_retained;
       r.count_delta = r.new_count - r.base_count;
       r.status = r.base_count === 0 ? 'new' : r.new_count === 0 ? 'gone' :
                  r.delta === 0 && r.count_delta === 0 ? 'same' : 'changed';
@@ -545,14 +599,19 @@
     }
     box.appendChild(el('h2', { text: 'Growth by type' }));
     box.appendChild(el('p', { cls: 'note', text: 'From ' + cmp.base + ' (base) to ' + cmp.new +
-      ' (new): all objects, types matched by name (as gcheap diff).' }));
+      ' (new): live objects, types matched by their stable names (as gcheap diff --live --retained), ' +
+      'the biggest retained growth first.' }));
     box.appendChild(el('div', { cls: 'cards' },
       card('bytes', fmtSigned(nb - bb, fmtBytes), fmtBytes(bb) + ' \u2192 ' + fmtBytes(nb)),
       card('objects', fmtSigned(no - bo, fmtCount), fmtCount(bo) + ' \u2192 ' + fmtCount(no)),
       card('new types', fmtCount(nNew)), card('gone types', fmtCount(nGone))));
     var which = el('select', { 'aria-label': 'status' });
     ['all', 'changed', 'new', 'gone', 'same'].forEach(function (s) { which.appendChild(el('option', { value: s, text: s })); });
+    var maxRet = rows.reduce(function (a, r) { return Math.max(a, Math.abs(r.retained_delta)); }, 0);
     var cols = [
+      { key: 'retained_delta', label: 'retained change', num: true, cell: function (r) { return fmtSigned(r.retained_delta, fmtCount); } },
+      { label: '', cls: 'bar', cell: function (r) { return bar(r.retained_delta, maxRet, r.retained_delta > 0 ? 'grow' : 'shrink', true); } },
+      { key: 'new_retained', label: 'new retained', num: true, cell: function (r) { return fmtCount(r.new_retained); } },
       { key: 'base_bytes', label: 'base bytes', num: true, cell: function (r) { return fmtCount(r.base_bytes); } },
       { key: 'new_bytes', label: 'new bytes', num: true, cell: function (r) { return fmtCount(r.new_bytes); } },
       { key: 'delta', label: 'bytes change', num: true, cell: function (r) { return fmtSigned(r.delta, fmtCount); } },
@@ -563,7 +622,7 @@
       { key: 'name', label: 'type', cls: 'name', cell: function (r) { return r.name; } }
     ];
     var table = sortableTable(cols, rows, {
-      sortKey: 'delta', filterOf: function (r) { return r.name; }, extraControls: [which], cls: 'growth',
+      sortKey: 'retained_delta', filterOf: function (r) { return r.name; }, extraControls: [which], cls: 'growth',
       accept: function (r) { return which.value === 'all' || r.status === which.value; }
     });
     which.addEventListener('change', function () { table.rerender(); });
@@ -593,6 +652,7 @@
       var ic = new Icicle(sec, id);
       box.appendChild(ic.box);
       charts.push(ic);
+      if (sec.rules) box.appendChild(renderRules(sec.rules));
       if (Array.isArray(sec.suspects)) box.appendChild(renderSuspects(sec.suspects, sec, ic));
       if (Array.isArray(sec.waste)) box.appendChild(renderWaste(sec.waste));
       box.appendChild(el('h2', { text: 'Types' }));

@@ -13,8 +13,10 @@
 #include "gcheap/leaks.h"
 #include "gcheap/task.h"
 #include "html_escape.h"
+#include "report_rules.h"
 #include "report_waste.h"
 #include "sort.h"
+#include "typepat.h"
 
 #ifndef GCHEAP_VERSION
 #define GCHEAP_VERSION "dev"
@@ -387,6 +389,11 @@ static int write_section(FILE *f, const report_dump *rd, gch_analysis *an, const
         fputs("null", f);
     else if (write_suspects(f, an, h, c, labels) != 0)
         return EXIT_INPUT;
+    if (lim->suspects) { /* the leak rules, as gcheap suspects runs them first */
+        key(f, &first, "rules");
+        if (report_write_rules(f, an, rd->path, d, h, c) != 0)
+            return EXIT_INPUT;
+    }
     if (lim->waste) { /* the heap is the dump's own (non-const) heaps[i] */
         key(f, &first, "waste");
         if (report_write_waste(f, rd->path, d, (gch_heap *)h, c) != 0)
@@ -420,7 +427,7 @@ static int write_dump(FILE *f, const report_dump *d, const report_limits *lim,
 /* A type of one dump, by display name, summed over the dump's sections. */
 typedef struct named_total {
     char *name;
-    uint64_t count, bytes;
+    uint64_t count, bytes, retained;
     int side; /* 0 base, 1 new */
 } named_total;
 
@@ -433,49 +440,60 @@ static int by_name_side(const void *a, const void *b)
 
 typedef struct compare_row {
     const char *name;
-    uint64_t count[2], bytes[2];
+    uint64_t count[2], bytes[2], retained[2];
 } compare_row;
 
-static uint64_t abs_delta(const compare_row *r)
-{
-    return r->bytes[1] > r->bytes[0] ? r->bytes[1] - r->bytes[0] : r->bytes[0] - r->bytes[1];
-}
+static uint64_t abs_delta(const uint64_t v[2]) { return v[1] > v[0] ? v[1] - v[0] : v[0] - v[1]; }
 
+/* The rows kept and their first order: the biggest retained change first,
+ * then the biggest change of live bytes (a leak's holder, then its parts). */
 static int by_change(const void *a, const void *b)
 {
     const compare_row *x = a, *y = b;
-    uint64_t dx = abs_delta(x), dy = abs_delta(y);
+    uint64_t rx = abs_delta(x->retained), ry = abs_delta(y->retained);
+    if (rx != ry)
+        return rx > ry ? -1 : 1;
+    uint64_t dx = abs_delta(x->bytes), dy = abs_delta(y->bytes);
     if (dx != dy)
         return dx > dy ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-static size_t add_totals(named_total *out, size_t n, const report_dump *d, int side,
-                         const cli_common *c)
+/* The live objects of each section of d by type (stable names, as `gcheap
+ * diff --live --retained` pairs them), with their retained sizes. */
+static int add_totals(named_total *out, size_t *n, const report_dump *d, int side,
+                      const cli_common *c)
 {
-    char buf[8192];
+    char buf[8192], sb[8192];
     for (size_t i = 0; i < d->count; i++) {
         const gch_heap *h = d->heaps[i];
+        const uint8_t *live;
+        const uint64_t *retained;
+        if (cli_live(d->an, h, c, &live, NULL, NULL) != 0 ||
+            cli_type_retained(d->an, h, c, &retained, NULL) != 0)
+            return EXIT_INPUT;
         gch_type_row *hist;
         uint32_t rows;
         gch_error err;
-        if (gch_histogram(h, NULL, &hist, &rows, &err) != GCH_OK)
+        if (gch_histogram(h, live, &hist, &rows, &err) != GCH_OK)
             die("%s", err.message);
         for (uint32_t r = 0; r < rows; r++) {
             const char *name = cli_type_name(h, hist[r].type, c, buf, sizeof buf);
-            out[n].name = xstrdup(name);
-            out[n].count = hist[r].count;
-            out[n].bytes = hist[r].bytes;
-            out[n].side = side;
-            n++;
+            const char *stable = typepat_stable(name, sb, sizeof sb);
+            out[*n].name = xstrdup(stable ? stable : name);
+            out[*n].count = hist[r].count;
+            out[*n].bytes = hist[r].bytes;
+            out[*n].retained = retained[hist[r].type];
+            out[*n].side = side;
+            (*n)++;
         }
         free(hist);
     }
-    return n;
+    return 0;
 }
 
-static void write_compare(FILE *f, const report_dump *base, const report_dump *nw,
-                          const report_limits *lim, const cli_common *c)
+static int write_compare(FILE *f, const report_dump *base, const report_dump *nw,
+                         const report_limits *lim, const cli_common *c)
 {
     size_t cap = 0;
     for (int side = 0; side < 2; side++) {
@@ -483,9 +501,14 @@ static void write_compare(FILE *f, const report_dump *base, const report_dump *n
         for (size_t i = 0; i < d->count; i++)
             cap += d->heaps[i]->type_count;
     }
-    named_total *all = xcalloc(cap, sizeof *all);
-    size_t n = add_totals(all, 0, base, 0, c);
-    n = add_totals(all, n, nw, 1, c);
+    named_total *all = xcalloc(cap ? cap : 1, sizeof *all);
+    size_t n = 0;
+    if (add_totals(all, &n, base, 0, c) != 0 || add_totals(all, &n, nw, 1, c) != 0) {
+        for (size_t i = 0; i < n; i++)
+            free(all[i].name);
+        free(all);
+        return EXIT_INPUT;
+    }
     qsort(all, n, sizeof *all, by_name_side);
     compare_row *rows = xcalloc(n, sizeof *rows);
     size_t nrows = 0;
@@ -495,6 +518,7 @@ static void write_compare(FILE *f, const report_dump *base, const report_dump *n
         compare_row *r = &rows[nrows - 1];
         r->count[all[i].side] += all[i].count;
         r->bytes[all[i].side] += all[i].bytes;
+        r->retained[all[i].side] += all[i].retained; /* types' retained sizes overlap: as diff */
     }
     qsort(rows, nrows, sizeof *rows, by_change);
     size_t shown = nrows < lim->max_types ? nrows : lim->max_types;
@@ -510,12 +534,14 @@ static void write_compare(FILE *f, const report_dump *base, const report_dump *n
         html_json_string(f, rows[i].name);
     }
     putc(']', f);
-    static const char *const cols[4] = { "base_count", "new_count", "base_bytes", "new_bytes" };
-    for (int col = 0; col < 4; col++) {
+    static const char *const cols[6] = { "base_count", "new_count", "base_bytes", "new_bytes",
+                                         "base_retained", "new_retained" };
+    for (int col = 0; col < 6; col++) {
         key(f, &first, cols[col]);
         putc('[', f);
         for (size_t i = 0; i < shown; i++) {
-            uint64_t v = col < 2 ? rows[i].count[col] : rows[i].bytes[col - 2];
+            uint64_t v = col < 2 ? rows[i].count[col] : col < 4 ? rows[i].bytes[col - 2]
+                                                                : rows[i].retained[col - 4];
             fprintf(f, i ? ",%" PRIu64 : "%" PRIu64, v);
         }
         putc(']', f);
@@ -526,6 +552,7 @@ static void write_compare(FILE *f, const report_dump *base, const report_dump *n
         free(all[i].name);
     free(all);
     free(rows);
+    return 0;
 }
 
 int report_write_json(FILE *f, const report_dump *base, const report_dump *new_dump,
@@ -547,9 +574,10 @@ int report_write_json(FILE *f, const report_dump *base, const report_dump *new_d
         return EXIT_INPUT;
     putc(']', f);
     key(f, &first, "compare");
-    if (new_dump)
-        write_compare(f, base, new_dump, lim, c);
-    else
+    if (new_dump) {
+        if (write_compare(f, base, new_dump, lim, c) != 0)
+            return EXIT_INPUT;
+    } else
         fputs("null", f);
     putc('}', f);
     return 0;

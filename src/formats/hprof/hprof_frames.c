@@ -13,6 +13,7 @@
 #include "gcheap/alloc.h"
 #include "grow.h"
 #include "hprof_internal.h"
+#include "search.h"
 
 gch_status hp_add_frame(hprof_reader *r, size_t body, size_t len)
 {
@@ -90,40 +91,21 @@ void hp_index_frames(hprof_reader *r)
 
 static const hp_trace *find_trace(const hprof_reader *r, uint32_t serial)
 {
-    size_t lo = 0, hi = r->trace_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->traces[mid].serial < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(r->traces, hp_trace, serial, 0, r->trace_count, serial);
     return lo < r->trace_count && r->traces[lo].serial == serial ? &r->traces[lo] : NULL;
 }
 
 static const hp_frame_ref *find_frame(const hprof_reader *r, uint64_t id)
 {
-    size_t lo = 0, hi = r->frame_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->frames[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(r->frames, hp_frame_ref, id, 0, r->frame_count, id);
     return lo < r->frame_count && r->frames[lo].id == id ? &r->frames[lo] : NULL;
 }
 
 static uint64_t class_name_id(const hprof_reader *r, uint32_t serial)
 {
-    size_t lo = 0, hi = r->class_serial_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->class_serials[2 * mid] < serial)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* pairs (serial, name id): the key is the first of each 16 bytes */
+    size_t lo = gch_lower_bound(r->class_serials, 2 * sizeof *r->class_serials, 0,
+                                sizeof *r->class_serials, 0, r->class_serial_count, serial);
     return lo < r->class_serial_count && r->class_serials[2 * lo] == serial
                ? r->class_serials[2 * lo + 1] : 0;
 }

@@ -24,6 +24,7 @@
 #include "builder_internal.h"
 #include "grow.h"
 #include "jsc_internal.h"
+#include "search.h"
 
 typedef struct id_ord {
     uint64_t id;
@@ -109,14 +110,7 @@ static uint32_t node_of(const graph *g, uint64_t id)
 {
     if (g->direct)
         return id < g->direct_n ? g->direct[id] : GCH_NONE;
-    size_t lo = 0, hi = g->s->node_n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->by_id[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = GCH_LOWER_BOUND_BY(g->by_id, id_ord, id, 0, g->s->node_n, id);
     return lo < g->s->node_n && g->by_id[lo].id == id ? g->by_id[lo].ord : GCH_NONE;
 }
 

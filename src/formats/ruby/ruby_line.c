@@ -26,12 +26,73 @@ const char *rb_kind_word(rb_kind k)
 
 static rb_kind kind_of(rb_str s)
 {
-    if (s.escaped || s.n == 0)
+    /* the kinds that fill a heap first (one comparison), then the list */
+    static const rb_kind common[] = { RB_STRING, RB_ARRAY, RB_HASH, RB_OBJECT, RB_IMEMO, RB_DATA };
+    if (s.escaped || s.n == 0 || s.n > 8)
         return RB_UNKNOWN;
+    for (size_t i = 0; i < sizeof common / sizeof *common; i++) {
+        const char *w = kind_words[common[i]];
+        if (w[0] == s.p[0] && strlen(w) == s.n && memcmp(w, s.p, s.n) == 0)
+            return common[i];
+    }
     for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
-        if (kind_words[k][0] == s.p[0] && strncmp(kind_words[k], s.p, s.n) == 0 && kind_words[k][s.n] == 0)
+        if (kind_words[k][0] == s.p[0] && strlen(kind_words[k]) == s.n && memcmp(kind_words[k], s.p, s.n) == 0)
             return (rb_kind)k;
     return RB_UNKNOWN;
+}
+
+/* The bytes of a word w that end a plain run of string bytes: a quote, a
+ * backslash or a control byte (below 0x20) each set their byte's top bit
+ * (bytes above a hit may be set falsely; the lowest set one is exact). */
+static inline uint64_t stop_bytes(uint64_t w)
+{
+    uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5C5C5C5C5C5C5C5CULL;
+    return (((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) |
+            ((w - 0x2020202020202020ULL) & ~w)) &
+           0x8080808080808080ULL;
+}
+
+/* The index of the lowest byte whose top bit is set in m (m != 0;
+ * little-endian loads). */
+static inline unsigned first_byte(uint64_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#else
+    unsigned i = 0;
+    while (!(m & 0x80))
+        m >>= 8, i++;
+    return i;
+#endif
+}
+
+/* Whether loads are little-endian (the word tricks above assume it; others
+ * take the byte loops). */
+static inline int little_endian(void)
+{
+    const uint16_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+/* From p, the first byte that is a quote, a backslash or a control byte,
+ * or end. */
+static inline const char *plain_run(const char *p, const char *end)
+{
+    if (little_endian()) {
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t m = stop_bytes(w);
+            if (m)
+                return p + first_byte(m);
+            p += 8;
+        }
+    }
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    return p;
 }
 
 static const char *skip_blank(const char *p, const char *end)
@@ -61,21 +122,7 @@ static const char *scan_string(const char **pp, const char *end, rb_str *out)
     out->p = p;
     out->escaped = 0;
     for (;;) {
-        /* the common run: plain bytes, 8 at a time while none of them is a
-         * quote, a backslash or a control byte (a false alarm only costs the
-         * byte loop below) */
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            uint64_t q = w ^ 0x2222222222222222ULL, b = w ^ 0x5C5C5C5C5C5C5C5CULL;
-            uint64_t hit = ((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) |
-                           ((w - 0x2020202020202020ULL) & ~w);
-            if (hit & 0x8080808080808080ULL)
-                break;
-            p += 8;
-        }
-        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
-            p++;
+        p = plain_run(p, end); /* the common run: plain bytes, 8 at a time */
         if (p >= end)
             return "unterminated string";
         if (*p == '"')
@@ -187,15 +234,40 @@ static const char *scan_number(const char **pp, const char *end, uint64_t *out, 
 
 static const char *scan_word(const char **pp, const char *end)
 {
-    static const char *const words[] = { "true", "false", "null" };
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(words[i]);
-        if ((size_t)(end - *pp) >= n && memcmp(*pp, words[i], n) == 0) {
-            *pp += n;
-            return NULL;
-        }
-    }
-    return "unexpected character";
+    const char *p = *pp;
+    size_t left = (size_t)(end - p), n = 0;
+    if (left >= 4 && memcmp(p, "true", 4) == 0)
+        n = 4;
+    else if (left >= 5 && memcmp(p, "false", 5) == 0)
+        n = 5;
+    else if (left >= 4 && memcmp(p, "null", 4) == 0)
+        n = 4;
+    if (!n)
+        return "unexpected character";
+    *pp = p + n;
+    return NULL;
+}
+
+/* A value with no brackets (a string, number or literal), or NULL with *pp
+ * unmoved when it is an array or object (or not a value at all: the caller
+ * then lets skip_value say why). *msg is the scalar's error. */
+static int skip_scalar(const char **pp, const char *end, const char **msg)
+{
+    const char *p = *pp;
+    rb_str s;
+    uint64_t u;
+    int is_u64;
+    if (p >= end)
+        return 0;
+    if (*p == '"')
+        *msg = scan_string(pp, end, &s);
+    else if (*p == '-' || (*p >= '0' && *p <= '9'))
+        *msg = scan_number(pp, end, &u, &is_u64);
+    else if (*p == 't' || *p == 'f' || *p == 'n')
+        *msg = scan_word(pp, end);
+    else
+        return 0;
+    return 1;
 }
 
 /* Skips any JSON value at *pp. Nested arrays and objects are walked in a
@@ -301,6 +373,51 @@ out:
     return msg;
 }
 
+/* Skips an object at *pp whose member values are all scalars ("flags":
+ * {"wb_protected":true, "old":true, ...}, on most lines) without
+ * skip_value's bookkeeping. Returns 0 with *pp unmoved at the first thing
+ * it does not take (a nested value, an error): skip_value then walks it
+ * from the start and says what is wrong, as it would have. */
+static int skip_flat_object(const char **pp, const char *end)
+{
+    const char *p = *pp, *msg = NULL;
+    rb_str k;
+    if (p >= end || *p != '{')
+        return 0;
+    p = skip_blank(p + 1, end);
+    if (p < end && *p == '}') {
+        *pp = p + 1;
+        return 1;
+    }
+    for (;;) {
+        if (p >= end || *p != '"' || scan_string(&p, end, &k) != NULL)
+            return 0;
+        p = skip_blank(p, end);
+        if (p >= end || *p != ':')
+            return 0;
+        p = skip_blank(p + 1, end);
+        if (!skip_scalar(&p, end, &msg) || msg)
+            return 0;
+        p = skip_blank(p, end);
+        if (p < end && *p == '}') {
+            *pp = p + 1;
+            return 1;
+        }
+        if (p >= end || *p != ',')
+            return 0;
+        p = skip_blank(p + 1, end);
+    }
+}
+
+/* Any value: the quick ways first, skip_value for the rest. */
+static const char *skip_any(const char **pp, const char *end)
+{
+    const char *msg = NULL;
+    if (skip_scalar(pp, end, &msg) || skip_flat_object(pp, end))
+        return msg;
+    return skip_value(pp, end);
+}
+
 /* The "references" array: addresses only. */
 static const char *scan_refs(const char **pp, const char *end, rb_record *r, rb_refs *refs)
 {
@@ -309,19 +426,19 @@ static const char *scan_refs(const char **pp, const char *end, rb_record *r, rb_
     if (p >= end || *p != '[')
         return "references: expected an array";
     p = skip_blank(p + 1, end);
-    size_t n = 0;
+    size_t n = 0, at = refs->at;
     if (p < end && *p == ']') {
         *pp = p + 1;
         r->nrefs = 0;
         return NULL;
     }
     for (;;) {
-        if (n == refs->cap &&
-            !gch_grow((void **)&refs->v, &refs->cap, n + 1, sizeof *refs->v, 64)) {
+        if (at + n >= refs->cap &&
+            !gch_grow((void **)&refs->v, &refs->cap, at + n + 1, sizeof *refs->v, 64)) {
             *pp = p;
             return "out of memory";
         }
-        if ((msg = scan_address(&p, end, &refs->v[n])) != NULL) {
+        if ((msg = scan_address(&p, end, &refs->v[at + n])) != NULL) {
             *pp = p;
             return msg;
         }
@@ -369,7 +486,7 @@ static const char *member(rb_str k, const char **pp, const char *end, rb_record 
 {
     const char *msg;
     if (k.escaped)
-        return skip_value(pp, end);
+        return skip_any(pp, end);
     switch (k.n) {
     case 4:
         if (KEY("type")) {
@@ -425,7 +542,7 @@ static const char *member(rb_str k, const char **pp, const char *end, rb_record 
     default:
         break;
     }
-    return skip_value(pp, end);
+    return skip_any(pp, end);
 }
 
 const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
@@ -457,9 +574,7 @@ const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_re
             goto fail;
         }
         /* member names are short and plain: a byte loop, else the careful scan */
-        const char *q = p + 1;
-        while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
-            q++;
+        const char *q = plain_run(p + 1, end);
         if (q < end && *q == '"') {
             k.p = p + 1;
             k.n = (size_t)(q - k.p);

@@ -51,14 +51,16 @@ typedef struct rb_record {
     size_t nrefs;
 } rb_record;
 
-/* Growing room for the references of one line (the reader owns it). */
+/* Growing room for references (the reader owns it): a line's references
+ * are written from v[at] on, so that a piece of lines can keep them all. */
 typedef struct rb_refs {
     uint64_t *v;
     size_t cap;
+    size_t at;
 } rb_refs;
 
 /* Parses the line [p, end) (no newline) into *r, the references into
- * refs. Returns NULL on success, else a message (static text) and *col
+ * refs->v[refs->at ...]. Returns NULL on success, else a message (static text) and *col
  * the offset in the line where it went wrong. Returns "out of memory" only
  * when refs cannot grow. */
 const char *rb_parse_line(const char *p, const char *end, rb_record *r, rb_refs *refs, size_t *col);

@@ -16,7 +16,9 @@
 #include "gcheap/builder.h"
 #include "gcheap/load.h"
 #include "grow.h"
+#include "threading.h"
 #include "ruby_line.h"
+#include "ruby_pieces.h"
 #include "ruby_tables.h"
 #include "str_table.h"
 
@@ -86,6 +88,8 @@ typedef struct rb_reader {
     gch_payload *pay;
     size_t npay, pay_cap;
     uint64_t bytes_done;   /* for progress */
+    const char *data;      /* the buffer read in pieces */
+    uint64_t next_progress;
 } rb_reader;
 
 static gch_status fail_line(rb_reader *r, const char *fmt, const char *what, size_t col)
@@ -301,7 +305,7 @@ static unsigned root_kind(const char *cat)
     return GCH_ROOT_INTERNAL;
 }
 
-static gch_status add_roots(rb_reader *r, const rb_record *rec)
+static gch_status add_roots(rb_reader *r, const rb_record *rec, const uint64_t *refs)
 {
     size_t len;
     if (!rec->root.n)
@@ -314,7 +318,7 @@ static gch_status add_roots(rb_reader *r, const rb_record *rec)
     unsigned kind = root_kind(cat);
     r->root_lines++;
     for (size_t i = 0; i < rec->nrefs; i++) {
-        uint64_t a = r->refs.v[i];
+        uint64_t a = refs[i];
         if (!a)
             continue;
         /* The vm root names one object many times: once is enough. */
@@ -415,7 +419,7 @@ static gch_status note_value(rb_reader *r, const rb_record *rec)
     return GCH_OK;
 }
 
-static gch_status add_object(rb_reader *r, const rb_record *rec)
+static gch_status add_object(rb_reader *r, const rb_record *rec, const uint64_t *refs)
 {
     if (!rec->has_address)
         return fail_line(r, "%s", "object without an \"address\"", (size_t)-1);
@@ -451,7 +455,7 @@ static gch_status add_object(rb_reader *r, const rb_record *rec)
         k++;
     }
     if (rec->nrefs)
-        memcpy(r->out + k, r->refs.v, rec->nrefs * sizeof *r->out);
+        memcpy(r->out + k, refs, rec->nrefs * sizeof *r->out);
     if (r->labels)
         for (size_t i = 0; i < rec->nrefs; i++)
             r->outlab[k + i] = GCH_NONE;
@@ -460,6 +464,11 @@ static gch_status add_object(rb_reader *r, const rb_record *rec)
         return gch_builder_add_object_label_offsets(r->b, rec->address, raw, rec->memsize, r->out,
                                                     r->outlab, k, r->err);
     return gch_builder_add_object(r->b, rec->address, raw, rec->memsize, r->out, k, r->err);
+}
+
+static gch_status add_record(rb_reader *r, const rb_record *rec, const uint64_t *refs)
+{
+    return rec->kind == RB_ROOT ? add_roots(r, rec, refs) : add_object(r, rec, refs);
 }
 
 /* One line [p, end), without its newline. */
@@ -478,9 +487,7 @@ static gch_status do_line(rb_reader *r, const char *p, const char *end)
             return oom(r);
         return fail_line(r, "%s", msg, col);
     }
-    if (rec.kind == RB_ROOT)
-        return add_roots(r, &rec);
-    return add_object(r, &rec);
+    return add_record(r, &rec, r->refs.v);
 }
 
 static void progress(rb_reader *r, uint64_t bytes)
@@ -490,28 +497,45 @@ static void progress(rb_reader *r, uint64_t bytes)
         r->opts->progress(r->opts->progress_ctx, bytes);
 }
 
-/* Lines of a buffer in place. */
-static gch_status parse_buffer(rb_reader *r, const char *data, size_t size)
+/* A piece of the buffer, parsed (on this thread or another): its records
+ * go to the builder in order, then its error if it has one. */
+static gch_status take_piece(void *ctx, const rb_piece *pc)
 {
-    const char *p = data, *end = data + size;
-    uint64_t next_progress = 1u << 24;
-    while (p < end) {
-        r->line++;
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        if ((size_t)(le - p) > RB_MAX_LINE)
-            return fail_line(r, "line longer than %s bytes", "67108864", (size_t)-1);
-        gch_status st = do_line(r, p, le);
+    rb_reader *r = ctx;
+    uint64_t base = r->line;
+    for (size_t i = 0; i < pc->n; i++) {
+        const rb_parsed *x = &pc->recs[i];
+        r->line = base + x->line;
+        gch_status st = add_record(r, &x->rec, pc->refs.v + x->ref_at);
         if (st != GCH_OK)
             return st;
-        p = nl ? nl + 1 : end;
-        if ((uint64_t)(p - data) >= next_progress) {
-            progress(r, (uint64_t)(p - data));
-            next_progress += 1u << 24;
-        }
     }
-    progress(r, size);
+    r->line = base + pc->lines;
+    if (pc->msg) {
+        if (strcmp(pc->msg, "out of memory") == 0)
+            return oom(r);
+        return fail_line(r, "%s", pc->msg, pc->col);
+    }
+    uint64_t done = (uint64_t)(pc->end - r->data);
+    if (done >= r->next_progress) {
+        progress(r, done);
+        r->next_progress = done + (1u << 24);
+    }
     return GCH_OK;
+}
+
+/* Lines of a buffer in place, in pieces parsed on up to two threads. */
+static gch_status parse_buffer(rb_reader *r, const char *data, size_t size)
+{
+    gch_parallel par = gch_parallel_for(r->opts->threads);
+    r->data = data;
+    r->next_progress = 1u << 24;
+    gch_status st = rb_parse_pieces(data, size, &par, RB_MAX_LINE, take_piece, r);
+    if (st == GCH_ENOMEM)
+        return oom(r);
+    if (st == GCH_OK)
+        progress(r, size);
+    return st;
 }
 
 /* Lines from a source, a block at a time; a line longer than the block

@@ -9,6 +9,7 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/builder.h"
+#include "gcheap/utf8.h"
 #include "grow.h"
 #include "v8_devtools.h"
 
@@ -27,6 +28,47 @@ static uint8_t nrole(const v8_graph *g, size_t i) { return g->node_role[g->type[
 static uint8_t erole(const v8_graph *g, uint64_t e) { return g->edge_role[g->etype[e]]; }
 static const char *raw_name(const v8_graph *g, size_t i) { return g->str(g->str_ctx, g->name[i]); }
 static int string_named(uint8_t role) { return role != ET_ELEMENT && role != ET_HIDDEN; }
+
+/* What the steps below ask of a node's name, found once per node (and the
+ * strings compared once per distinct name, not per node). */
+enum node_flag {
+    FL_PLAIN_OBJECT = 1,    /* an object named "Object" */
+    FL_EXTERNAL_STRING = 2, /* a native named "system / ExternalStringData" (not Detached ...) */
+    FL_ARRAY_BUFFER = 4,    /* a native named "system / JSArrayBufferData" (not Detached ...) */
+    FL_ARRAY = 8,           /* named "Array": neither hidden, native, code nor a string */
+    FL_NATIVE_CONTEXT = 16, /* a hidden node named "system / NativeContext" */
+    FL_MAP_DESCRIPTORS = 32 /* an array named "(map descriptors)" */
+};
+#define FL_KNOWN 128        /* in the memo by name: the flags above are set */
+
+static uint8_t name_flags(const char *s)
+{
+    static const char *const known[] = { "Object", "system / ExternalStringData", "system / JSArrayBufferData",
+                                         "Array", "system / NativeContext", "(map descriptors)" };
+    for (unsigned k = 0; k < sizeof known / sizeof *known; k++)
+        if (strcmp(s, known[k]) == 0)
+            return (uint8_t)(FL_KNOWN | 1u << k);
+    return FL_KNOWN;
+}
+
+/* The flags of node i (renamed: it is Detached NAME now). */
+static uint8_t node_flags(const v8_graph *g, size_t i, uint8_t *memo, int renamed)
+{
+    uint8_t *m = &memo[g->name[i]];
+    if (!*m)
+        *m = name_flags(raw_name(g, i));
+    switch (nrole(g, i)) {
+    case NT_OBJECT: return *m & (FL_PLAIN_OBJECT | FL_ARRAY);
+    case NT_NATIVE: return renamed ? 0 : *m & (FL_EXTERNAL_STRING | FL_ARRAY_BUFFER);
+    case NT_HIDDEN: return *m & FL_NATIVE_CONTEXT;
+    case NT_ARRAY: return *m & (FL_MAP_DESCRIPTORS | FL_ARRAY);
+    case NT_CODE:
+    case NT_STRING:
+    case NT_CONS_STRING:
+    case NT_SLICED_STRING: return 0;
+    default: return *m & FL_ARRAY;
+    }
+}
 
 /* ------------------------------------------------------------------------ */
 /* A string set: names to dense numbers (class names, interface names). */
@@ -121,18 +163,6 @@ static int text_add(text *t, const char *s, size_t n)
     t->len += n;
     t->s[t->len] = '\0';
     return 1;
-}
-
-/* JavaScript's String length (UTF-16 code units) of UTF-8 text. */
-static size_t js_length(const char *s, size_t n)
-{
-    size_t l = 0;
-    for (size_t k = 0; k < n; k++) {
-        unsigned char c = (unsigned char)s[k];
-        if ((c & 0xc0) != 0x80)
-            l += c >= 0xf0 ? 2 : 1;
-    }
-    return l;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -360,7 +390,7 @@ static int is_user_root(const v8_graph *g, size_t i)
     return nrole(g, i) != NT_SYNTHETIC || is_dom_trees_root(g, i);
 }
 
-static gch_status shallow_sizes(const v8_graph *g, const char *const *names, v8_devtools *d, gch_error *err)
+static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
     size_t n = g->n, r = g->root;
     for (size_t i = 0; i < n; i++)
@@ -385,8 +415,7 @@ static gch_status shallow_sizes(const v8_graph *g, const char *const *names, v8_
     size_t wl = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
-        if (role == NT_HIDDEN || role == NT_ARRAY ||
-            (role == NT_NATIVE && strcmp(names[i], "system / ExternalStringData") == 0)) {
+        if (role == NT_HIDDEN || role == NT_ARRAY || (flags[i] & FL_EXTERNAL_STRING)) {
             owner[i] = unvisited;
         } else {
             owner[i] = (uint32_t)i;
@@ -450,16 +479,16 @@ typedef struct dist_filter {
     const v8_graph *g;
     const weakmaps *w;
     uint8_t *pending; /* bit per duplicatedPart */
-    uint8_t *special; /* per node: 1 a hidden "system / NativeContext", 2 an array "(map descriptors)" */
+    const uint8_t *flags; /* per node (FL_NATIVE_CONTEXT and FL_MAP_DESCRIPTORS matter here) */
 } dist_filter;
 
 static int dist_keep(dist_filter *f, size_t i, uint64_t e)
 {
     const v8_graph *g = f->g;
-    uint8_t special = f->special[i], role = erole(g, e);
-    if (special == 1 && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0)
+    uint8_t special = f->flags[i], role = erole(g, e);
+    if ((special & FL_NATIVE_CONTEXT) && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0)
         return 0;
-    if (special == 2) {
+    if (special & FL_MAP_DESCRIPTORS) {
         int nan = 0;
         int64_t index = string_named(role) ? parse_int(g->str(g->str_ctx, g->ename[e]), &nan) : g->ename[e];
         if (nan)
@@ -494,23 +523,16 @@ static void bfs(const v8_graph *g, dist_filter *f, int32_t *dist, uint32_t *queu
     }
 }
 
-static gch_status distances(const v8_graph *g, const weakmaps *w, int32_t *dist, gch_error *err)
+static gch_status distances(const v8_graph *g, const weakmaps *w, const uint8_t *flags, int32_t *dist,
+                            gch_error *err)
 {
     size_t n = g->n, r = g->root;
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
-    dist_filter f = { g, w, gch_calloc(w->parts.n / 8 + 1, 1), gch_calloc(n ? n : 1, 1) };
-    if (!queue || !f.pending || !f.special) {
+    dist_filter f = { g, w, gch_calloc(w->parts.n / 8 + 1, 1), flags };
+    if (!queue || !f.pending) {
         gch_free(queue);
         gch_free(f.pending);
-        gch_free(f.special);
         return oom(err);
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint8_t nr = nrole(g, i);
-        if (nr == NT_HIDDEN && strcmp(raw_name(g, i), "system / NativeContext") == 0)
-            f.special[i] = 1;
-        else if (nr == NT_ARRAY && strcmp(raw_name(g, i), "(map descriptors)") == 0)
-            f.special[i] = 2;
     }
     for (size_t i = 0; i < n; i++)
         dist[i] = V8_NO_DISTANCE;
@@ -529,7 +551,6 @@ static gch_status distances(const v8_graph *g, const weakmaps *w, int32_t *dist,
     bfs(g, &f, dist, queue, 1);
     gch_free(queue);
     gch_free(f.pending);
-    gch_free(f.special);
     return GCH_OK;
 }
 
@@ -732,14 +753,10 @@ static int cmp_candidate(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static int is_plain_object(const v8_graph *g, size_t i)
-{
-    return nrole(g, i) == NT_OBJECT && strcmp(raw_name(g, i), "Object") == 0;
-}
-
 /* Classes of plain objects by the interfaces DevTools infers. cls_of_name:
  * the class number of each interface name is added to d's names. */
-static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes, gch_error *err)
+static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtools *d, str_set *classes,
+                             gch_error *err)
 {
     str_set names = { 0 };
     candidate *cand = NULL;
@@ -753,7 +770,7 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
     uint64_t total = 0;
     /* candidates (:2788-2827) */
     for (size_t i = 0; i < g->n; i++) {
-        if (!is_plain_object(g, i))
+        if (!(flags[i] & FL_PLAIN_OBJECT))
             continue;
         total++;
         t.len = 0;
@@ -769,7 +786,7 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
             size_t before = t.len;
             if (!format_property(&t, pn))
                 goto done;
-            size_t flen = js_length(t.s + before, t.len - before);
+            size_t flen = gch_utf16_units(t.s + before, t.len - before);
             t.len = before;
             if (jslen > MIN_INTERFACE_PROPERTY_COUNT && jslen + flen > MAX_INTERFACE_NAME_LENGTH)
                 break;
@@ -777,7 +794,7 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
                 goto done;
             if (!format_property(&t, pn))
                 goto done;
-            jslen = js_length(t.s, t.len);
+            jslen = gch_utf16_units(t.s, t.len);
             if (!gch_grow((void **)&pool, &pool_cap, pool_n + 1, sizeof *pool, 1024))
                 goto done;
             pool[pool_n++] = g->ename[e];
@@ -844,7 +861,7 @@ static gch_status interfaces(const v8_graph *g, v8_devtools *d, str_set *classes
     if (!(in_set = gch_calloc(tree.n, 1)) || !(states = gch_reallocarray(NULL, 2 * (size_t)tree.n + 2, sizeof *states)))
         goto done;
     for (size_t i = 0; i < g->n && defs; i++) {
-        if (!is_plain_object(g, i))
+        if (!(flags[i] & FL_PLAIN_OBJECT))
             continue;
         size_t np = 0;
         for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
@@ -975,7 +992,7 @@ static gch_status hang(const v8_graph *g, v8_devtools *d, gch_error *err)
 
 /* ------------------------------------------------------------------------ */
 /* calculateStatistics (:4518-4602), on the folded sizes. */
-static gch_status statistics(const v8_graph *g, const char *const *names, v8_devtools *d, gch_error *err)
+static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
     uint32_t *retainers = gch_calloc(g->n ? g->n : 1, sizeof *retainers);
     if (!retainers)
@@ -994,7 +1011,7 @@ static gch_status statistics(const v8_graph *g, const char *const *names, v8_dev
         case NT_HIDDEN: d->st_system += sz; break;
         case NT_NATIVE:
             d->st_native += sz;
-            if (strcmp(names[i], "system / JSArrayBufferData") == 0)
+            if (flags[i] & FL_ARRAY_BUFFER)
                 d->st_typed_arrays += sz;
             break;
         case NT_CODE: d->st_code += sz; break;
@@ -1002,7 +1019,7 @@ static gch_status statistics(const v8_graph *g, const char *const *names, v8_dev
         case NT_CONS_STRING:
         case NT_SLICED_STRING: d->st_strings += sz; break;
         default:
-            if (strcmp(names[i], "Array") == 0) {
+            if (flags[i] & FL_ARRAY) {
                 uint64_t s = sz; /* calculateArraySize: its elements when only it retains them */
                 for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
                     if (erole(g, e) != ET_INTERNAL || strcmp(g->str(g->str_ctx, g->ename[e]), "elements") != 0)
@@ -1031,6 +1048,7 @@ void v8_devtools_free(v8_devtools *d)
     gch_free(d->distance);
     gch_free(d->essential);
     gch_free(d->hung);
+    gch_free(d->det);
     memset(d, 0, sizeof *d);
 }
 
@@ -1040,17 +1058,18 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     size_t n = g->n;
     gch_status st = GCH_OK;
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = gch_calloc(n ? n : 1, 1);
-    const char **names = gch_reallocarray(NULL, n ? n : 1, sizeof *names);
-    str_set classes = { 0 }, dnames = { 0 };
+    uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
+    uint32_t *by_name = NULL, max_name = 0;
+    str_set classes = { 0 };
     weakmaps w = { 0 };
-    text t = { 0 };
+    text t = { 0 }, dn = { 0 };
     d->size = gch_reallocarray(NULL, n ? n : 1, sizeof *d->size);
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
     if (!g->no_refs) {
         d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
         d->essential = gch_calloc(g->m / 8 + 1, 1);
     }
-    if (!det || !page || !names || !d->size || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
+    if (!det || !page || !flags || !d->size || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
         st = oom(err);
         goto done;
     }
@@ -1058,46 +1077,39 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
      * named "Detached ..." are detached; with it, propagateDOMState. */
     for (size_t i = 0; i < n; i++) {
         det[i] = g->has_det ? g->det[i] : 0;
-        names[i] = raw_name(g, i);
-        if (!g->has_det && nrole(g, i) == NT_NATIVE && strncmp(names[i], "Detached ", 9) == 0)
+        if (!g->has_det && nrole(g, i) == NT_NATIVE && strncmp(raw_name(g, i), "Detached ", 9) == 0)
             det[i] = 2;
+        if (g->name[i] >= max_name)
+            max_name = g->name[i] + 1;
     }
     if (g->has_det && (st = propagate_dom_state(g, det, err)) != GCH_OK)
         goto done;
-    for (size_t i = 0; i < n; i++) {
-        if (!g->has_det || det[i] != 2 || nrole(g, i) != NT_NATIVE)
-            continue;
-        t.len = 0;
-        if (!text_add(&t, "Detached ", 9) || !text_add(&t, names[i], strlen(names[i]))) {
-            st = oom(err);
-            goto done;
-        }
-        uint32_t k = str_set_id(&dnames, t.s, t.len);
-        if (k == GCH_NONE) {
-            st = oom(err);
-            goto done;
-        }
-        names[i] = dnames.s[k];
-        d->detached++;
+    /* natives that end detached are named "Detached NAME" (with the field) */
+    if (!(memo = gch_calloc(max_name ? max_name : 1, 1))) {
+        st = oom(err);
+        goto done;
     }
+    for (size_t i = 0; i < n; i++) {
+        int renamed = g->has_det && det[i] == 2 && nrole(g, i) == NT_NATIVE;
+        d->detached += renamed;
+        flags[i] = node_flags(g, i, memo, renamed);
+    }
+    gch_free(memo);
+    memo = NULL;
     if (!g->no_refs) {
         if ((st = mark_page_owned(g, page, err)) != GCH_OK || (st = weakmaps_init(g, &w, err)) != GCH_OK)
             goto done;
         essential_edges(g, page, &w, d->essential);
     }
-    if ((st = shallow_sizes(g, names, d, err)) != GCH_OK ||
-        (!g->no_refs && (st = distances(g, &w, d->distance, err)) != GCH_OK))
+    if ((st = shallow_sizes(g, flags, d, err)) != GCH_OK ||
+        (!g->no_refs && (st = distances(g, &w, flags, d->distance, err)) != GCH_OK))
         goto done;
     /* a class depends on the type, and for objects, natives and synthetic
      * nodes on the name: one lookup per distinct name (not per node) */
-    uint32_t by_type[256], max_name = 0;
+    uint32_t by_type[256];
     for (size_t k = 0; k < 256; k++)
         by_type[k] = GCH_NONE;
-    for (size_t i = 0; i < n; i++)
-        if (g->name[i] >= max_name)
-            max_name = g->name[i] + 1;
-    uint32_t *by_name = gch_reallocarray(NULL, max_name ? max_name : 1, sizeof *by_name);
-    if (!by_name) {
+    if (!(by_name = gch_reallocarray(NULL, max_name ? max_name : 1, sizeof *by_name))) {
         st = oom(err);
         goto done;
     }
@@ -1105,14 +1117,20 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
         int named = role == NT_OBJECT || role == NT_NATIVE;
-        int renamed = names[i] != raw_name(g, i); /* Detached ... */
+        int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
         uint32_t *memo = renamed || role == NT_SYNTHETIC ? NULL : named ? &by_name[g->name[i]] : &by_type[g->type[i]];
         if (memo && *memo != GCH_NONE) {
             d->cls[i] = *memo;
             continue;
         }
-        if (!class_name(g, i, names[i], &t) || (d->cls[i] = str_set_id(&classes, t.s, t.len)) == GCH_NONE) {
-            gch_free(by_name);
+        const char *name = raw_name(g, i);
+        dn.len = 0;
+        if (renamed && (!text_add(&dn, "Detached ", 9) || !text_add(&dn, name, strlen(name)))) {
+            st = oom(err);
+            goto done;
+        }
+        if (!class_name(g, i, renamed ? dn.s : name, &t) ||
+            (d->cls[i] = str_set_id(&classes, t.s, t.len)) == GCH_NONE) {
             st = oom(err);
             goto done;
         }
@@ -1120,20 +1138,32 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
             *memo = d->cls[i];
     }
     gch_free(by_name);
-    if ((st = interfaces(g, d, &classes, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
-        (st = statistics(g, names, d, err)) != GCH_OK)
+    by_name = NULL;
+    if ((st = interfaces(g, flags, d, &classes, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
+        (st = statistics(g, flags, d, err)) != GCH_OK)
         goto done;
 done:
     d->names = classes.s;
     d->names_n = classes.n;
     d->names_cap = classes.cap;
     str_set_free(&classes, 1);
-    str_set_free(&dnames, 0);
     weakmaps_free(&w);
+    if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
+        size_t k = 0;
+        while (k < n && !det[k])
+            k++;
+        if (k < n) {
+            d->det = det;
+            det = NULL;
+        }
+    }
     gch_free(det);
     gch_free(page);
-    gch_free(names);
+    gch_free(flags);
+    gch_free(memo);
+    gch_free(by_name);
     gch_free(t.s);
+    gch_free(dn.s);
     if (st != GCH_OK)
         v8_devtools_free(d);
     return st;
@@ -1276,7 +1306,7 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
         for (size_t i = 0; i < g->n; i++)
             h->object_size32[i] = (uint32_t)d->size[i]; /* below 2^32 - 1: shallow_sizes checked */
     gch_status st = retype(d, h, err);
-    if (st == GCH_OK && h->refs_loaded) {
+    if (st == GCH_OK && h->refs_loaded && !d->refs_given) {
         static const char hung_name[] = "(no strong retainer)";
         uint32_t off = GCH_NONE;
         if (h->out_label) {
@@ -1297,6 +1327,8 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
             h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && d->size[i] == 0;
         h->v8_distance = d->distance;
         d->distance = NULL;
+        h->v8_detachedness = d->det;
+        d->det = NULL;
     }
     return st;
 }

@@ -56,7 +56,11 @@ typedef struct v8_devtools {
     uint32_t *hung;          /* nodes no essential path reaches: DevTools hangs them under the root */
     size_t hung_n;
     int folded;              /* the snapshot has user roots: owned arrays were folded */
+    int refs_given;          /* the reader gave the heap only the essential references
+                                and the hung ones: apply leaves them */
     uint64_t detached;       /* nodes named Detached ... */
+    uint8_t *det;            /* per node: DOM state after propagation (0 unknown, 1 attached,
+                                2 detached); NULL when no node has one */
     /* Statistics view (JSHeapSnapshot.calculateStatistics) */
     uint64_t st_total, st_code, st_strings, st_js_arrays, st_typed_arrays, st_system, st_native;
 } v8_devtools;
@@ -66,8 +70,9 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err);
 
 /* Applies d to the finished heap h (objects in node order, with the
  * references the reader gave: every edge but weak ones and shortcuts away
- * from the root): sizes, types, only the essential references plus one from
- * the root to each hung node, and the distances (moved to h->v8_distance). */
+ * from the root, unless d->refs_given): sizes, types, only the essential
+ * references plus one from the root to each hung node, and the distances
+ * (moved to h->v8_distance). */
 gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch_error *err);
 
 void v8_devtools_free(v8_devtools *d);

@@ -42,6 +42,7 @@
 #define TYPE_RAW_NAMED 256   /* raw type id of an object/native class: this + name index */
 #define MAX_LABEL_NAME 1024  /* longer property names are cut in reference labels */
 #define REF_CHUNK 4096       /* references handed to the builder at a time */
+#define HUNG_ROLE 255        /* label key role of the root's edges to the nodes DevTools hangs there */
 
 enum node_field { NF_TYPE, NF_NAME, NF_ID, NF_SELF_SIZE, NF_EDGE_COUNT, NF_DETACHEDNESS, NF_OTHER };
 enum edge_field { EF_TYPE, EF_NAME, EF_TO, EF_OTHER };
@@ -113,6 +114,13 @@ static void w_free(wide32 *a)
     a->wide = NULL;
 }
 
+/* What the bulk path made: the builder's arrays until they are handed over. */
+typedef struct bulk_heap {
+    uint64_t *ids, *sizes;
+    uint32_t *types, *starts, *targets, *labels;
+    size_t n;
+} bulk_heap;
+
 typedef struct v8_reader {
     gch_json_in in;
     const gch_load_options *opts;
@@ -176,12 +184,21 @@ typedef struct v8_reader {
      * per node its type, name and detachedness; per edge its type, name and
      * target position. */
     int devtools;
+    int keep_text;              /* keep_payloads: the texts of string nodes (GCH_PAYLOAD_TEXT) */
+    int node_graph;             /* devtools or keep_text: g_type, g_name, g_det are kept */
     uint8_t *g_type, *g_det, *g_etype;
     uint32_t *g_name, *g_ename, *g_eto;
     size_t g_ecap;
-    uint64_t *g_id, *g_size;    /* the bulk path (the careful one has n_id, n_size, n_edges) */
-    uint32_t *g_ecount;
     uint64_t extra_native_bytes;
+    /* The bulk path with DevTools' view: the heap waits here until the view
+     * says which edges it keeps (its starts are the edges' of every node,
+     * g_eto is the edges' values array, turned into targets in place). */
+    bulk_heap pending;
+    int has_pending;
+    /* keep_text: a GCH_PAYLOAD_TEXT entry per string node (id: its position
+     * until the heap is finished) */
+    gch_payload *texts;
+    size_t texts_n;
 
     /* The bulk path (a snapshot in memory): the arrays parsed at once, the
      * objects handed to the builder whole, with references as indices. */
@@ -498,7 +515,7 @@ static int grow_nodes(v8_reader *r, size_t need)
     if (!gch_grow((void **)&r->n_class, &c1, need, 4, 1024) || !gch_grow((void **)&r->n_edges, &c2, need, 4, 1024) ||
         !w_grow(&r->n_id, r->node_cap, need) || !w_grow(&r->n_size, r->node_cap, need))
         return 0;
-    if (r->devtools) {
+    if (r->node_graph) {
         size_t c3 = r->node_cap, c4 = c3, c5 = c3;
         if (!gch_grow((void **)&r->g_type, &c3, need, 1, 1024) || !gch_grow((void **)&r->g_det, &c4, need, 1, 1024) ||
             !gch_grow((void **)&r->g_name, &c5, need, 4, 1024))
@@ -577,7 +594,7 @@ static gch_status add_node(v8_reader *r, const uint64_t *row, uint64_t at)
     }
     note_string_index(r, name, at);
     r->det_count[det]++;
-    if (r->devtools) {
+    if (r->node_graph) {
         r->g_type[i] = (uint8_t)type;
         r->g_name[i] = (uint32_t)name;
         r->g_det[i] = (uint8_t)det;
@@ -880,13 +897,6 @@ static uint64_t bulk_offset(const v8_reader *r, const unsigned char *begin, uint
     return r->in.win_offset + (uint64_t)(at - r->in.win);
 }
 
-/* What the bulk path made: the builder's arrays until they are handed over. */
-typedef struct bulk_heap {
-    uint64_t *ids, *sizes;
-    uint32_t *types, *starts, *targets, *labels;
-    size_t n;
-} bulk_heap;
-
 static void bulk_heap_free(bulk_heap *h)
 {
     gch_free(h->ids);
@@ -906,11 +916,6 @@ static void free_graph(v8_reader *r)
     gch_free(r->g_etype);
     gch_free(r->g_ename);
     gch_free(r->g_eto);
-    gch_free(r->g_id);
-    gch_free(r->g_size);
-    gch_free(r->g_ecount);
-    r->g_id = r->g_size = NULL;
-    r->g_ecount = NULL;
     r->g_type = r->g_det = r->g_etype = NULL;
     r->g_name = r->g_ename = r->g_eto = NULL;
     r->g_ecap = 0;
@@ -969,13 +974,10 @@ static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
         uint32_t det = fd >= 0 && row[fd] <= 2 ? row[fd] : 0;
         note_string_bulk(r, name, (uint64_t)i * nf + nf - 1, 0);
         r->det_count[det]++;
-        if (r->devtools) {
+        if (r->node_graph) {
             r->g_type[i] = (uint8_t)type;
             r->g_name[i] = name;
             r->g_det[i] = (uint8_t)det;
-            r->g_id[i] = id;
-            r->g_size[i] = row[pos[NF_SELF_SIZE]];
-            r->g_ecount[i] = row[pos[NF_EDGE_COUNT]];
         }
         uint64_t ck = class_key(r, type, name);
         struct label_memo *m = &r->class_memo[(ck * 0x9e3779b97f4a7c15ULL) >> 56];
@@ -1011,11 +1013,8 @@ static gch_status node_pass_begin(v8_reader *r, bulk_heap *h, node_pass *np, int
         !(h->types = gch_reallocarray(NULL, n, sizeof *h->types)) ||
         !(h->starts = gch_reallocarray(NULL, n + 1, sizeof *h->starts)) || !(r->held = gch_calloc(n, 1)))
         return oom(r);
-    if (r->devtools && (!(r->g_type = gch_reallocarray(NULL, n, 1)) || !(r->g_det = gch_reallocarray(NULL, n, 1)) ||
-                        !(r->g_name = gch_reallocarray(NULL, n, sizeof *r->g_name)) ||
-                        !(r->g_id = gch_reallocarray(NULL, n, sizeof *r->g_id)) ||
-                        !(r->g_size = gch_reallocarray(NULL, n, sizeof *r->g_size)) ||
-                        !(r->g_ecount = gch_reallocarray(NULL, n, sizeof *r->g_ecount))))
+    if (r->node_graph && (!(r->g_type = gch_reallocarray(NULL, n, 1)) || !(r->g_det = gch_reallocarray(NULL, n, 1)) ||
+                        !(r->g_name = gch_reallocarray(NULL, n, sizeof *r->g_name))))
         return oom(r);
     h->starts[0] = 0;
     return GCH_OK;
@@ -1066,19 +1065,44 @@ static inline int exact_quotient(const exact_div *e, uint32_t x, uint32_t *q)
 }
 
 /* The graph's edge arrays for n edges (the bulk path: n is the declared
- * count, which the bytes of the edges array back). */
-static int bulk_edge_arrays(v8_reader *r, uint64_t n)
+ * count, which the bytes of the edges array back); the targets too unless
+ * they are to be written over the edges' values. */
+static int bulk_edge_arrays(v8_reader *r, uint64_t n, int with_targets)
 {
     size_t m = n ? (size_t)n : 1;
     if (!(r->g_etype = gch_reallocarray(NULL, m, 1)) || !(r->g_ename = gch_reallocarray(NULL, m, sizeof *r->g_ename)) ||
-        !(r->g_eto = gch_reallocarray(NULL, m, sizeof *r->g_eto)))
+        (with_targets && !(r->g_eto = gch_reallocarray(NULL, m, sizeof *r->g_eto))))
         return 0;
     r->g_ecap = m;
     return 1;
 }
 
+/* Edge e (a row of the edges array, of node `node`): its type, name and
+ * target (a node position), checked as the careful path checks them (0 when
+ * anything is off: the careful path then says what); the string it names
+ * and the weak and ignored shortcut edges counted. */
+static inline int edge_row(v8_reader *r, const uint32_t *row, const int *pos, const exact_div *by_fields,
+                           size_t n, uint64_t e, size_t node, uint32_t *type, uint32_t *name, uint32_t *target)
+{
+    *type = row[pos[EF_TYPE]];
+    *name = row[pos[EF_NAME]];
+    /* to_node: the start of a node (a multiple of the field count below n times it) */
+    if (*type >= r->etypes || !exact_quotient(by_fields, row[pos[EF_TO]], target) || *target >= n)
+        return 0;
+    uint8_t erole = r->edge_role[*type];
+    if (erole != ET_ELEMENT && erole != ET_HIDDEN)
+        note_string_bulk(r, *name, e * r->efields + r->efields - 1, 1);
+    r->weak_edges += erole == ET_WEAK;
+    r->dropped_shortcuts += erole == ET_SHORTCUT && node != r->root;
+    return 1;
+}
+
 /* The edges' values, in place, into the targets (positions of nodes) of
- * the essential edges, node by node; labels as keys unless skipped. */
+ * the essential edges, node by node; labels as keys unless skipped. For
+ * DevTools' view (graph): into the targets of every edge (the graph's g_eto,
+ * by edge), their types and names beside them, starts the edges' starts;
+ * which edges the heap gets is decided once the view is made
+ * (devtools_refs). */
 static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok)
 {
     int pos[EF_OTHER];
@@ -1087,29 +1111,23 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
         return GCH_OK;
     const unsigned ef = r->efields;
     const exact_div by_fields = exact_div_by(r->nfields);
-    const int keep = !r->opts->skip_refs, labeled = keep && !r->opts->skip_labels;
+    const int graph = r->devtools, keep = !r->opts->skip_refs && !graph, labeled = keep && !r->opts->skip_labels;
     if (labeled && !(h->labels = gch_reallocarray(NULL, r->edge_sum ? r->edge_sum : 1, sizeof *h->labels)))
         return oom(r);
-    if (r->devtools && !bulk_edge_arrays(r, r->edge_sum))
+    if (graph && !bulk_edge_arrays(r, r->edge_sum, 0))
         return oom(r);
     uint64_t e = 0, w = 0;
     for (size_t i = 0; i < h->n; i++) {
         uint64_t end = e + h->starts[i + 1];
         for (; e < end; e++) {
-            const uint32_t *row = vals + e * ef;
-            uint32_t type = row[pos[EF_TYPE]], name = row[pos[EF_NAME]], target;
-            /* to_node: the start of a node (a multiple of the field count below n times it) */
-            if (type >= r->etypes || !exact_quotient(&by_fields, row[pos[EF_TO]], &target) || target >= h->n)
+            uint32_t type, name, target;
+            if (!edge_row(r, vals + e * ef, pos, &by_fields, h->n, e, i, &type, &name, &target))
                 return GCH_OK;
-            uint8_t erole = r->edge_role[type];
-            if (erole != ET_ELEMENT && erole != ET_HIDDEN)
-                note_string_bulk(r, name, e * ef + ef - 1, 1);
-            r->weak_edges += erole == ET_WEAK;
-            r->dropped_shortcuts += erole == ET_SHORTCUT && i != r->root;
-            if (r->devtools) {
+            if (graph) {
                 r->g_etype[e] = (uint8_t)type;
                 r->g_ename[e] = name;
-                r->g_eto[e] = target;
+                vals[e] = target; /* e <= e * ef: row e is read, the rows ahead are not touched */
+                continue;
             }
             if (!essential(r, i, (uint8_t)type))
                 continue;
@@ -1119,15 +1137,20 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
             vals[w] = target; /* w <= e: the rows still to read lie ahead */
             if (labeled) {
                 r->edge_n = e; /* as the careful path numbers labels */
-                gch_status st = label_key(r, erole, name, &h->labels[w]);
+                gch_status st = label_key(r, r->edge_role[type], name, &h->labels[w]);
                 if (st != GCH_OK)
                     return st;
             }
             w++;
         }
-        h->starts[i + 1] = (uint32_t)w;
+        h->starts[i + 1] = (uint32_t)(graph ? e : w);
     }
     r->edge_n = e;
+    if (graph) {
+        uint32_t *to = gch_reallocarray(vals, e ? e : 1, sizeof *to);
+        r->g_eto = to ? to : vals;
+        r->g_ecap = e ? (size_t)e : 1;
+    }
     *ok = 1;
     return GCH_OK;
 }
@@ -1156,21 +1179,14 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
                 return 0; /* more edges than the nodes have */
             ep->left = ep->h->starts[ep->node + 1];
         }
-        const uint32_t *row = vals + k * ef;
-        uint32_t type = row[ep->pos[EF_TYPE]], name = row[ep->pos[EF_NAME]], target;
-        if (type >= r->etypes || !exact_quotient(&ep->by_fields, row[ep->pos[EF_TO]], &target) ||
-            target >= ep->h->n)
+        uint32_t type, name, target;
+        if (!edge_row(r, vals + k * ef, ep->pos, &ep->by_fields, ep->h->n, ep->e, ep->node, &type, &name, &target))
             return 0;
-        uint8_t erole = r->edge_role[type];
-        if (erole != ET_ELEMENT && erole != ET_HIDDEN)
-            note_string_bulk(r, name, ep->e * ef + ef - 1, 1);
         if (r->devtools && ep->e < r->g_ecap) {
             r->g_etype[ep->e] = (uint8_t)type;
             r->g_ename[ep->e] = name;
             r->g_eto[ep->e] = target;
         }
-        r->weak_edges += erole == ET_WEAK;
-        r->dropped_shortcuts += erole == ET_SHORTCUT && ep->node != r->root;
         if (essential(r, ep->node, (uint8_t)type))
             r->held[target] = 1;
         ep->e++;
@@ -1249,7 +1265,7 @@ static gch_status bulk_read(v8_reader *r, int *done)
     if (st == GCH_OK && ok && counted) {
         /* The edges come after every node: the root and edge counts are known. */
         ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
-        if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl))
+        if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl, 1))
             st = oom(r);
         r->root = (size_t)(r->root_index / r->nfields);
         ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
@@ -1271,14 +1287,23 @@ static gch_status bulk_read(v8_reader *r, int *done)
         r->edge_n = ep.e;
     else if (st == GCH_OK && ok)
         st = bulk_edges(r, edges.out, &h, &ok);
+    if (st == GCH_OK && ok && r->devtools && !counted)
+        edges.out = NULL; /* now the graph's targets (g_eto) */
     if (st != GCH_OK || !ok) {
         gch_free(edges.out);
         bulk_heap_free(&h);
         bulk_reset(r);
         return st;
     }
-    if ((st = bulk_adopt(r, &h, edges.out)) != GCH_OK)
+    if (r->devtools) { /* the heap goes to the builder once DevTools' view is made */
+        if (counted)
+            for (size_t i = 0; i < h.n; i++)
+                h.starts[i + 1] += h.starts[i];
+        r->pending = h;
+        r->has_pending = 1;
+    } else if ((st = bulk_adopt(r, &h, edges.out)) != GCH_OK) {
         return st;
+    }
     r->bulk = 1;
     r->bulk_nodes = nb;
     r->bulk_edges = eopen + 1;
@@ -1404,7 +1429,8 @@ static gch_status collect_wanted_graph(v8_reader *r)
         return oom(r);
     for (size_t i = 0; i < r->node_n; i++) {
         uint8_t role = r->node_role[r->g_type[i]];
-        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY || role == NT_SYNTHETIC)
+        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
+            role == NT_SYNTHETIC || (role == NT_STRING && r->keep_text))
             bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
     }
     for (uint64_t e = 0; e < r->edge_n; e++) {
@@ -1438,10 +1464,13 @@ static gch_status collect_wanted(v8_reader *r)
 {
     if (r->devtools)
         return collect_wanted_graph(r);
-    size_t n = 0, cap = r->classes.len + r->labels.len;
+    size_t n = 0, cap = r->classes.len + r->labels.len + (r->keep_text ? r->node_n : 0);
     uint32_t *w = gch_reallocarray(NULL, cap ? cap : 1, sizeof *w);
     if (!w)
         return oom(r);
+    for (size_t i = 0; r->keep_text && i < r->node_n; i++)
+        if (r->node_role[r->g_type[i]] == NT_STRING)
+            w[n++] = r->g_name[i];
     for (size_t i = 0; i < r->classes.len; i++)
         if (r->classes.keys[i] >= TYPE_RAW_NAMED)
             w[n++] = (uint32_t)(r->classes.keys[i] - TYPE_RAW_NAMED);
@@ -1640,7 +1669,11 @@ static int format_label(const v8_reader *r, uint8_t role, uint32_t name, gch_jso
     char num[16];
     const char *open = "{", *close = "}", *text;
     size_t len;
-    if (role == ET_ELEMENT || role == ET_HIDDEN) {
+    if (role == HUNG_ROLE) {
+        open = close = "";
+        text = "(no strong retainer)";
+        len = strlen(text);
+    } else if (role == ET_ELEMENT || role == ET_HIDDEN) {
         char *q = num + sizeof num;
         uint32_t v = name;
         do {
@@ -1826,16 +1859,23 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out);
 static gch_status devtools_view(v8_reader *r, devtools_run *dr)
 {
     size_t n = r->node_n;
-    dr->estart = gch_reallocarray(NULL, n + 1, sizeof *dr->estart);
-    dr->id = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->id);
-    dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size);
-    if (!dr->estart || !dr->id || !dr->size)
-        return oom(r);
-    dr->estart[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        dr->estart[i + 1] = dr->estart[i] + (r->bulk ? r->g_ecount[i] : r->n_edges[i]);
-        dr->id[i] = r->bulk ? r->g_id[i] : w_get(&r->n_id, i);
-        dr->size[i] = r->bulk ? r->g_size[i] : w_get(&r->n_size, i);
+    const uint32_t *estart = r->pending.starts;
+    const uint64_t *id = r->pending.ids, *size = r->pending.sizes;
+    if (!r->has_pending) { /* the careful path: its own arrays */
+        dr->estart = gch_reallocarray(NULL, n + 1, sizeof *dr->estart);
+        dr->id = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->id);
+        dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size);
+        if (!dr->estart || !dr->id || !dr->size)
+            return oom(r);
+        dr->estart[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            dr->estart[i + 1] = dr->estart[i] + r->n_edges[i];
+            dr->id[i] = w_get(&r->n_id, i);
+            dr->size[i] = w_get(&r->n_size, i);
+        }
+        estart = dr->estart;
+        id = dr->id;
+        size = dr->size;
     }
     for (unsigned k = 0; k < r->ntypes; k++)
         dr->type_names[k] = list_name(r->node_types, k);
@@ -1852,14 +1892,81 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
             dr->strs.p[k] = r->str_off[k] != UINT64_MAX ? r->pool.s + r->str_off[k] : NULL;
     }
     dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->edge_n, .type = r->g_type, .name = r->g_name,
-                        .det = r->g_det, .has_det = r->has_detachedness, .id = dr->id, .size = dr->size,
-                        .estart = dr->estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
+                        .det = r->g_det, .has_det = r->has_detachedness, .id = id, .size = size,
+                        .estart = estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
                         .no_refs = r->opts->skip_refs, .str = graph_str, .str_ctx = &dr->strs,
                         .extra_native_bytes = r->extra_native_bytes };
     gch_status st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
+}
+
+/* The bulk heap's references: the edges DevTools' view keeps, in place over
+ * the graph's targets and names, and after the root's own one to each node
+ * the view hangs under the root; then the heap goes to the builder. Where
+ * ids repeat, the edges the reader gives without the view (as the careful
+ * path does then). */
+static gch_status devtools_refs(v8_reader *r, devtools_run *dr)
+{
+    bulk_heap *h = &r->pending;
+    v8_devtools *d = &dr->d;
+    int unique = gch_ids_unique(h->ids, (uint32_t)h->n), raw = !unique;
+    gch_status st = GCH_OK;
+    if (unique < 0)
+        return oom(r);
+    d->refs_given = unique;
+    uint32_t *to = r->g_eto, *label = r->opts->skip_labels ? NULL : r->g_ename;
+    uint64_t w = 0, e = 0, edges = r->edge_n;
+    for (size_t i = 0; i < h->n; i++) {
+        uint64_t end = h->starts[i + 1];
+        for (; e < end; e++) {
+            if (raw ? !essential(r, i, r->g_etype[e]) : !(d->essential[e >> 3] >> (e & 7) & 1))
+                continue;
+            to[w] = to[e];
+            if (label) {
+                r->edge_n = e; /* as the careful path numbers labels */
+                if ((st = label_key(r, r->edge_role[r->g_etype[e]], r->g_ename[e], &label[w])) != GCH_OK)
+                    return st;
+            }
+            w++;
+        }
+        h->starts[i + 1] = (uint32_t)w;
+    }
+    r->edge_n = edges;
+    uint64_t hung = raw ? 0 : d->hung_n, at = h->starts[r->root + 1];
+    if (w + hung >= UINT32_MAX)
+        return gch_error_set(r->err, GCH_ELIMIT, "more than 2^32-1 references");
+    uint32_t *to2 = gch_reallocarray(to, w + hung ? w + hung : 1, sizeof *to);
+    if (!to2)
+        return oom(r);
+    r->g_eto = to = to2;
+    if (label) {
+        uint32_t *l2 = gch_reallocarray(label, w + hung ? w + hung : 1, sizeof *label);
+        if (!l2)
+            return oom(r);
+        r->g_ename = label = l2;
+    }
+    if (hung) {
+        uint32_t key = 0;
+        if (label && (st = label_key(r, HUNG_ROLE, 0, &key)) != GCH_OK)
+            return st;
+        memmove(to + at + hung, to + at, (size_t)(w - at) * sizeof *to);
+        if (label)
+            memmove(label + at + hung, label + at, (size_t)(w - at) * sizeof *label);
+        for (size_t k = 0; k < hung; k++) {
+            to[at + k] = d->hung[k];
+            if (label)
+                label[at + k] = key;
+        }
+        for (size_t i = r->root + 1; i <= h->n; i++)
+            h->starts[i] += (uint32_t)hung;
+    }
+    r->g_eto = NULL;
+    if (label)
+        r->g_ename = NULL;
+    h->labels = label;
+    return bulk_adopt(r, h, to);
 }
 
 /* The Statistics view and DevTools' counts, for info. */
@@ -1876,11 +1983,81 @@ static gch_status devtools_meta(v8_reader *r, const v8_devtools *d)
     return st;
 }
 
+/* The texts of the string nodes (keep_payloads: waste's duplicate strings,
+ * objects --values) into the heap's pool, each distinct one once (V8 keeps
+ * one entry a distinct text in its table), and an entry per string node
+ * whose id is, for now, the node's position. */
+static gch_status keep_texts(v8_reader *r)
+{
+    size_t count = 0, positions = r->wanted ? r->wanted_n : r->str_n;
+    for (size_t i = 0; i < r->node_n; i++)
+        count += r->node_role[r->g_type[i]] == NT_STRING;
+    if (!count)
+        return GCH_OK;
+    uint32_t *off = gch_reallocarray(NULL, positions ? positions : 1, sizeof *off);
+    if (!off || !(r->texts = gch_calloc(count, sizeof *r->texts))) {
+        gch_free(off);
+        return oom(r);
+    }
+    memset(off, 0xff, (positions ? positions : 1) * sizeof *off);
+    gch_status st = GCH_OK;
+    for (size_t i = 0; i < r->node_n && st == GCH_OK; i++) {
+        if (r->node_role[r->g_type[i]] != NT_STRING)
+            continue;
+        uint32_t name = r->g_name[i];
+        size_t pos = name;
+        if (r->wanted)
+            pos = GCH_LOWER_BOUND(r->wanted, 0, r->wanted_n, name);
+        const char *text = str_at(r, name);
+        size_t len = strlen(text);
+        if (pos < positions && off[pos] == GCH_NONE)
+            st = gch_builder_append_label(r->b, text, len, &off[pos], r->err);
+        gch_payload *p = &r->texts[r->texts_n++];
+        p->id = i;
+        p->offset = pos < positions ? off[pos] : GCH_NONE;
+        p->length = (uint32_t)len;
+        p->kind = GCH_PAYLOAD_TEXT;
+    }
+    gch_free(off);
+    return st;
+}
+
+static int cmp_payload_id(const void *a, const void *b)
+{
+    const gch_payload *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The entries onto the finished heap, by object id (the objects are the
+ * nodes in order unless ids repeated: then none). */
+static gch_status attach_texts(v8_reader *r, gch_heap *h)
+{
+    if (!r->keep_text)
+        return GCH_OK;
+    h->payloads_kept = 1;
+    if (h->object_count != r->node_n || !r->texts_n)
+        return GCH_OK;
+    for (size_t k = 0; k < r->texts_n; k++)
+        r->texts[k].id = h->object_id[r->texts[k].id];
+    qsort(r->texts, r->texts_n, sizeof *r->texts, cmp_payload_id);
+    h->payloads = r->texts;
+    h->payload_count = r->texts_n;
+    r->texts = NULL;
+    r->texts_n = 0;
+    return GCH_OK;
+}
+
 /* Names the classes and labels, adds the roots and metadata, closes the heap. */
 static gch_status build(v8_reader *r, gch_dump **out)
 {
     devtools_run dr = { 0 };
     gch_status st = r->devtools ? devtools_view(r, &dr) : GCH_OK;
+    if (st == GCH_OK && r->has_pending) {
+        r->has_pending = 0;
+        dr.d.refs_given = 1; /* without references: nothing for apply to rewire */
+        st = r->opts->skip_refs ? bulk_adopt(r, &r->pending, NULL) : devtools_refs(r, &dr);
+        bulk_heap_free(&r->pending);
+    }
     if (st != GCH_OK) {
         devtools_run_free(&dr);
         return st;
@@ -1930,6 +2107,8 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
     }
     if (st == GCH_OK)
         st = emit_meta(r, r->b);
+    if (st == GCH_OK && r->keep_text)
+        st = keep_texts(r);
     /* The builder has its own copies now: free ours before it resolves ids. */
     free_arrays(r);
     if (st == GCH_OK)
@@ -1938,6 +2117,8 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
         st = gch_builder_finish(r->b, out, r->err);
     if (st == GCH_OK)
         (*out)->ids_stable = 1; /* V8 node ids survive between snapshots of one process */
+    if (st == GCH_OK)
+        st = attach_texts(r, (*out)->heaps[0]);
     if (st == GCH_OK && dr->done && (st = v8_devtools_apply(&dr->d, &dr->g, (*out)->heaps[0], r->err)) != GCH_OK) {
         gch_dump_free(*out);
         *out = NULL;
@@ -1947,6 +2128,8 @@ static gch_status build_heap(v8_reader *r, devtools_run *dr, gch_dump **out)
 
 static void reader_free(v8_reader *r)
 {
+    bulk_heap_free(&r->pending);
+    gch_free(r->texts);
     free_arrays(r);
     free_graph(r);
     gch_builder_free(r->b);
@@ -1987,6 +2170,8 @@ static v8_reader *reader_new(const gch_load_options *opts, gch_dump **out, gch_e
     r->opts = opts ? opts : &no_options;
     r->err = err;
     r->devtools = !r->opts->v8_raw;
+    r->keep_text = r->opts->keep_payloads;
+    r->node_graph = r->devtools || r->keep_text;
     return r;
 }
 
