@@ -256,6 +256,10 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
         h->v8_distance = (int32_t *)get(l, GCX_V8DI, 4, n, 1, NULL, NULL);
         h->v8_pseudo = (uint8_t *)get(l, GCX_V8PS, 1, n, 1, NULL, NULL);
     }
+    if (r->has & GCX_HAS_V8_DOM) {
+        unsigned states = 3;
+        h->v8_detachedness = (uint8_t *)get(l, GCX_V8DT, 1, n, 1, below8, &states);
+    }
 }
 
 static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int labels,
