@@ -84,6 +84,7 @@ typedef struct gcx_heap_rec {
 #define GCX_HAS_ID_ORDER  0x20u
 #define GCX_HAS_CONTAINERS 0x40u
 #define GCX_HAS_TYPE_TOTALS 0x80u
+#define GCX_HAS_V8_DOM    0x100u
 
 /* The chunks. D: the dump's; the rest one per heap. */
 enum {
@@ -117,6 +118,7 @@ enum {
     GCX_OSIT = GCX_TAG('O', 'S', 'I', 'T'),  /* u32 per object */
     GCX_V8DI = GCX_TAG('V', '8', 'D', 'I'),  /* i32 per object */
     GCX_V8PS = GCX_TAG('V', '8', 'P', 'S'),  /* u8 per object */
+    GCX_V8DT = GCX_TAG('V', '8', 'D', 'T'),  /* u8 per object: DOM state (0, 1, 2) */
     GCX_IDOR = GCX_TAG('I', 'D', 'O', 'R'),  /* u32 per object: indices in id order */
     /* Derived, one per heap (reverse references) or per heap and view
      * (toc.view 0: strong roots, 1: weak roots too; a view 1 entry may

@@ -166,7 +166,7 @@ static void load_meta(loader *l, gch_heap *h, const gcx_heap_rec *r)
     }
 }
 
-static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r, int histogram_only)
+static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
 {
     uint32_t t = r->type_count;
     /* A string offset is below the pool's size (GCH_NONE where allowed). */
@@ -185,8 +185,6 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r, int histog
     if (r->has & GCX_HAS_TYPE_TOTALS) {
         h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
         h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
-    } else if (histogram_only) { /* a histogram-only heap needs them */
-        l->st = gch_error_at(l->err, 0, "index: section %u: no type totals", l->heap);
     }
     h->reported_types = r->reported_types;
     h->reported_declared_types = r->reported_declared_types;
@@ -258,6 +256,10 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
         h->v8_distance = (int32_t *)get(l, GCX_V8DI, 4, n, 1, NULL, NULL);
         h->v8_pseudo = (uint8_t *)get(l, GCX_V8PS, 1, n, 1, NULL, NULL);
     }
+    if (r->has & GCX_HAS_V8_DOM) {
+        unsigned states = 3;
+        h->v8_detachedness = (uint8_t *)get(l, GCX_V8DT, 1, n, 1, below8, &states);
+    }
 }
 
 static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int labels,
@@ -276,11 +278,12 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int l
         h->sampled = (int)r.sampled;
         gch_index_anomalies_get(r.anomalies, &h->anomalies);
         load_meta(&l, h, &r);
-        load_types(&l, h, &r, histogram_only && !(r.has & GCX_HAS_V8));
+        load_types(&l, h, &r);
         /* V8 as DevTools shows it: type totals count the pseudo-nodes,
          * which the reader's histogram-only load leaves out; with the
-         * objects the commands count as that load does. */
-        if (histogram_only && !(r.has & GCX_HAS_V8))
+         * objects the commands count as that load does. A heap whose
+         * reader kept no type totals (no types) is loaded whole too. */
+        if (histogram_only && !(r.has & GCX_HAS_V8) && (r.has & GCX_HAS_TYPE_TOTALS))
             h->histogram_only = 1;
         else
             load_objects(&l, h, &r, labels);

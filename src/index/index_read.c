@@ -72,8 +72,11 @@ static gch_status read_dump_rec(gch_index *ix, gch_error *err)
         const gcx_toc *t = &ix->toc[i];
         if (t->tag != GCX_DUMP || t->heap != GCX_NO_HEAP)
             continue;
+        /* Read before check_toc: its bounds are checked here. */
+        if (t->elem_size != 1 || t->offset > ix->size || t->count > ix->size - t->offset)
+            return bad(err, t->offset, "dump record outside the file");
         const unsigned char *p = ix->data + t->offset;
-        if (t->elem_size != 1 || t->count < sizeof(gcx_dump_rec) + 1 || p[t->count - 1] != 0)
+        if (t->count < sizeof(gcx_dump_rec) + 1 || p[t->count - 1] != 0)
             return bad(err, t->offset, "malformed dump record");
         if (gch_index_hash(p, (size_t)t->count) != t->checksum)
             return bad(err, t->offset, "dump record checksum mismatch");

@@ -111,7 +111,8 @@ static void add_heap(writer *w, size_t hi, const gch_heap *h)
              (h->root_label ? GCX_HAS_ROOT_LABELS : 0) | (h->object_site ? GCX_HAS_SITES : 0) |
              (h->v8_distance && h->v8_pseudo ? GCX_HAS_V8 : 0) |
              (h->root_has_container ? GCX_HAS_CONTAINERS : 0) |
-             (h->type_objects && h->type_bytes ? GCX_HAS_TYPE_TOTALS : 0);
+             (h->type_objects && h->type_bytes ? GCX_HAS_TYPE_TOTALS : 0) |
+             (h->v8_detachedness ? GCX_HAS_V8_DOM : 0);
     add(w, GCX_HEAP, hi, 0, sizeof *r, r, 1);
     add_text(w, GCX_HNAM, hi, h->name);
     add_meta(w, hi, h);
@@ -151,6 +152,8 @@ static void add_heap(writer *w, size_t hi, const gch_heap *h)
         add(w, GCX_V8DI, hi, 0, 4, h->v8_distance, n);
         add(w, GCX_V8PS, hi, 0, 1, h->v8_pseudo, n);
     }
+    if (h->v8_detachedness)
+        add(w, GCX_V8DT, hi, 0, 1, h->v8_detachedness, n);
 }
 
 /* Object indices in id order, ties by index (what gch_analysis_find's

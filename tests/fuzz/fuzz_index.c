@@ -100,7 +100,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 gch_index_close(again);
                 continue;
             }
-            FUZZ_CHECK("fuzz_index", heap_check_dump(d));
+            /* A histogram-only heap has type totals and no object arrays,
+             * which heap_check_dump (made for full loads) would call missing. */
+            if (!hist)
+                FUZZ_CHECK("fuzz_index", heap_check_dump(d));
             ask_everything(d); /* frees d, which closes again */
         }
         gch_index_close(ix);
