@@ -1,6 +1,7 @@
 /* The model an index holds: each heap's chunks checked (once) and lent to a
  * gch_heap that borrows them. A value out of bounds is a format error at the
  * chunk's offset, found before any command reads the array. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
@@ -214,6 +215,20 @@ static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
                              "big sizes or the total", l->heap);
 }
 
+/* A root on an object names that object's id: an index whose roots say
+ * otherwise would answer with one object and print another. */
+static void check_root_ids(loader *l, const gch_heap *h)
+{
+    for (uint32_t r = 0; r < h->root_count; r++) {
+        uint32_t o = h->root_object[r];
+        if (o != GCH_NONE && h->object_id[o] != h->root_raw_id[r]) {
+            l->st = gch_error_at(l->err, 0, "index: section %u: root %" PRIu32 " names object %" PRIu32
+                                 " by another id", l->heap, r, o);
+            return;
+        }
+    }
+}
+
 static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labels)
 {
     uint32_t n = r->object_count;
@@ -243,6 +258,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     h->root_object = (uint32_t *)get(l, GCX_ROBJ, 4, rc, 1, gcx_below32, &objs_none);
     h->root_kind = (uint8_t *)get(l, GCX_RKND, 1, rc, 1, below8, &kinds);
     h->root_flags = (uint8_t *)get(l, GCX_RFLG, 1, rc, 1, NULL, NULL);
+    if (l->st == GCH_OK)
+        check_root_ids(l, h);
     if (r->has & GCX_HAS_CONTAINERS) {
         h->root_container = (uint32_t *)get(l, GCX_RCON, 4, rc, 1, gcx_below32, &types_none);
         h->root_container_raw = (uint64_t *)get(l, GCX_RCRW, 8, rc, 1, NULL, NULL);

@@ -62,6 +62,9 @@ static void shuffle_ids(th_rng *r, gch_heap *h)
         h->object_id[i - 1] = h->object_id[j];
         h->object_id[j] = t;
     }
+    for (uint32_t r = 0; r < h->root_count; r++) /* a root names its object by the object's id */
+        if (h->root_object[r] != GCH_NONE)
+            h->root_raw_id[r] = h->object_id[h->root_object[r]];
 }
 
 static void same_arrays(const void *a, const void *b, size_t bytes)
@@ -249,6 +252,8 @@ static membuf fixed_index(void)
     h->total_size = 8 * 10 + 45;
     h->root_object[0] = 0;
     h->root_object[1] = 5;
+    h->root_raw_id[0] = h->object_id[0];
+    h->root_raw_id[1] = h->object_id[5];
     h->root_flags[1] = GCH_ROOT_WEAK;
     return write_index(d);
 }
@@ -272,6 +277,7 @@ static void hostile_values(void **state)
         { "OSTA", 0, 10, 4, 8, 0 },         /* last start is not the reference count */
         { "ROBJ", 0, 0, 4, 10, 0 },         /* root on no object */
         { "RKND", 0, 0, 1, 9, 0 },          /* root kind out of range */
+        { "RRID", 0, 1, 8, 100, 0 },        /* root on object 5 named by object 0's id (fuzz_index) */
         { "TNAM", 0, 1, 4, 1000000, 0 },    /* name outside the string pool */
         { "OSIZ", 0, 2, 4, 0xFFFFFFFFu, 0 },/* a big size with no big-size entry */
         { "HEAP", 0, 9, 4, 5, 0 },          /* object count disagrees with the chunks */
