@@ -146,7 +146,7 @@ typedef struct gch_heap {
     /* Types, dense 0..type_count-1. */
     uint32_t type_count;
     uint32_t *type_name;        /* offset of the name in strings */
-    uint32_t *type_module;      /* offset of the module name, or GCH_NONE */
+    uint32_t *type_module;      /* offset of the module name, or GCH_NONE; NULL: no modules kept */
     uint64_t *type_raw_id;      /* the id the dump used for this type */
     uint8_t *type_declared;     /* 0 when no type record declared it */
     /* Objects of each type and their total size, kept by the builder as

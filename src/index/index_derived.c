@@ -60,13 +60,16 @@ static int parents_acyclic(const void *data, uint64_t count, const void *ctx, ui
     const uint32_t *p = data;
     (void)ctx;
     for (uint64_t i = 0; i < count; i++)
-        if (p[i] >= count && p[i] != GCH_PATH_ROOT && p[i] != GCH_NONE) {
+        if ((p[i] >= count && p[i] != GCH_PATH_ROOT && p[i] != GCH_NONE) ||
+            (p[i] < count && p[p[i]] == GCH_NONE)) { /* a parent must itself be reached */
             *bad_at = i;
             return 0;
         }
     unsigned char *state = gch_calloc(count ? (size_t)count : 1, 1); /* 1 on the walk, 2 done */
-    if (!state)
+    if (!state) {
+        *bad_at = 0;
         return 0;
+    }
     int ok = 1;
 #define NEXT(o) (p[o] < count ? (uint64_t)p[o] : count)
     for (uint64_t s = 0; ok && s < count; s++) {
@@ -85,22 +88,6 @@ static int parents_acyclic(const void *data, uint64_t count, const void *ctx, ui
 #undef NEXT
     gch_free(state);
     return ok;
-}
-
-/* The id order: every object, by (id, index) rising. */
-static int id_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
-{
-    const uint32_t *a = data;
-    const gch_heap *h = ctx;
-    for (uint64_t k = 0; k < count; k++) {
-        if (a[k] >= h->object_count ||
-            (k && (h->object_id[a[k - 1]] > h->object_id[a[k]] ||
-                   (h->object_id[a[k - 1]] == h->object_id[a[k]] && a[k - 1] >= a[k])))) {
-            *bad_at = k;
-            return 0;
-        }
-    }
-    return 1;
 }
 
 /* ---- the chunks of a tree, of paths, of reverse references ---- */
@@ -182,7 +169,7 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
             st = get_paths(ix, hi, h, v, &p, err);
     }
     if (st == GCH_OK)
-        (void)gcx_get(ix, hi, GCX_IDOR, 0, 4, h->object_count, 0, id_sorted, h, &st, err);
+        (void)gcx_get(ix, hi, GCX_IDOR, 0, 4, h->object_count, 0, gcx_ids_sorted, h, &st, err);
     return st;
 }
 
@@ -302,7 +289,7 @@ static gch_status src_lookup(void *ctx, const gch_heap *heap, const uint32_t **s
     if (!heap_index(k, heap, &hi))
         return GCH_OK;
     gch_status st;
-    *sorted = gcx_get(k->ix, hi, GCX_IDOR, 0, 4, heap->object_count, 0, id_sorted, heap, &st, err);
+    *sorted = gcx_get(k->ix, hi, GCX_IDOR, 0, 4, heap->object_count, 0, gcx_ids_sorted, heap, &st, err);
     if (st != GCH_OK)
         return st;
     *increasing = 0;

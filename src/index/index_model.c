@@ -139,6 +139,13 @@ static int heap_rec(loader *l, gcx_heap_rec *r)
                              "index: section %u: bad id radix", l->heap);
         return 0;
     }
+    /* Counts are backed by the file (UINT64_MAX is gcx_get's "any count",
+     * never a count a chunk of this file can hold). */
+    if (r->strings_size > l->ix->size || r->ref_count > l->ix->size || r->meta_count > l->ix->size) {
+        l->st = gch_error_at(l->err, (uint64_t)((const unsigned char *)p - l->ix->data),
+                             "index: section %u: a count larger than the file", l->heap);
+        return 0;
+    }
     return 1;
 }
 
@@ -182,7 +189,8 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
     if (r->has & GCX_HAS_MODULES)
         h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, gcx_below32, &str);
     h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);
-    h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, NULL, NULL);
+    unsigned flag = 2; /* 0 or 1 */
+    h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, below8, &flag);
     if (r->has & GCX_HAS_TYPE_TOTALS) {
         h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
         h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
@@ -215,10 +223,47 @@ static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
                              "big sizes or the total", l->heap);
 }
 
+int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint32_t *a = data;
+    const gch_heap *h = ctx;
+    for (uint64_t k = 0; k < count; k++) {
+        if (a[k] >= h->object_count || (k && h->object_id[a[k - 1]] >= h->object_id[a[k]])) {
+            *bad_at = k;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Ids are distinct (a reader keeps the first of two records with one id):
+ * rising in file order, or else in the order the id order chunk gives,
+ * which must then be there. */
+static void check_distinct_ids(loader *l, const gch_heap *h)
+{
+    uint32_t n = h->object_count;
+    uint32_t i = 1;
+    while (i < n && h->object_id[i - 1] < h->object_id[i])
+        i++;
+    if (i >= n)
+        return;
+    (void)gcx_get(l->ix, l->heap, GCX_IDOR, 0, 4, n, 1, gcx_ids_sorted, h, &l->st, l->err);
+}
+
 /* A root on an object names that object's id: an index whose roots say
  * otherwise would answer with one object and print another. */
 static void check_root_ids(loader *l, const gch_heap *h)
 {
+    uint64_t dangling = 0;
+    for (uint32_t r = 0; r < h->root_count; r++)
+        dangling += h->root_object[r] == GCH_NONE;
+    const gch_anomalies *a = &h->anomalies;
+    if (dangling != a->dangling_roots || a->missing_end > 1 || a->end_name_mismatch > 1 ||
+        a->unknown_type_objects > (uint64_t)h->object_count + a->duplicate_objects) {
+        l->st = gch_error_at(l->err, 0, "index: section %u: the anomaly counts disagree with "
+                             "the objects and roots", l->heap);
+        return;
+    }
     for (uint32_t r = 0; r < h->root_count; r++) {
         uint32_t o = h->root_object[r];
         if (o != GCH_NONE && h->object_id[o] != h->root_raw_id[r]) {
@@ -229,6 +274,33 @@ static void check_root_ids(loader *l, const gch_heap *h)
     }
 }
 
+/* The per-type totals (stat's histogram) equal a count of the objects
+ * whenever the objects are loaded: a command never prints totals that its
+ * rows contradict. */
+static void check_type_totals(loader *l, const gch_heap *h)
+{
+    if (!h->type_objects || !h->type_bytes)
+        return;
+    size_t nt = h->type_count ? h->type_count : 1;
+    uint64_t *objects = gch_calloc(nt, sizeof *objects), *bytes = gch_calloc(nt, sizeof *bytes);
+    if (!objects || !bytes) {
+        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
+    } else {
+        for (uint32_t i = 0; i < h->object_count; i++) {
+            objects[h->object_type[i]]++;
+            bytes[h->object_type[i]] += gch_object_size(h, i);
+        }
+        for (uint32_t t = 0; t < h->type_count; t++)
+            if (objects[t] != h->type_objects[t] || bytes[t] != h->type_bytes[t]) {
+                l->st = gch_error_at(l->err, 0, "index: section %u: the totals of type %" PRIu32
+                                     " disagree with its objects", l->heap, t);
+                break;
+            }
+    }
+    gch_free(objects);
+    gch_free(bytes);
+}
+
 static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labels)
 {
     uint32_t n = r->object_count;
@@ -237,6 +309,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
     h->object_id = (uint64_t *)get(l, GCX_OIDS, 8, n, 1, NULL, NULL);
+    if (l->st == GCH_OK)
+        check_distinct_ids(l, h);
     h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
     h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
     h->big_size_count = r->big_size_count;
@@ -245,6 +319,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     h->total_size = r->total_size;
     if (l->st == GCH_OK)
         check_sizes(l, h, r->total_size);
+    if (l->st == GCH_OK)
+        check_type_totals(l, h);
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
     h->out_start = (uint32_t *)get(l, GCX_OSTA, 4, (uint64_t)n + 1, 1, gcx_csr_starts, &r->ref_count);
@@ -253,6 +329,7 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
         h->out_label = (uint32_t *)get(l, GCX_OLAB, 4, r->ref_count, 1, gcx_below32, &str);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;
+    unsigned flag = 2; /* 0 or 1 */
     h->root_count = rc;
     h->root_raw_id = (uint64_t *)get(l, GCX_RRID, 8, rc, 1, NULL, NULL);
     h->root_object = (uint32_t *)get(l, GCX_ROBJ, 4, rc, 1, gcx_below32, &objs_none);
@@ -263,7 +340,11 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     if (r->has & GCX_HAS_CONTAINERS) {
         h->root_container = (uint32_t *)get(l, GCX_RCON, 4, rc, 1, gcx_below32, &types_none);
         h->root_container_raw = (uint64_t *)get(l, GCX_RCRW, 8, rc, 1, NULL, NULL);
-        h->root_has_container = (uint8_t *)get(l, GCX_RHCN, 1, rc, 1, NULL, NULL);
+        h->root_has_container = (uint8_t *)get(l, GCX_RHCN, 1, rc, 1, below8, &flag);
+        for (uint32_t i = 0; l->st == GCH_OK && i < rc; i++)
+            if (h->root_container[i] != GCH_NONE && !h->root_has_container[i])
+                l->st = gch_error_at(l->err, 0, "index: section %u: root %" PRIu32
+                                     " has a container type but no container", l->heap, i);
     }
     if (r->has & GCX_HAS_ROOT_LABELS)
         h->root_label = (uint32_t *)get(l, GCX_RLAB, 4, rc, 1, gcx_below32, &str);

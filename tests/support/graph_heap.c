@@ -238,6 +238,7 @@ gch_dump *th_random_dump(th_rng *r, uint32_t max_n)
         else
             h->root_object[k] = th_below(r, n);
         h->root_raw_id[k] = h->root_object[k] == GCH_NONE ? 0xdead : h->root_object[k] + 1ULL;
+        h->anomalies.dangling_roots += h->root_object[k] == GCH_NONE; /* as a reader counts them */
         h->root_kind[k] = (uint8_t)th_below(r, GCH_ROOT_KIND_COUNT);
         h->root_flags[k] = (uint8_t)(th_below(r, 4) == 0 ? GCH_ROOT_WEAK : 0);
         if (th_below(r, 5) == 0)

@@ -63,7 +63,7 @@ const char *heap_check_structure(const gch_heap *h)
     for (uint32_t t = 0; t < h->type_count; t++) {
         CHECK(h->type_name[t] != GCH_NONE && string_ok(h, h->type_name[t]),
               "type name outside the string pool");
-        CHECK(string_ok(h, h->type_module[t]), "type module outside the string pool");
+        CHECK(!h->type_module || string_ok(h, h->type_module[t]), "type module outside the string pool");
         CHECK(h->type_declared[t] <= 1, "type_declared not 0/1");
     }
     uint64_t total = 0;
@@ -105,11 +105,12 @@ const char *heap_check_structure(const gch_heap *h)
             CHECK(h->object_id[o] == h->root_raw_id[r], "root names an object with another id");
         }
         CHECK(h->root_kind[r] < GCH_ROOT_KIND_COUNT, "root kind out of range");
-        CHECK(h->root_container[r] == GCH_NONE || h->root_container[r] < h->type_count,
-              "root container type >= type_count");
-        CHECK(h->root_has_container[r] || h->root_container[r] == GCH_NONE,
+        /* Containers and labels are optional columns (NULL: not kept). */
+        uint32_t cont = h->root_container ? h->root_container[r] : GCH_NONE;
+        CHECK(cont == GCH_NONE || cont < h->type_count, "root container type >= type_count");
+        CHECK(cont == GCH_NONE || (h->root_has_container && h->root_has_container[r]),
               "root container without has_container");
-        CHECK(string_ok(h, h->root_label[r]), "root label outside the string pool");
+        CHECK(!h->root_label || string_ok(h, h->root_label[r]), "root label outside the string pool");
     }
     CHECK(dangling == h->anomalies.dangling_roots, "dangling_roots != roots without object");
     CHECK(h->anomalies.missing_end <= 1 && h->anomalies.end_name_mismatch <= 1,

@@ -287,7 +287,8 @@ static void hostile_values(void **state)
         { "PROB", 1, 0, 4, 99, 1 },         /* a root object out of range */
         { "INSR", 0, 0, 4, 77, 1 },         /* reverse reference from no object */
         { "INST", 0, 1, 4, 9, 1 },          /* reverse starts fall */
-        { "IDOR", 0, 0, 4, 0, 1 },          /* id order not sorted */
+        { "IDOR", 0, 0, 4, 0, 0 },          /* id order not sorted: distinct ids rest on it */
+        { "OIDS", 0, 4, 8, 100, 0 },        /* two objects with id 100 (fuzz_index) */
         { "DREC", 1, 0, 8, 11, 1 },         /* more live objects than objects */
     };
     for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
