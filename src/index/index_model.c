@@ -185,7 +185,8 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
         l->st = gch_error_at(l->err, 0, "index: section %u: string pool not terminated", l->heap);
     h->strings_size = (size_t)r->strings_size;
     h->type_count = t;
-    h->type_name = (uint32_t *)get(l, GCX_TNAM, 4, t, 1, gcx_below32, &str);
+    limit32 named = { ss, 0 }; /* every type has a name */
+    h->type_name = (uint32_t *)get(l, GCX_TNAM, 4, t, 1, gcx_below32, &named);
     if (r->has & GCX_HAS_MODULES)
         h->type_module = (uint32_t *)get(l, GCX_TMOD, 4, t, 1, gcx_below32, &str);
     h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);

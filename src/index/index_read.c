@@ -88,6 +88,8 @@ static gch_status read_dump_rec(gch_index *ix, gch_error *err)
         /* Every section has at least its record chunk. */
         if (ix->rec.heap_count > ix->chunk_count)
             return bad(err, t->offset, "more sections than chunks");
+        if (ix->rec.heap_count == 0) /* every reader gives at least one section */
+            return bad(err, t->offset, "no sections");
         ix->heap_count = ix->rec.heap_count;
         ix->dump_name = (const char *)p + sizeof(gcx_dump_rec);
         ix->stamp.dump_size = ix->rec.dump_size;

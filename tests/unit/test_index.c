@@ -289,6 +289,8 @@ static void hostile_values(void **state)
         { "INST", 0, 1, 4, 9, 1 },          /* reverse starts fall */
         { "IDOR", 0, 0, 4, 0, 0 },          /* id order not sorted: distinct ids rest on it */
         { "OIDS", 0, 4, 8, 100, 0 },        /* two objects with id 100 (fuzz_index) */
+        { "TNAM", 0, 0, 4, 0xFFFFFFFFu, 0 },/* a type without a name (fuzz_index) */
+        { "TDEC", 0, 1, 1, 7, 0 },          /* declared flag not 0/1 (fuzz_index) */
         { "DREC", 1, 0, 8, 11, 1 },         /* more live objects than objects */
     };
     for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
