@@ -26,4 +26,14 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then :; else
 fi
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export UBSAN_OPTIONS
-ctest --test-dir "$build" -j "$jobs" --output-on-failure
+status=0
+ctest --test-dir "$build" -j "$jobs" --output-on-failure || status=$?
+# No test may write beside the dumps it reads (testdata/, the shared corpus):
+# an index left there would change what every later test sees.
+left=$(find "$root/testdata" "$root/../shared/corpus" -name '*.gcx' 2> /dev/null)
+if [ -n "$left" ]; then
+    echo "tests/run.sh: a test wrote beside the test dumps:" >&2
+    echo "$left" >&2
+    status=1
+fi
+exit $status
