@@ -152,6 +152,8 @@ static int cmp_named(const void *pa, const void *pb)
 static void to_stable_names(named_type *t, size_t *count)
 {
     char buf[8192];
+    if (*count == 0) /* a section with no types: t may be NULL (qsort must not see it) */
+        return;
     for (size_t i = 0; i < *count; i++) {
         const char *stable = typepat_stable(t[i].name, buf, sizeof buf);
         if (stable) {
