@@ -506,7 +506,8 @@ static gch_status take_piece(void *ctx, const rb_piece *pc)
     for (size_t i = 0; i < pc->n; i++) {
         const rb_parsed *x = &pc->recs[i];
         r->line = base + x->line;
-        gch_status st = add_record(r, &x->rec, pc->refs.v + x->ref_at);
+        /* A piece without references has no array (NULL + 0 is undefined). */
+        gch_status st = add_record(r, &x->rec, pc->refs.v ? pc->refs.v + x->ref_at : NULL);
         if (st != GCH_OK)
             return st;
     }
