@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "chunks.h"
+
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
@@ -68,23 +70,6 @@ static const char *meta_value(const gch_heap *h, const char *key)
         if (strcmp(h->meta[i].key, key) == 0)
             return h->meta[i].value;
     return NULL;
-}
-
-typedef struct chunks {
-    const char *p;
-    size_t left, step;
-} chunks;
-
-static long long chunk_read(void *ctx, void *buf, size_t cap)
-{
-    chunks *c = ctx;
-    size_t n = c->left < c->step ? c->left : c->step;
-    if (n > cap)
-        n = cap;
-    memcpy(buf, c->p, n);
-    c->p += n;
-    c->left -= n;
-    return (long long)n;
 }
 
 static gch_status load_stream(const char *text, size_t len, size_t step, gch_dump **out, gch_error *err)

@@ -17,24 +17,9 @@
 
 #include <cmocka.h>
 
+#include "chunks.h"
+
 #include "json_tokenizer.h"
-
-typedef struct chunks {
-    const char *p;
-    size_t left, step;
-} chunks;
-
-static long long chunk_read(void *ctx, void *buf, size_t cap)
-{
-    chunks *c = ctx;
-    size_t n = c->left < c->step ? c->left : c->step;
-    if (n > cap)
-        n = cap;
-    memcpy(buf, c->p, n);
-    c->p += n;
-    c->left -= n;
-    return (long long)n;
-}
 
 typedef struct verdict {
     gch_status st;

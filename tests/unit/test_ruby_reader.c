@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "chunks.h"
+
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
 #include "heap_check.h"
@@ -42,23 +44,6 @@ static char *model_text(const gch_heap *h)
             gch_heap_string(h, h->root_label[r]));
 #undef OUT
     return s;
-}
-
-typedef struct chunks {
-    const char *p;
-    size_t left, step;
-} chunks;
-
-static long long chunk_read(void *ctx, void *buf, size_t cap)
-{
-    chunks *c = ctx;
-    size_t n = c->left < c->step ? c->left : c->step;
-    if (n > cap)
-        n = cap;
-    memcpy(buf, c->p, n);
-    c->p += n;
-    c->left -= n;
-    return (long long)n;
 }
 
 static gch_status load_stream_as(const char *text, size_t len, size_t step, gch_format f,

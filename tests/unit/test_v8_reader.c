@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "chunks.h"
+
 #include "gcheap/load.h"
 #include "gcheap/rules.h"
 #include "heap_check.h"
@@ -55,24 +57,6 @@ static char *sample(int variant, size_t *len)
     char *text = v8_sample_write(variant, len);
     assert_non_null(text);
     return text;
-}
-
-/* A source that hands out `step` bytes per read. */
-typedef struct chunks {
-    const char *p;
-    size_t left, step;
-} chunks;
-
-static long long chunk_read(void *ctx, void *buf, size_t cap)
-{
-    chunks *c = ctx;
-    size_t n = c->left < c->step ? c->left : c->step;
-    if (n > cap)
-        n = cap;
-    memcpy(buf, c->p, n);
-    c->p += n;
-    c->left -= n;
-    return (long long)n;
 }
 
 static gch_status load_stream(const char *text, size_t len, size_t step, const gch_load_options *o,
