@@ -11,6 +11,7 @@
 #include "gcheap/builder.h"
 #include "gcheap/utf8.h"
 #include "grow.h"
+#include "u64_map.h"
 #include "v8_devtools.h"
 
 #define BASE_SYSTEM_DISTANCE 100000000 /* HeapSnapshotModel.baseSystemDistance */
@@ -638,29 +639,12 @@ typedef struct iface_tree {
     uint32_t *match_props, *match_index;
     uint32_t *greatest;    /* string index of the greatest next property + 1, 0 none */
     uint32_t n, cap;
-    /* children: hash of (node << 32 | property string index) -> child */
-    uint64_t *ckey;
-    uint32_t *cval;
-    size_t cslots, cn;
+    gch_u64_map children; /* (node << 32 | property string index) -> child */
 } iface_tree;
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
 
 static uint32_t tree_child(const iface_tree *t, uint32_t node, uint32_t prop)
 {
-    if (!t->cslots)
-        return GCH_NONE;
-    uint64_t key = (uint64_t)node << 32 | prop;
-    for (size_t h = mix(key) & (t->cslots - 1); t->ckey[h] != UINT64_MAX; h = (h + 1) & (t->cslots - 1))
-        if (t->ckey[h] == key)
-            return t->cval[h];
-    return GCH_NONE;
+    return gch_u64_map_get(&t->children, (uint64_t)node << 32 | prop); /* GCH_NONE when absent */
 }
 
 static int tree_node(iface_tree *t)
@@ -683,39 +667,8 @@ static int tree_node(iface_tree *t)
 
 static int tree_add_child(iface_tree *t, uint32_t node, uint32_t prop, uint32_t child)
 {
-    if (t->cn * 2 + 2 > t->cslots) {
-        size_t ns = t->cslots ? t->cslots * 2 : 64;
-        uint64_t *k = gch_reallocarray(NULL, ns, sizeof *k);
-        uint32_t *v = gch_reallocarray(NULL, ns, sizeof *v);
-        if (!k || !v) {
-            gch_free(k);
-            gch_free(v);
-            return 0;
-        }
-        memset(k, 0xff, ns * sizeof *k);
-        for (size_t s = 0; s < t->cslots; s++) {
-            if (t->ckey[s] == UINT64_MAX)
-                continue;
-            size_t h = mix(t->ckey[s]) & (ns - 1);
-            while (k[h] != UINT64_MAX)
-                h = (h + 1) & (ns - 1);
-            k[h] = t->ckey[s];
-            v[h] = t->cval[s];
-        }
-        gch_free(t->ckey);
-        gch_free(t->cval);
-        t->ckey = k;
-        t->cval = v;
-        t->cslots = ns;
-    }
-    uint64_t key = (uint64_t)node << 32 | prop;
-    size_t h = mix(key) & (t->cslots - 1);
-    while (t->ckey[h] != UINT64_MAX)
-        h = (h + 1) & (t->cslots - 1);
-    t->ckey[h] = key;
-    t->cval[h] = child;
-    t->cn++;
-    return 1;
+    int found;
+    return gch_u64_map_put(&t->children, (uint64_t)node << 32 | prop, child, &found) != NULL;
 }
 
 static void tree_free(iface_tree *t)
@@ -724,8 +677,7 @@ static void tree_free(iface_tree *t)
     gch_free(t->match_props);
     gch_free(t->match_index);
     gch_free(t->greatest);
-    gch_free(t->ckey);
-    gch_free(t->cval);
+    gch_u64_map_free(&t->children);
 }
 
 static const v8_graph *sort_graph; /* qsort has no context argument; set around each sort, no thread shares it */
