@@ -23,13 +23,15 @@ static int hash_span(plat_file *f, uint64_t off, uint64_t n, uint64_t *out)
     return rc;
 }
 
-static void stamp_options(gch_index_stamp *st, const cli_common *c)
+gch_index_options cli_index_options(const cli_common *c)
 {
-    st->input_format = (uint32_t)c->input_format;
-    st->size_buckets = (uint32_t)c->size_buckets;
-    st->module = (uint32_t)c->module;
-    st->hprof_refs = (uint32_t)c->hprof_refs;
-    st->v8_raw = (uint32_t)c->v8_raw;
+    return (gch_index_options){ (uint32_t)c->input_format, (uint32_t)c->size_buckets,
+                                (uint32_t)c->module, (uint32_t)c->hprof_refs, (uint32_t)c->v8_raw };
+}
+
+int cli_index_same_options(const gch_index_options *a, const gch_index_options *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
 }
 
 int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
@@ -55,7 +57,7 @@ int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
     st->dump_size = ps.size;
     st->mtime_sec = ps.mtime_sec;
     st->mtime_nsec = ps.mtime_nsec;
-    stamp_options(st, c);
+    st->options = cli_index_options(c);
     return 0;
 }
 
@@ -99,9 +101,7 @@ const char *cli_index_stale(const gch_index_stamp *have, const gch_index_stamp *
         return "the dump was modified since it was indexed";
     if (have->head_hash != want->head_hash || have->tail_hash != want->tail_hash)
         return "the dump's contents changed since it was indexed";
-    if (have->input_format != want->input_format || have->size_buckets != want->size_buckets ||
-        have->module != want->module || have->hprof_refs != want->hprof_refs ||
-        have->v8_raw != want->v8_raw)
+    if (!cli_index_same_options(&have->options, &want->options))
         return "it was built with other load options (--input-format, --size-buckets, --module, "
                "--hprof-refs, --v8-raw)";
     return NULL;
@@ -192,7 +192,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
     if (starts_like_index(path)) {
         gch_index_stamp opts;
         memset(&opts, 0, sizeof opts);
-        stamp_options(&opts, c);
+        opts.options = cli_index_options(c);
         if (from_index(path, &opts, 1, need, out, msg, sizeof msg) != 0) {
             cli_error("%s: %s", path, msg[0] ? msg : "cannot be read");
             return EXIT_INPUT;

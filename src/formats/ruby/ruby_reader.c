@@ -19,8 +19,8 @@
 #include "threading.h"
 #include "ruby_line.h"
 #include "ruby_pieces.h"
-#include "ruby_tables.h"
 #include "str_table.h"
+#include "u64_map.h"
 
 /* The longest line taken, as for .gclog (a ROOT line of millions of
  * addresses fits). */
@@ -59,12 +59,12 @@ typedef struct rb_reader {
     char *text;         /* an unescaped string */
     size_t text_cap;
 
-    rb_addr_map class_at; /* class address -> index in cls */
+    gch_u64_map class_at; /* class address -> index in cls */
     rb_class *cls;
     size_t ncls, cls_cap;
     gch_str_table names;     /* class names */
     /* Types named by a class: the class address is the raw type id. */
-    rb_addr_map used_at;  /* class address -> index in used */
+    gch_u64_map used_at;  /* class address -> index in used */
     uint64_t *used;
     uint8_t *used_kind;   /* the kind of the first object of that class */
     size_t nused, used_cap;
@@ -73,7 +73,7 @@ typedef struct rb_reader {
     gch_str_table synth;
     /* Roots: (category, address) pairs seen, to give each once. */
     gch_str_table root_cats;
-    rb_addr_map root_seen; /* address -> bit set of categories (first 32) */
+    gch_u64_map root_seen; /* address -> bit set of categories (first 32) */
     gch_str_table sites;      /* "file:line" -> number; pool offset in site_off */
     uint32_t *site_off;
     size_t site_cap;
@@ -191,9 +191,8 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
     size_t len;
     const char *t;
     if (named_by_class(rec->kind) && rec->klass) {
-        uint32_t idx;
         int found;
-        if (!rb_addr_map_put(&r->used_at, rec->klass, (uint32_t)r->nused, &idx, &found))
+        if (!gch_u64_map_put(&r->used_at, rec->klass, (uint32_t)r->nused, &found))
             return oom(r);
         if (!found) {
             size_t c1 = r->used_cap, c2 = r->used_cap;
@@ -234,10 +233,9 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
  * same address is the builder's duplicate; its class facts are ignored. */
 static gch_status note_class(rb_reader *r, const rb_record *rec)
 {
-    uint32_t idx;
     int found;
     if (r->ncls >= UINT32_MAX - 1 ||
-        !rb_addr_map_put(&r->class_at, rec->address, (uint32_t)r->ncls, &idx, &found))
+        !gch_u64_map_put(&r->class_at, rec->address, (uint32_t)r->ncls, &found))
         return oom(r);
     if (found)
         return GCH_OK;
@@ -265,7 +263,7 @@ static gch_status name_class_types(rb_reader *r)
         uint64_t a = r->used[i];
         uint32_t name = UINT32_MAX;
         for (int step = 0; step < RB_SUPER_STEPS && a; step++) {
-            uint32_t c = rb_addr_map_get(&r->class_at, a);
+            uint32_t c = gch_u64_map_get(&r->class_at, a);
             if (c == UINT32_MAX)
                 break;
             if (r->cls[c].name != UINT32_MAX) {
@@ -322,18 +320,15 @@ static gch_status add_roots(rb_reader *r, const rb_record *rec, const uint64_t *
         if (!a)
             continue;
         /* The vm root names one object many times: once is enough. */
-        uint32_t bits, bit = ci < 32 ? 1u << ci : 0;
+        uint32_t bit = ci < 32 ? 1u << ci : 0;
         int found;
-        if (!rb_addr_map_put(&r->root_seen, a, bit, &bits, &found))
+        uint32_t *bits = gch_u64_map_put(&r->root_seen, a, bit, &found);
+        if (!bits)
             return oom(r);
         if (found && bit) {
-            if (bits & bit)
+            if (*bits & bit)
                 continue;
-            size_t mask = r->root_seen.cap - 1;
-            size_t s = (size_t)gch_hash_u64(a, &r->root_seen.key) & mask;
-            while (r->root_seen.keys[s] != a)
-                s = (s + 1) & mask;
-            r->root_seen.vals[s] |= bit;
+            *bits |= bit;
         }
         gch_status st = gch_builder_add_root(r->b, a, kind, 0, 0, 0, cat, r->err);
         if (st != GCH_OK)
@@ -689,15 +684,15 @@ static void reader_free(rb_reader *r)
     gch_free(r->out);
     gch_free(r->outlab);
     gch_free(r->text);
-    rb_addr_map_free(&r->class_at);
+    gch_u64_map_free(&r->class_at);
     gch_free(r->cls);
     gch_str_table_free(&r->names);
-    rb_addr_map_free(&r->used_at);
+    gch_u64_map_free(&r->used_at);
     gch_free(r->used);
     gch_free(r->used_kind);
     gch_str_table_free(&r->synth);
     gch_str_table_free(&r->root_cats);
-    rb_addr_map_free(&r->root_seen);
+    gch_u64_map_free(&r->root_seen);
     gch_str_table_free(&r->sites);
     gch_free(r->site_off);
     gch_free(r->site_of);
@@ -719,9 +714,6 @@ static gch_status read_ruby(const char *data, size_t size, const gch_source *src
     r.labels = !r.skip_refs && !r.opts->skip_labels;
     r.keep_text = r.opts->keep_payloads;
     r.last_site = UINT32_MAX;
-    rb_addr_map_init(&r.class_at);
-    rb_addr_map_init(&r.used_at);
-    rb_addr_map_init(&r.root_seen);
     gch_str_table_init(&r.names);
     gch_str_table_init(&r.synth);
     gch_str_table_init(&r.root_cats);
