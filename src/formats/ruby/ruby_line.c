@@ -550,7 +550,7 @@ static const char *member(rb_str k, const char **pp, const char *end, rb_record 
  *
  * dump_object (objspace_dump.c) writes every object line the same way:
  * {"address":"0x...", "type":"...", then more members each after ", ",
- * with no other blank, and "}" ends the line. rb_parse_fast takes exactly
+ * with no other blank, and "}" ends the line. rb_parse_line_fast takes exactly
  * such lines (object lines: ROOT lines start with "type") and fills the
  * record as the general parser would; anything else (a blank elsewhere,
  * an escaped member name, a nested array, a number it does not read
@@ -785,7 +785,7 @@ static inline int fast_member(const char *k, size_t n, const char **pp, const ch
 /* The record of an object line in dump_all's own layout, or 0 (r and the
  * references past refs->at then hold anything: the general parser starts
  * over). r was cleared by the caller. */
-static int rb_parse_fast(const char *p, const char *end, rb_record *r, rb_refs *refs)
+static int parse_fast(const char *p, const char *end, rb_record *r, rb_refs *refs)
 {
     if (end - p < 16 || memcmp(p, "{\"address\":", 11) != 0)
         return 0;
@@ -822,11 +822,22 @@ static inline void rb_clear(rb_record *r, const char *line)
     r->nrefs = 0;
 }
 
-const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
+int rb_parse_line_fast(const char *line, const char *end, rb_record *r, rb_refs *refs)
 {
     rb_clear(r, line);
-    if (rb_parse_fast(line, end, r, refs))
+    return parse_fast(line, end, r, refs);
+}
+
+const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
+{
+    if (rb_parse_line_fast(line, end, r, refs))
         return NULL;
+    return rb_parse_line_general(line, end, r, refs, col);
+}
+
+const char *rb_parse_line_general(const char *line, const char *end, rb_record *r, rb_refs *refs,
+                                  size_t *col)
+{
     rb_clear(r, line);
     const char *p = skip_blank(line, end);
     const char *msg = NULL;
