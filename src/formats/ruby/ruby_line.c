@@ -26,14 +26,30 @@ const char *rb_kind_word(rb_kind k)
 
 static rb_kind kind_of(rb_str s)
 {
-    /* the kinds that fill a heap first (one comparison), then the list */
-    static const rb_kind common[] = { RB_STRING, RB_ARRAY, RB_HASH, RB_OBJECT, RB_IMEMO, RB_DATA };
     if (s.escaped || s.n == 0 || s.n > 8)
         return RB_UNKNOWN;
-    for (size_t i = 0; i < sizeof common / sizeof *common; i++) {
-        const char *w = kind_words[common[i]];
-        if (w[0] == s.p[0] && strlen(w) == s.n && memcmp(w, s.p, s.n) == 0)
-            return common[i];
+    /* the kinds that fill a heap first (one comparison), then the list */
+    switch (s.n) {
+    case 4:
+        if (memcmp(s.p, "HASH", 4) == 0)
+            return RB_HASH;
+        if (memcmp(s.p, "DATA", 4) == 0)
+            return RB_DATA;
+        break;
+    case 5:
+        if (memcmp(s.p, "ARRAY", 5) == 0)
+            return RB_ARRAY;
+        if (memcmp(s.p, "IMEMO", 5) == 0)
+            return RB_IMEMO;
+        break;
+    case 6:
+        if (memcmp(s.p, "STRING", 6) == 0)
+            return RB_STRING;
+        if (memcmp(s.p, "OBJECT", 6) == 0)
+            return RB_OBJECT;
+        break;
+    default:
+        break;
     }
     for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
         if (kind_words[k][0] == s.p[0] && strlen(kind_words[k]) == s.n && memcmp(kind_words[k], s.p, s.n) == 0)
@@ -712,6 +728,8 @@ static inline int fast_skip(const char **pp, const char *end)
     case '{':
         return fast_flags(pp, end);
     default:
+        if (fast_uint(pp, end, &u)) /* most are: the general scan for the rest */
+            return 1;
         if (*p == '-' || (*p >= '0' && *p <= '9'))
             return scan_number(pp, end, &u, &is_u64) == NULL;
         return 0;
