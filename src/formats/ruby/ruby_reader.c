@@ -36,6 +36,21 @@ typedef struct rb_class {
     uint32_t name; /* in r->names, or UINT32_MAX */
 } rb_class;
 
+/* Recent allocation sites, by line and file name (objects of a few sites
+ * alternate in a dump: a site's hashing is then paid once). */
+#define RB_SITE_CACHE 64
+#define RB_SITE_FILE 48
+typedef struct rb_site_slot {
+    uint64_t line;
+    uint32_t site;     /* builder pool offset of "file:line" */
+    uint32_t len;      /* of the file name; 0: empty slot */
+    char file[RB_SITE_FILE];
+} rb_site_slot;
+
+/* Class addresses already named types (used_at), by address bits: most
+ * objects find theirs here instead of hashing. */
+#define RB_USED_CACHE 256
+
 /* An object whose allocation site the dump gives. */
 typedef struct rb_site {
     uint64_t record; /* its object record's number, from 0 */
@@ -79,12 +94,8 @@ typedef struct rb_reader {
     size_t site_cap;
     rb_site *site_of;
     size_t nsite_of, site_of_cap;
-    /* The last site seen, as the dump wrote it: objects of one site often
-     * come together, and then need no hashing. */
-    char *last_file;
-    size_t last_file_len, last_file_cap;
-    uint64_t last_line;
-    uint32_t last_site; /* UINT32_MAX: none yet */
+    rb_site_slot site_cache[RB_SITE_CACHE];
+    uint64_t used_cache[RB_USED_CACHE]; /* 0: empty */
     gch_payload *pay;
     size_t npay, pay_cap;
     uint64_t bytes_done;   /* for progress */
@@ -192,6 +203,11 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
     const char *t;
     if (named_by_class(rec->kind) && rec->klass) {
         int found;
+        uint64_t *cached = &r->used_cache[(rec->klass >> 3) % RB_USED_CACHE];
+        *raw = rec->klass;
+        if (*cached == rec->klass)
+            return GCH_OK;
+        *cached = rec->klass;
         if (!gch_u64_map_put(&r->used_at, rec->klass, (uint32_t)r->nused, &found))
             return oom(r);
         if (!found) {
@@ -349,9 +365,11 @@ static gch_status push_site(rb_reader *r, const rb_record *rec, uint32_t off)
 
 static gch_status note_site(rb_reader *r, const rb_record *rec)
 {
-    if (r->last_site != UINT32_MAX && rec->line == r->last_line && !rec->file.escaped &&
-        rec->file.n == r->last_file_len && memcmp(rec->file.p, r->last_file, rec->file.n) == 0)
-        return push_site(r, rec, r->last_site);
+    rb_site_slot *slot = &r->site_cache[(rec->line * 31 + rec->file.n) % RB_SITE_CACHE];
+    int cacheable = !rec->file.escaped && rec->file.n && rec->file.n <= RB_SITE_FILE;
+    if (cacheable && slot->len == rec->file.n && slot->line == rec->line &&
+        memcmp(rec->file.p, slot->file, rec->file.n) == 0)
+        return push_site(r, rec, slot->site);
     size_t len;
     const char *t = text_of(r, rec->file, &len);
     if (!t)
@@ -380,13 +398,11 @@ static gch_status note_site(rb_reader *r, const rb_record *rec)
         if (st != GCH_OK)
             return st;
     }
-    if (!rec->file.escaped) {
-        if (!gch_grow((void **)&r->last_file, &r->last_file_cap, rec->file.n + 1, 1, 256))
-            return oom(r);
-        memcpy(r->last_file, rec->file.p, rec->file.n);
-        r->last_file_len = rec->file.n;
-        r->last_line = rec->line;
-        r->last_site = r->site_off[i];
+    if (cacheable) {
+        memcpy(slot->file, rec->file.p, rec->file.n);
+        slot->len = (uint32_t)rec->file.n;
+        slot->line = rec->line;
+        slot->site = r->site_off[i];
     }
     return push_site(r, rec, r->site_off[i]);
 }
@@ -696,7 +712,6 @@ static void reader_free(rb_reader *r)
     gch_str_table_free(&r->sites);
     gch_free(r->site_off);
     gch_free(r->site_of);
-    gch_free(r->last_file);
     gch_free(r->pay);
 }
 
@@ -713,7 +728,6 @@ static gch_status read_ruby(const char *data, size_t size, const gch_source *src
     r.skip_refs = r.opts->skip_refs;
     r.labels = !r.skip_refs && !r.opts->skip_labels;
     r.keep_text = r.opts->keep_payloads;
-    r.last_site = UINT32_MAX;
     gch_str_table_init(&r.names);
     gch_str_table_init(&r.synth);
     gch_str_table_init(&r.root_cats);
