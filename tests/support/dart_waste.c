@@ -184,6 +184,8 @@ static void plant_collections(plan *p, int planted)
     for (unsigned i = 0; i < 4; i++)
         map(p, C_MAP, 6, 0);
     map(p, C_CONSTMAP, 0, 0); /* const {} */
+    for (unsigned i = 0; i < 2; i++) /* a program's few empty maps: below any threshold */
+        map(p, C_MAP, 0, 0);
     for (unsigned i = 0; i < 6; i++)
         array(p, C_U8, 1 + rnd(p, 64));
 }
