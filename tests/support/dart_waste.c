@@ -190,14 +190,16 @@ static void plant_collections(plan *p, int planted)
         array(p, C_U8, 1 + rnd(p, 64));
 }
 
-static void plant(plan *p, int planted)
+static void plant(plan *p, int planted, size_t distinct)
 {
     plant_strings(p, planted);
     plant_collections(p, planted);
-    for (unsigned i = 0; i < 50; i++) { /* distinct strings */
+    for (size_t i = 0; i < distinct; i++) { /* distinct strings, and a full list every 4 */
         char s[64];
-        snprintf(s, sizeof s, "distinct-%u-%llu", i, (unsigned long long)rnd(p, 1000000));
+        snprintf(s, sizeof s, "distinct-%zu-%llu", i, (unsigned long long)rnd(p, 1000000));
         copies(p, s, 1, i % 3 == 0);
+        if (i % 4 == 3)
+            list(p, 3, array(p, C_LIST, 3), 0);
     }
 }
 
@@ -435,7 +437,7 @@ void dwp_make(uint64_t seed, int planted, uint64_t min_count, unsigned fill_pct,
 {
     memset(out, 0, sizeof *out);
     plan p = { NULL, 0, 0, seed | 1 };
-    plant(&p, planted);
+    plant(&p, planted, 50);
     write_snapshot(&p, &out->snapshot);
     for (size_t i = 0; i < p.n; i++)
         out->heap_bytes += p.o[i].size;
@@ -443,6 +445,17 @@ void dwp_make(uint64_t seed, int planted, uint64_t min_count, unsigned fill_pct,
     /* The description's first object follows Root, Read-Only Pages, the isolate. */
     oracle_strings(&p, 4, min_count, out);
     oracle_collections(&p, min_count, fill_pct, out);
+    free(p.o);
+}
+
+void dwp_make_big(uint64_t seed, size_t distinct, dwp *out)
+{
+    memset(out, 0, sizeof *out);
+    plan p = { NULL, 0, 0, seed | 1 };
+    plant(&p, 1, distinct);
+    write_snapshot(&p, &out->snapshot);
+    for (size_t i = 0; i < p.n; i++)
+        out->heap_bytes += p.o[i].size;
     free(p.o);
 }
 

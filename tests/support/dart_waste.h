@@ -48,6 +48,9 @@ typedef struct dwp {
 /* Writes the snapshot (seed varies the sizes and the extra strings) and the
  * rows waste finds with min_count and fill_below (percent, an integer). */
 void dwp_make(uint64_t seed, int planted, uint64_t min_count, unsigned fill_pct, dwp *out);
+/* The planted snapshot with `distinct` more distinct strings (and a full
+ * list every 4), for timing: no rows (the oracle is quadratic). */
+void dwp_make_big(uint64_t seed, size_t distinct, dwp *out);
 void dwp_free(dwp *d);
 
 #endif

@@ -2,6 +2,8 @@
  * tests/support/dart_waste.c and the oracle's rows (at waste's defaults:
  * 10 copies, 21%) for tests/cli/test_waste_dart.sh:
  *   make_dart_waste OUT.dartheap PREFIX [clean]
+ *   make_dart_waste --big N OUT.dartheap   (N more distinct strings; no rows:
+ *                                           for timing, docs/performance.md)
  * PREFIX.rows     section TAB type TAB count TAB bytes TAB wasted (every row)
  * PREFIX.dups     count TAB bytes TAB wasted TAB copy TAB length TAB id TAB value
  * PREFIX.holders  type TAB detail (empty collections --holders names)
@@ -27,6 +29,17 @@ static FILE *open_out(const char *prefix, const char *ext)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--big") == 0) {
+        dwp d;
+        dwp_make_big(11, (size_t)strtoull(argv[2], NULL, 10), &d);
+        FILE *f = fopen(argv[3], "wb");
+        if (!f || fwrite(d.snapshot.data, 1, d.snapshot.size, f) != d.snapshot.size || fclose(f) != 0) {
+            perror(argv[3]);
+            return 2;
+        }
+        dwp_free(&d);
+        return 0;
+    }
     if (argc < 3) {
         fprintf(stderr, "usage: make_dart_waste OUT.dartheap PREFIX [clean]\n");
         return 2;
