@@ -311,22 +311,17 @@ static gch_status emit_roots(dart_reader *r, const gch_dart_object *o)
 /* ------------------------------------------------------------------------ */
 /* Contents (keep_payloads): strings' texts and recorded lengths */
 
-static gch_status put_utf8(dart_reader *r, size_t *n, uint32_t cp)
-{
-    if (!gch_dart_grow((void **)&r->utf8, &r->utf8_cap, *n + 4, 1))
-        return oom(r);
-    *n += gch_utf8_encode(cp, r->utf8 + *n);
-    return GCH_OK;
-}
-
 /* The kept code units of string o as UTF-8 in r->utf8 (*n bytes); *flags
  * gets GCH_TEXT_LOSSY when U+0000 or a lone surrogate became U+FFFD (the
  * pool holds NUL-free text; two different strings must not look equal). */
 static gch_status string_utf8(dart_reader *r, const gch_dart_object *o, size_t *n, uint8_t *flags)
 {
-    gch_status st = GCH_OK;
     *n = 0;
-    for (uint64_t i = 0; i < o->kept && st == GCH_OK; i++) {
+    /* At most 3 bytes a code unit (a pair: 4 for 2); kept is backed by the input. */
+    if (o->kept > (SIZE_MAX - 1) / 3 ||
+        !gch_dart_grow((void **)&r->utf8, &r->utf8_cap, (size_t)o->kept * 3 + 1, 1))
+        return oom(r);
+    for (uint64_t i = 0; i < o->kept; i++) {
         uint32_t cp;
         if (o->tag == 5) {
             cp = o->chars[i];
@@ -346,9 +341,9 @@ static gch_status string_utf8(dart_reader *r, const gch_dart_object *o, size_t *
             *flags |= GCH_TEXT_LOSSY;
             cp = 0xFFFD;
         }
-        st = put_utf8(r, n, cp);
+        *n += gch_utf8_encode(cp, r->utf8 + *n);
     }
-    return st;
+    return GCH_OK;
 }
 
 static gch_payload *new_payload(dart_reader *r, uint64_t id, uint8_t kind)
