@@ -61,6 +61,13 @@ awk '{ i = index($0, "\"waste\":["); if (i) { r = substr($0, i); print substr(r,
     sort > "$tmp/page"
 cmp -s "$tmp/page" "$tmp/oracle" && ok || { bad "the report's rows differ:"; diff "$tmp/oracle" "$tmp/page"; }
 
+# objects --values: the 20 strings recorded as a 128-unit prefix end in "...",
+# the 11 recorded whole (128 units) do not.
+"$bin" objects -q --values --whole-values --format tsv "$tmp/p.dartheap" > "$tmp/values.tsv"
+[ "$(awk -F '\t' 'length($5) >= 128 && $5 ~ /\.\.\.$/' "$tmp/values.tsv" | grep -c .)" -eq 20 ] &&
+    [ "$(awk -F '\t' 'length($5) == 128 && $5 ~ /^abc/' "$tmp/values.tsv" | grep -c .)" -eq 11 ] && ok ||
+    bad "objects --values: cut strings not marked"
+
 # Without planted waste: no section above MAT's 5%, json without rows.
 "$bin" waste -q "$tmp/c.dartheap" > "$tmp/clean.txt" || bad "clean: exit $?"
 [ "$(awk 'NR > 1 && $1 != "total" && $1 !~ /^\(/' "$tmp/clean.txt" | grep -c .)" -eq 0 ] && ok ||
