@@ -34,21 +34,7 @@ same() { # WHAT FILE1 FILE2
     if cmp -s "$2" "$3"; then ok; else bad "$1"; diff "$2" "$3" | head -8; fi
 }
 
-# retainers_paths DUMP ID...: each id's path as report_data.js prints paths.
-retainers_paths() {
-    d=$1
-    shift
-    for id in "$@"; do
-        "$G" retainers -q --format tsv "$d" "$id" | awk -F'\t' -v id="$id" '
-            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-            $c["status"] == "unreachable" { print id "\tunreachable"; next }
-            $c["depth"] == 0 {
-                h = $c["container"]; l = $c["label"]
-                print id "\troot\t" $c["kind"] "\t" h (h != "" && l != "" ? "." : "") l
-            }
-            { print id "\t" $c["depth"] "\t" $c["id"] "\t" $c["size"] "\t" $c["type"] "\t" $c["field"] }'
-    done
-}
+. "$(dirname "$0")/retainers_paths.sh"
 
 # check_series NAME OPTIONS -- DUMP...: rows = leaks', paths = retainers'.
 check_series() {
@@ -72,7 +58,7 @@ check_series() {
     if [ "$n" -gt 0 ]; then ok; else bad "$name: no leak row"; fi
     node "$RD" "$tmp/$name.html" leakpaths | sort -u > "$tmp/$name.paths"
     # shellcheck disable=SC2046 # one id per word
-    retainers_paths "$last" $(cut -f7 "$tmp/$name.rows" | sort -u) | sort -u > "$tmp/$name.want"
+    retainers_paths "$G" "$last" $(cut -f7 "$tmp/$name.rows" | sort -u) | sort -u > "$tmp/$name.want"
     same "$name: each leak row's path = retainers' in $last" "$tmp/$name.paths" "$tmp/$name.want"
 }
 
@@ -105,7 +91,7 @@ check_instances() { # NAME DUMP K N
     same "$1: instances = objects --live --type T --retained --sort retained --top $3" "$tmp/$1.inst" "$tmp/$1.want"
     node "$RD" "$tmp/$1.html" instpaths | sort > "$tmp/$1.paths"
     # shellcheck disable=SC2046
-    retainers_paths "$2" $(awk -F'\t' '!seen[$1]++ { print $2 }' "$tmp/$1.inst") | sort > "$tmp/$1.rpaths"
+    retainers_paths "$G" "$2" $(awk -F'\t' '!seen[$1]++ { print $2 }' "$tmp/$1.inst") | sort > "$tmp/$1.rpaths"
     same "$1: the first instance's path = retainers'" "$tmp/$1.paths" "$tmp/$1.rpaths"
 }
 check_instances shop "$T/report/shop.gclog" 4 3
@@ -135,7 +121,7 @@ big=$(printf '%x' $((4096 + 100)))
 awk -F'\t' -v b="$big" '$1 == b' "$tmp/chain.paths" > "$tmp/chain.big"
 kept=$(awk -F'\t' '$2 != "root"' "$tmp/chain.big" | wc -l)
 [ "$kept" = 40 ] && ok || bad "chain: $kept steps kept, expected 40"
-retainers_paths "$tmp/chain.gclog" "$big" | awk -F'\t' '$2 == "root" || $2 < 20 || $2 > 81' > "$tmp/chain.want"
+retainers_paths "$G" "$tmp/chain.gclog" "$big" | awk -F'\t' '$2 == "root" || $2 < 20 || $2 > 81' > "$tmp/chain.want"
 same "chain: the first and last 20 steps of retainers' 102" "$tmp/chain.big" "$tmp/chain.want"
 len=$(node -e '
   const h = require("fs").readFileSync(process.argv[1], "utf8");
