@@ -720,7 +720,7 @@
   /* A series (gcheap report DUMP1 DUMP2 DUMP3 ...): the rows of gcheap leaks
    * per section, in its order; each row opens to the path from a GC root
    * that holds its example object in the last dump. The first row of each
-   * section is open as the page opens. */
+   * section is open as the page opens (with #open=NAME: the rows of NAME). */
   function renderLeaks(lk) {
     var box = el('div', { id: 'leaks' });
     var last = lk.files[lk.files.length - 1];
@@ -741,7 +741,7 @@
       t.appendChild(tbody);
       var rows = sec.rows.map(function (r, i) {
         var x = Object.create(r);
-        x._open = i === 0 || (openName !== null && r.what === openName);
+        x._open = openName === null ? i === 0 : r.what === openName;
         return x;
       });
       function render() {
@@ -860,6 +860,10 @@
       if (ev.key !== 'Escape') return;
       charts.forEach(function (c) { if (c.zoom !== 0 && c.box.offsetParent !== null) c.zoomTo(c.tr.parent[c.zoom]); });
     });
+    if (openName !== null) { /* #open=NAME: show the opened row */
+      var opened = [].slice.call(document.querySelectorAll('tr.detail')).filter(function (r) { return r.offsetParent !== null; });
+      if (opened.length) opened[0].scrollIntoView({ block: 'center' });
+    }
     document.body.setAttribute('data-ready', '1');
   }
 
