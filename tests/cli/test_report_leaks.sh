@@ -166,6 +166,9 @@ grep -q 'a series must be dumps of one process, in one format' "$tmp/err" && ok 
 st=$?
 [ $st = 2 ] && ok || bad "other sections: exit $st, expected 2"
 grep -q 'sections, but' "$tmp/err" && ok || bad "other sections: $(cat "$tmp/err")"
+"$G" report -q --stable-ids "$L/leak-1.gclog" "$L/leak-3.gclog" -o "$tmp/usage.html" 2> "$tmp/err"
+st=$?
+[ $st = 2 ] && grep -q 'applies to a series' "$tmp/err" && ok || bad "--stable-ids with two dumps: exit $st: $(cat "$tmp/err")"
 # One and two dumps: no leaks.
 "$G" report -q "$L/leak-1.gclog" "$L/leak-3.gclog" -o "$tmp/two.html"
 node "$RD" "$tmp/two.html" leakrows > /dev/null 2>&1 && bad "two dumps: leaks in the page" || ok

@@ -159,6 +159,9 @@ static int report_check(cli_run *run)
     const report_state *s = run->state;
     if (run->c->format != FMT_TABLE)
         return cli_usage_error("report", "--format does not apply: the report is HTML");
+    if ((s->stable_ids || s->internals) && run->nargs < 3)
+        return cli_usage_error("report", "--%s applies to a series (three dumps or more)",
+                               s->stable_ids ? "stable-ids" : "internals");
     for (int i = 0; i < run->nargs; i++)
         if (s->output && strcmp(s->output, run->args[i]) == 0)
             return cli_usage_error("report", "the output '%s' is an input dump", s->output);
