@@ -69,7 +69,9 @@ static int load_needs(const cli_run *run)
 static int open_inputs(cli_run *run)
 {
     const cli_spec *spec = run->spec;
-    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
+    /* Exactly two: more (a series, report DUMP1 DUMP2 DUMP3 ...) are the
+     * command's own to load after DUMP1, one at a time (leak_series.h). */
+    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs == 2;
     run->load = load_needs(run);
     for (int i = 0; i < 1 + two; i++) {
         cli_input *in = &run->in[i];
