@@ -28,29 +28,16 @@ static rb_kind kind_of(rb_str s)
 {
     if (s.escaped || s.n == 0 || s.n > 8)
         return RB_UNKNOWN;
-    /* the kinds that fill a heap first (one comparison), then the list */
-    switch (s.n) {
-    case 4:
-        if (memcmp(s.p, "HASH", 4) == 0)
-            return RB_HASH;
-        if (memcmp(s.p, "DATA", 4) == 0)
-            return RB_DATA;
-        break;
-    case 5:
-        if (memcmp(s.p, "ARRAY", 5) == 0)
-            return RB_ARRAY;
-        if (memcmp(s.p, "IMEMO", 5) == 0)
-            return RB_IMEMO;
-        break;
-    case 6:
-        if (memcmp(s.p, "STRING", 6) == 0)
-            return RB_STRING;
-        if (memcmp(s.p, "OBJECT", 6) == 0)
-            return RB_OBJECT;
-        break;
-    default:
-        break;
-    }
+    /* the kinds that fill a heap first (a length and one comparison), then the list */
+    static const struct {
+        char word[7];
+        uint8_t len;
+        rb_kind kind;
+    } common[] = { { "HASH", 4, RB_HASH },     { "DATA", 4, RB_DATA },     { "ARRAY", 5, RB_ARRAY },
+                   { "IMEMO", 5, RB_IMEMO },   { "STRING", 6, RB_STRING }, { "OBJECT", 6, RB_OBJECT } };
+    for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
+        if (common[k].len == s.n && memcmp(common[k].word, s.p, s.n) == 0)
+            return common[k].kind;
     for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
         if (kind_words[k][0] == s.p[0] && strlen(kind_words[k]) == s.n && memcmp(kind_words[k], s.p, s.n) == 0)
             return (rb_kind)k;
