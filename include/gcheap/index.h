@@ -29,7 +29,7 @@
 
 /* The format version this library writes and reads (docs/index-format.md,
  * "Versioning"). */
-#define GCH_INDEX_VERSION 1u
+#define GCH_INDEX_VERSION 2u
 
 /* What identifies the dump an index was built from, and how it was loaded.
  * The program fills it; the library stores it and hands it back. */
