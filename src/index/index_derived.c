@@ -21,23 +21,37 @@ struct gcx_keep {
 
 /* ---- value checks of the derived chunks ---- */
 
-/* Preorder: live objects, each once. */
+/* Preorder: live objects, each once. A bit per object; the loop has no
+ * early exit (the first bad element is searched for only when one is
+ * bad), so that the bit reads of later elements overlap. */
 static int distinct_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     uint32_t n = *(const uint32_t *)ctx;
-    unsigned char *seen = gch_calloc((size_t)n / 8 + 1, 1);
-    int ok = seen != NULL;
-    for (uint64_t i = 0; ok && i < count; i++) {
-        if (v[i] >= n || (seen[v[i] / 8] & (1u << (v[i] % 8)))) {
-            *bad_at = i;
-            ok = 0;
-        } else {
-            seen[v[i] / 8] |= (unsigned char)(1u << (v[i] % 8));
+    uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
+    if (!seen) {
+        *bad_at = 0;
+        return 0;
+    }
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t o = v[i] < n ? v[i] : n; /* slot n: out of range, caught by bad */
+        bad |= (uint64_t)(v[i] >= n) | ((seen[o / 64] >> (o % 64)) & 1);
+        seen[o / 64] |= 1ull << (o % 64);
+    }
+    if (bad) { /* again, to name the first bad element */
+        memset(seen, 0, ((size_t)n / 64 + 1) * sizeof *seen);
+        for (uint64_t i = 0;; i++) {
+            uint32_t o = v[i];
+            if (o >= n || ((seen[o / 64] >> (o % 64)) & 1)) {
+                *bad_at = i;
+                break;
+            }
+            seen[o / 64] |= 1ull << (o % 64);
         }
     }
     gch_free(seen);
-    return ok;
+    return !bad;
 }
 
 /* An idom's position comes before its object's (or is the virtual root). */
@@ -45,12 +59,16 @@ static int idom_before(const void *data, uint64_t count, const void *ctx, uint64
 {
     const uint32_t *v = data;
     (void)ctx;
+    uint32_t bad = 0;
     for (uint64_t i = 0; i < count; i++)
+        bad |= v[i] != GCH_DOM_VROOT && v[i] >= i;
+    if (!bad)
+        return 1;
+    for (uint64_t i = 0;; i++)
         if (v[i] != GCH_DOM_VROOT && v[i] >= i) {
             *bad_at = i;
             return 0;
         }
-    return 1;
 }
 
 /* Path parents: objects, GCH_PATH_ROOT or GCH_NONE. */
@@ -115,20 +133,33 @@ static int depth_witness(const void *data, uint64_t count, const void *ctx, uint
     const uint8_t *d = data;
     const uint32_t *p = ctx;
     uint32_t bad = 0, deep = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint32_t q = p[i];
-        unsigned want;
-        if (q == GCH_NONE)
-            want = GCX_DEPTH_DEEP;
-        else if (q == GCH_PATH_ROOT)
-            want = 0;
-        else
-            want = d[q] >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : d[q] + 1u;
-        bad |= d[i] != want;
-        deep |= d[i] == GCX_DEPTH_DEEP && q < count;
-        if (bad) {
-            *bad_at = i;
-            return 0;
+    uint64_t i = 0;
+    /* In blocks without an exit, the parents' depths fetched ahead (they
+     * lie anywhere): the reads overlap. */
+    for (uint64_t end = 0; !bad && i < count; i = end) {
+        end = count - i > 4096 ? i + 4096 : count;
+        for (uint64_t j = i; j < end; j++) {
+            if (j + 32 < count && p[j + 32] < count)
+                __builtin_prefetch(&d[p[j + 32]]);
+            uint32_t q = p[j];
+            unsigned above = q < count ? d[q] : 0u;
+            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
+                            : q == GCH_PATH_ROOT ? 0u
+                            : above >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : above + 1u;
+            bad |= d[j] != want;
+            deep |= d[j] == GCX_DEPTH_DEEP && q < count;
+        }
+    }
+    if (bad) { /* the block again, to name the first bad element */
+        for (uint64_t j = (i - 1) / 4096 * 4096;; j++) {
+            uint32_t q = p[j];
+            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
+                            : q == GCH_PATH_ROOT ? 0u
+                            : d[q] >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : d[q] + 1u;
+            if (d[j] != want) {
+                *bad_at = j;
+                return 0;
+            }
         }
     }
     return !deep || deep_walks_end(p, d, count, bad_at);
@@ -206,13 +237,20 @@ static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32
                                  uint64_t *ret, gch_error *err)
 {
     uint64_t live = t->rec[0], sum = 0;
-    for (uint64_t i = 0; i < live; i++)
-        ret[i] = gch_object_size(h, t->pre[i]);
-    for (uint64_t i = live; i-- > 0;)
-        if (t->pid[i] == GCH_DOM_VROOT)
+    const uint32_t *pre = t->pre, *pid = t->pid;
+    for (uint64_t i = 0; i < live; i++) {
+        if (i + 32 < live)
+            __builtin_prefetch(&h->object_size32[pre[i + 32]]);
+        ret[i] = gch_object_size(h, pre[i]);
+    }
+    for (uint64_t i = live; i-- > 0;) {
+        if (i >= 32 && pid[i - 32] != GCH_DOM_VROOT)
+            __builtin_prefetch(&ret[pid[i - 32]], 1);
+        if (pid[i] == GCH_DOM_VROOT)
             sum += ret[i];
         else
-            ret[t->pid[i]] += ret[i];
+            ret[pid[i]] += ret[i];
+    }
     if (sum != t->rec[1])
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
                              "disagree with its live bytes", hi);

@@ -54,10 +54,17 @@ static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, i
 
 typedef gcx_limit32 limit32;
 
+/* The value checks run without an early exit (vectorized), then look for
+ * the first bad element only when there is one. */
 int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     const limit32 *lim = ctx;
+    uint32_t bad = 0, below = lim->below, strict = !lim->none_ok;
+    for (uint64_t i = 0; i < count; i++)
+        bad |= (v[i] >= below) & ((v[i] != GCH_NONE) | strict);
+    if (!bad)
+        return 1;
     for (uint64_t i = 0; i < count; i++)
         if (v[i] >= lim->below && !(lim->none_ok && v[i] == GCH_NONE)) {
             *bad_at = i;
@@ -87,7 +94,10 @@ int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *
         *bad_at = 0;
         return 0;
     }
+    uint32_t falls = 0;
     for (uint64_t i = 1; i < count; i++)
+        falls |= v[i] < v[i - 1];
+    for (uint64_t i = 1; falls && i < count; i++)
         if (v[i] < v[i - 1]) {
             *bad_at = i;
             return 0;
