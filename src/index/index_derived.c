@@ -35,6 +35,8 @@ static int distinct_below(const void *data, uint64_t count, const void *ctx, uin
     }
     uint64_t bad = 0;
     for (uint64_t i = 0; i < count; i++) {
+        if (i + 64 < count && v[i + 64] < n)
+            __builtin_prefetch(&seen[v[i + 64] / 64], 1);
         uint32_t o = v[i] < n ? v[i] : n; /* slot n: out of range, caught by bad */
         bad |= (uint64_t)(v[i] >= n) | ((seen[o / 64] >> (o % 64)) & 1);
         seen[o / 64] |= 1ull << (o % 64);
@@ -208,7 +210,7 @@ static int far_agree(const void *data, uint64_t count, const void *ctx, uint64_t
 
 typedef struct tree_chunks {
     const uint64_t *rec;     /* live count, live bytes */
-    const uint32_t *pre, *pid;
+    const uint32_t *pre, *pid, *psz;
 } tree_chunks;
 
 static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
@@ -227,22 +229,22 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
     t->pre = gcx_get(ix, hi, GCX_DPRE, view, 4, live, 1, distinct_below, &n, &st, err);
     if (t->pre)
         t->pid = gcx_get(ix, hi, GCX_DPID, view, 4, live, 1, idom_before, NULL, &st, err);
-    return t->pid ? GCH_OK : st;
+    if (t->pid)
+        t->psz = gcx_get(ix, hi, GCX_DPSZ, view, 4, live, 1, NULL, NULL, &st, err);
+    return t->psz ? GCH_OK : st;
 }
 
-/* Retained sizes in preorder, from the shallow sizes: every object comes
- * after its immediate dominator, so one pass from the end adds each
+/* Retained sizes in preorder, from the shallow sizes kept in preorder
+ * (read in order; a big one from the model's big sizes): every object
+ * comes after its immediate dominator, so one pass from the end adds each
  * subtree into its dominator's. They must add up to the live bytes. */
 static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
                                  uint64_t *ret, gch_error *err)
 {
     uint64_t live = t->rec[0], sum = 0;
-    const uint32_t *pre = t->pre, *pid = t->pid;
-    for (uint64_t i = 0; i < live; i++) {
-        if (i + 32 < live)
-            __builtin_prefetch(&h->object_size32[pre[i + 32]]);
-        ret[i] = gch_object_size(h, pre[i]);
-    }
+    const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
+    for (uint64_t i = 0; i < live; i++)
+        ret[i] = psz[i] != GCH_SIZE_BIG ? psz[i] : gch_heap_big_size(h, pre[i]);
     for (uint64_t i = live; i-- > 0;) {
         if (i >= 32 && pid[i - 32] != GCH_DOM_VROOT)
             __builtin_prefetch(&ret[pid[i - 32]], 1);

@@ -128,6 +128,7 @@ enum {
     GCX_DREC = GCX_TAG('D', 'R', 'E', 'C'),  /* u64[2]: live count, live bytes */
     GCX_DPRE = GCX_TAG('D', 'P', 'R', 'E'),  /* u32 per live object: preorder */
     GCX_DPID = GCX_TAG('D', 'P', 'I', 'D'),  /* u32: position of the idom, or GCH_DOM_VROOT */
+    GCX_DPSZ = GCX_TAG('D', 'P', 'S', 'Z'),  /* u32: the shallow sizes (as OSIZ) in preorder */
     GCX_PPAR = GCX_TAG('P', 'P', 'A', 'R'),  /* u32 per object: path parent */
     GCX_PDEP = GCX_TAG('P', 'D', 'E', 'P'),  /* u8 per object: path depth (GCX_DEPTH_*) */
     GCX_PROB = GCX_TAG('P', 'R', 'O', 'B'),  /* u32: root objects, ascending */
@@ -137,7 +138,7 @@ enum {
 };
 
 /* The chunks of one view, in the order the writer adds them. */
-#define GCX_VIEW_CHUNKS 9
+#define GCX_VIEW_CHUNKS 10
 
 /* PDEP: the number of references on the object's path (0: a root object),
  * GCX_DEPTH_DEEP from 255 on and for an object without a path. It is the

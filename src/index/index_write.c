@@ -310,6 +310,10 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         add(w, GCX_DREC, hi, (unsigned)v, 8, rec, 2);
         add(w, GCX_DPRE, hi, (unsigned)v, 4, t->preorder, t->live_count);
         add(w, GCX_DPID, hi, (unsigned)v, 4, t->preorder_idom, t->live_count);
+        uint32_t *psz = own(w, (size_t)t->live_count * 4);
+        for (uint64_t i = 0; psz && i < t->live_count; i++)
+            psz[i] = h->object_size32[t->preorder[i]];
+        add(w, GCX_DPSZ, hi, (unsigned)v, 4, psz, t->live_count);
         add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
         add(w, GCX_PDEP, hi, (unsigned)v, 1, path_depths(w, p, n), n);
         add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);

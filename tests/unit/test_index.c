@@ -313,6 +313,7 @@ static void hostile_values(void **state)
         { "TDEC", 0, 1, 1, 7, 0 },          /* declared flag not 0/1 (fuzz_index) */
         { "DREC", 1, 0, 8, 11, 1 },         /* more live objects than objects */
         { "DREC", 0, 1, 8, 7, 1 },          /* live bytes that the sizes do not add up to */
+        { "DPSZ", 1, 3, 4, 1, 1 },          /* a size that is not its object's: the sum disagrees */
         { "PDEP", 0, 4, 1, 9, 1 },          /* a depth that is not the parent's plus one */
         { "PDEP", 1, 0, 1, 1, 1 },          /* a root object not at depth 0 */
         { "DIST", 0, 2, 1, 255, 1 },        /* fewer reached than the tree's live objects */
