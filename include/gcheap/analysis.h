@@ -148,6 +148,11 @@ typedef struct gch_analysis_source {
     /* The distances of gch_analysis_distance (object_count entries). */
     gch_status (*distance)(void *ctx, const gch_heap *heap, int include_weak,
                            const uint32_t **dist, int *found, gch_error *err);
+    /* A heap whose references are still to be read (refs_loaded set,
+     * out_start NULL: gch_index_load's GCH_INDEX_REFS_LATER) gets them here
+     * before the analysis computes from them; an error is the analysis
+     * call's error (nothing else can answer it). */
+    gch_status (*refs)(void *ctx, gch_heap *heap, gch_error *err);
 } gch_analysis_source;
 
 /* The first error a source gave (its structure was computed instead), or

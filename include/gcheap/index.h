@@ -73,15 +73,24 @@ const char *gch_index_dump_name(const gch_index *ix);
 /* 1 when data starts with the index signature (n >= 8). */
 int gch_index_is_index(const void *data, size_t n);
 
+/* gch_index_load's flags. LABELS: reference labels too. REFS_LATER: the
+ * reference chunks are not read (nor checked) now: the heap's out_start,
+ * out_target and out_label stay NULL (refs_loaded 1) until an analysis
+ * that must compute from the references asks the dump's source for them
+ * (gch_analysis_source.refs), for a caller that reads references only
+ * through a gch_analysis (its trees, paths, distances). */
+#define GCH_INDEX_LABELS     0x1u
+#define GCH_INDEX_REFS_LATER 0x2u
+
 /* The dump an index holds, its arrays pointing into the index's memory.
  * histogram_only: only the type totals and anomalies, as
  * gch_load_options.histogram_only loads them (no object, reference nor root
- * chunk is read). labels: reference labels too. The dump's `source` serves
+ * chunk is read). flags: GCH_INDEX_* bits. The dump's `source` serves
  * the index's derived chunks (dominator trees, paths, reverse references, id
  * order) to the analysis made of it, each checked on first use. On success
  * the dump owns ix (the caller no longer closes it) and gch_dump_free closes
  * it, then calls release(release_ctx) (the caller's unmapping). */
-gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+gch_status gch_index_load(gch_index *ix, int histogram_only, unsigned flags,
                           void (*release)(void *ctx), void *release_ctx, gch_dump **out,
                           gch_error *err);
 

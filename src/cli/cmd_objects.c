@@ -355,7 +355,7 @@ const cli_spec objects_command = {
     .name = "objects", .summary = "list objects: id, size, live, distance from the roots",
     .usage = "usage: gcheap objects [OPTIONS] DUMP", .description = description,
     .options = objects_options, .state_size = sizeof(objects_state), .sort_keys = sort_keys,
-    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS, .check = objects_check,
+    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_REFS_LATER, .check = objects_check,
     .needs_refs = objects_needs_refs, .prepare = objects_prepare, .report = objects_report,
     .release = objects_release,
 };

@@ -162,6 +162,14 @@ static heap_state *state_of(gch_analysis *a, const gch_heap *h, gch_error *err)
     return NULL;
 }
 
+/* The references of s's heap, read now when its source deferred them. */
+static gch_status need_refs(gch_analysis *a, heap_state *s, gch_error *err)
+{
+    if (s->h->out_start || !s->h->refs_loaded || !a->src || !a->src->refs)
+        return GCH_OK;
+    return a->src->refs(a->src->ctx, s->h, err);
+}
+
 /* ---- progress ---- */
 
 typedef struct phase {
@@ -243,6 +251,9 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     /* Build again with what the old tree had too, so that requests
      * alternating between parts do not rebuild each time. */
     unsigned want = a->o.keep_whole_trees ? ALL_PARTS : parts | v->parts;
+    gch_status st = need_refs(a, s, err);
+    if (st != GCH_OK)
+        return st;
     gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
     o.include_weak = include_weak;
     o.threads = a->o.threads;
@@ -252,7 +263,7 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     o.progress_ctx = &p;
     gch_domtree t;
     phase_edge(&p, 0);
-    gch_status st = gch_domtree_build_ex(heap, &o, &t, err);
+    st = gch_domtree_build_ex(heap, &o, &t, err);
     phase_edge(&p, 101);
     a->counts[GCH_STEP_DOMTREE]++;
     if (st != GCH_OK)
@@ -339,6 +350,9 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
     view *v = &s->v[include_weak != 0];
     source_paths(a, heap, v, include_weak);
     if (!v->has_paths) {
+        gch_status rs = need_refs(a, s, err);
+        if (rs != GCH_OK)
+            return rs;
         phase p = { a, "finding shortest paths from the roots" };
         gch_paths_options o = { include_weak, phase_percent, &p };
         phase_edge(&p, 0);
@@ -382,7 +396,10 @@ gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int incl
         return GCH_EINVAL;
     view *v = &s->v[include_weak != 0];
     if (!source_distance(a, heap, v, include_weak)) {
-        gch_status st = gch_root_distance(heap, include_weak, &v->dist, err);
+        gch_status st = need_refs(a, s, err);
+        if (st != GCH_OK)
+            return st;
+        st = gch_root_distance(heap, include_weak, &v->dist, err);
         a->counts[GCH_STEP_DISTANCE]++;
         if (st != GCH_OK)
             return st;
@@ -439,7 +456,10 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         gch_live_options o = { include_weak, a->o.threads };
         uint8_t *mask = NULL;
         uint64_t c, b;
-        gch_status st = gch_live_set_ex(heap, &o, live ? &mask : NULL, &c, &b, err);
+        gch_status st = need_refs(a, s, err);
+        if (st != GCH_OK)
+            return st;
+        st = gch_live_set_ex(heap, &o, live ? &mask : NULL, &c, &b, err);
         a->counts[GCH_STEP_LIVE]++;
         if (st != GCH_OK)
             return st;
@@ -474,6 +494,9 @@ gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error
         if (from_source(a, st, found, &e) && s->h->in_start)
             return GCH_OK;
     }
+    gch_status st = need_refs(a, s, err);
+    if (st != GCH_OK)
+        return st;
     a->counts[GCH_STEP_REVERSE]++;
     return gch_heap_build_reverse(s->h, err);
 }

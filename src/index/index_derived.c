@@ -17,6 +17,7 @@ struct gcx_keep {
     void *release_ctx;
     void **owned;            /* arrays derived here (by-object trees) */
     size_t nowned;
+    int labels;              /* references asked later come with their labels */
 };
 
 /* ---- value checks of the derived chunks ---- */
@@ -506,7 +507,19 @@ static gch_status src_distance(void *ctx, const gch_heap *heap, int include_weak
     return GCH_OK;
 }
 
-gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void *release_ctx)
+/* References not read at load (GCH_INDEX_REFS_LATER), asked for by an
+ * analysis about to compute from them. */
+static gch_status src_refs(void *ctx, gch_heap *heap, gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    if (heap->out_start || !heap_index(k, heap, &hi))
+        return GCH_OK;
+    return gcx_load_refs(k->ix, hi, heap, k->labels, err);
+}
+
+gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(void *),
+                       void *release_ctx)
 {
     gcx_keep *k = gch_calloc(1, sizeof *k);
     if (!k)
@@ -521,6 +534,8 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void
     k->src.reverse = src_reverse;
     k->src.lookup = src_lookup;
     k->src.distance = src_distance;
+    k->src.refs = src_refs;
+    k->labels = labels;
     d->source = &k->src;
     d->release = gcx_keep_release;
     d->release_ctx = k;

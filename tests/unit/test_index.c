@@ -504,6 +504,77 @@ static void deep_chains(void **state)
     }
 }
 
+/* GCH_INDEX_REFS_LATER: the references are not read at load, so damage
+ * there does not stop a load nor what the derived chunks answer; an
+ * analysis that must compute from them reads and checks them first: the
+ * right answer from good ones, an error (never a crash) from bad ones. */
+static gch_analysis *open_later(membuf *b, gch_status *st)
+{
+    gch_index *ix;
+    gch_dump *d;
+    gch_analysis *a;
+    assert_int_equal(gch_index_open(b->p, b->n, &ix, &last_err), GCH_OK);
+    *st = gch_index_load(ix, 0, GCH_INDEX_LABELS | GCH_INDEX_REFS_LATER, NULL, NULL, &d, &last_err);
+    assert_int_equal(*st, GCH_OK);
+    assert_null(d->heaps[0]->out_start);
+    assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+    return a;
+}
+
+static void refs_later(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        membuf b = fixed_index();
+        if (k >= 1)
+            put32(chunk(&b, "OTGT", 0) + 4 * 4, 10); /* a reference to object 10 of 10 */
+        if (k == 2)
+            put32(chunk(&b, "DPRE", 0) + 4, 0);      /* and a tree that must be computed */
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_later(&b, &st);
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        const gch_domtree *t;
+        const uint32_t *d;
+        st = gch_analysis_domtree(ia, h, 0, GCH_TREE_PREORDER_IDOM, &t, &last_err);
+        if (k < 2) { /* from the index: the chain's tree, references unread */
+            assert_int_equal(st, GCH_OK);
+            assert_int_equal(t->live_count, 10);
+            assert_int_equal(t->preorder_retained[0], 8 * 10 + 45);
+            assert_int_equal(gch_analysis_distance(ia, h, 0, &d, NULL), GCH_OK);
+            assert_int_equal(d[9], 9);
+            assert_null(h->out_start);
+        } else {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_non_null(strstr(last_err.message, "OTGT"));
+        }
+        /* The paths are served too, references still unread. */
+        if (k == 0) {
+            const gch_paths *p;
+            assert_int_equal(gch_analysis_paths(ia, h, 0, &p, NULL), GCH_OK);
+            assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+            assert_null(h->out_start);
+        }
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+    /* A computation from good references, deferred: the same answer. */
+    membuf b = fixed_index();
+    put32(chunk(&b, "PPAR", 0) + 3 * 4, 6); /* a cycle: the paths are computed */
+    fix(&b);
+    gch_status st;
+    gch_analysis *ia = open_later(&b, &st);
+    gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+    const gch_paths *p;
+    assert_int_equal(gch_analysis_paths(ia, h, 0, &p, NULL), GCH_OK);
+    assert_non_null(h->out_start);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 1);
+    assert_int_equal(gch_paths_depth(p, 9), 9);
+    assert_non_null(gch_analysis_source_error(ia));
+    gch_analysis_free(ia);
+    free(b.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -511,6 +582,7 @@ int main(void)
         cmocka_unit_test(hostile_values),
         cmocka_unit_test(hostile_files),
         cmocka_unit_test(deep_chains),
+        cmocka_unit_test(refs_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
