@@ -51,8 +51,8 @@ typedef int (*gch_index_write_fn)(void *ctx, const void *data, size_t n);
 /* Writes the index of a's dump (loaded with references and labels) with
  * stamp and dump_name (the dump's file name, recorded for messages): the
  * model, and what a computes for it (reverse references, the id order, per
- * view the dominator tree in preorder and the shortest-path tree: computed
- * now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
+ * view the dominator tree in preorder, the shortest-path tree and the
+ * distances from the roots: computed now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
  * for a dump loaded without references. */
 gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
                            const char *dump_name, gch_index_write_fn write, void *ctx,
