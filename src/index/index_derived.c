@@ -178,12 +178,14 @@ static int distances_agree(const void *data, uint64_t count, const void *ctx, ui
     const uint8_t *d = data;
     const dist_ctx *c = ctx;
     uint64_t far = 0, unreached = 0;
+    unsigned over = 0; /* a distance is below the object count */
     for (uint64_t i = 0; i < count; i++) {
         far += d[i] == GCX_DIST_FAR;
         unreached += d[i] == GCX_DIST_NONE;
+        over |= d[i] < GCX_DIST_FAR && d[i] >= count;
     }
     *bad_at = 0;
-    return far == c->far && count - unreached == c->live;
+    return !over && far == c->far && count - unreached == c->live;
 }
 
 /* The far distances: objects rising, each marked GCX_DIST_FAR in the DIST

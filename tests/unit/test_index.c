@@ -318,6 +318,7 @@ static void hostile_values(void **state)
         { "PDEP", 1, 0, 1, 1, 1 },          /* a root object not at depth 0 */
         { "DIST", 0, 2, 1, 255, 1 },        /* fewer reached than the tree's live objects */
         { "DIST", 1, 7, 1, 254, 1 },        /* a far distance the far list does not give */
+        { "DIST", 0, 3, 1, 10, 1 },         /* a distance of 10 among 10 objects (fuzz_index) */
         { "PPAR", 1, 9, 4, 11, 1 },         /* a parent beyond the objects */
     };
     for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
