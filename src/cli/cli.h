@@ -78,7 +78,8 @@ typedef struct cli_input {
 #define CLI_NEEDS_REFS 0x1u /* load references (else readers may skip them) */
 #define CLI_TWO_DUMPS  0x2u /* args 0 and 1 are dumps: in[0], in[1]; --domain may
                                miss in one of them (not in both). With min_args 1
-                               (report), one dump when only one is given. */
+                               (report), one dump when only one is given; with
+                               more than two (report's series), only args 0. */
 #define CLI_FOLDED_OK  0x4u /* --format folded applies */
 #define CLI_NO_WARNINGS 0x8u /* no anomaly warnings: the report lists them (info) */
 #define CLI_NEEDS_LABELS 0x10u /* keep reference field names and root labels (HPROF

@@ -9,6 +9,7 @@
 #include "run_ctx.h"
 #include "gcheap/leaks.h"
 #include "gcheap/limits.h"
+#include "leak_series.h"
 
 static const char description[] =
     "What leaks across a series of dumps of one process, oldest first (three or\n"
@@ -49,12 +50,8 @@ typedef struct leaks_state {
     uint64_t fail_min;
     int stable_ids;
     int internals;
-    /* results, one per section (prepare), freed by release */
-    gch_leak_report *reports;
-    char **names;
-    size_t sections;
-    int radix;
-    const char *format;
+    leak_series series;      /* the results, one per section (prepare), freed by release */
+    cli_session *session;
 } leaks_state;
 
 static int on_fail(void *state, const char *command, const char *option, const char *value)
@@ -78,63 +75,23 @@ static const cli_option leaks_options[] = {
     OPT_END
 };
 
-/* "+100,-3": the change of v per step. */
-static const char *steps_text(const uint64_t *v, size_t n, char *buf, size_t cap)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t k = 1; k < n && len < cap; k++) {
-        int neg = v[k] < v[k - 1];
-        uint64_t d = neg ? v[k - 1] - v[k] : v[k] - v[k - 1];
-        int w = snprintf(buf + len, cap - len, "%s%c%" PRIu64, k > 1 ? "," : "", neg ? '-' : '+', d);
-        if (w < 0)
-            break;
-        len += (size_t)w;
-    }
-    return buf;
-}
+/* One row of the report (leak_series.h gives them in leaks' order). */
+typedef struct row_ctx {
+    report *rep;
+    int radix;
+} row_ctx;
 
-static void growth_row(report *rep, const char *kind, const gch_growth *g, size_t dumps, int radix)
+static void row_cells(void *ctx, const leak_row *r)
 {
-    char cb[512], bb[512];
-    report_cell_text(rep, kind);
-    report_cell_u64(rep, g->counts[dumps - 1]);
-    report_cell_u64(rep, g->retained[dumps - 1]);
-    report_cell_u64(rep, 0);
-    report_cell_text(rep, steps_text(g->counts, dumps, cb, sizeof cb));
-    report_cell_text(rep, steps_text(g->retained, dumps, bb, sizeof bb));
-    report_cell_id(rep, g->example_id, radix);
-    report_cell_text(rep, g->key);
-}
-
-static uint64_t growth_bytes(const gch_growth *g, size_t dumps)
-{
-    return g->retained[dumps - 1] > g->retained[0] ? g->retained[dumps - 1] - g->retained[0] : 0;
-}
-
-/* A row of a leak or of one type in it: counts from one dump, so no steps. */
-static void count_row(report *rep, const char *kind, uint64_t objects, uint64_t bytes,
-                      uint64_t heads, uint64_t example_id, int radix, const char *name)
-{
-    report_cell_text(rep, kind);
-    report_cell_u64(rep, objects);
-    report_cell_u64(rep, bytes);
-    report_cell_u64(rep, heads);
-    report_cell_text(rep, "");
-    report_cell_text(rep, "");
-    report_cell_id(rep, example_id, radix);
-    report_cell_text(rep, name);
-}
-
-/* Leak-type rows shown under each leak row. */
-#define LEAK_TYPES_SHOWN 5
-
-static void leak_type_rows(report *rep, const gch_leak_group *g, int radix)
-{
-    for (size_t t = 0; t < g->type_count && t < LEAK_TYPES_SHOWN; t++) {
-        const gch_leak_type_count *c = &g->types[t];
-        count_row(rep, "leak-type", c->objects, c->bytes, c->heads, c->example_id, radix, c->type);
-    }
+    const row_ctx *x = ctx;
+    report_cell_text(x->rep, r->kind);
+    report_cell_u64(x->rep, r->objects);
+    report_cell_u64(x->rep, r->bytes);
+    report_cell_u64(x->rep, r->heads);
+    report_cell_text(x->rep, r->count_growth);
+    report_cell_text(x->rep, r->bytes_growth);
+    report_cell_id(x->rep, r->example_id, x->radix);
+    report_cell_text(x->rep, r->what);
 }
 
 /* The rows of one section; *found counts the rows at or above the gate. */
@@ -143,23 +100,15 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
                            uint64_t *found)
 {
     report_begin_section(rep, name);
-    uint64_t shown = 0, limit = c->top;
-    for (size_t i = 0; i < r->group_count && shown < limit; i++, shown++) {
-        const gch_leak_group *g = &r->groups[i];
-        count_row(rep, "leak", g->objects, g->bytes, g->heads, g->example_id, radix, g->signature);
-        leak_type_rows(rep, g, radix);
-    }
-    for (size_t i = 0; i < r->path_count && shown < limit; i++, shown++)
-        growth_row(rep, "path", &r->paths[i], r->dumps, radix);
-    for (size_t i = 0; i < r->type_count && shown < limit; i++, shown++)
-        growth_row(rep, "type", &r->types[i], r->dumps, radix);
+    row_ctx x = { rep, radix };
+    uint64_t shown = leak_rows_each(r, c->top, row_cells, &x);
     for (size_t i = 0; i < r->group_count; i++)
         *found += r->groups[i].bytes >= st->fail_min;
     for (size_t i = 0; i < r->path_count; i++)
-        *found += growth_bytes(&r->paths[i], r->dumps) >= st->fail_min;
+        *found += leak_growth_bytes(&r->paths[i], r->dumps) >= st->fail_min;
     for (size_t i = 0; i < r->type_count; i++)
-        *found += growth_bytes(&r->types[i], r->dumps) >= st->fail_min;
-    uint64_t total = r->group_count + r->path_count + r->type_count;
+        *found += leak_growth_bytes(&r->types[i], r->dumps) >= st->fail_min;
+    uint64_t total = leak_rows_total(r);
     char hidden[96] = "";
     if (r->internal_rows)
         snprintf(hidden, sizeof hidden, "; %" PRIu64 " row%s of V8 internals left out (--internals)",
@@ -183,103 +132,13 @@ static void report_section(report *rep, const char *name, const gch_leak_report 
     report_end_section(rep);
 }
 
-/* Adds the sections of one dump to their series. */
-static int add_dump(gch_leak_series **series, size_t sections, gch_heap **heaps,
-                    gch_analysis *an, const cli_common *c)
-{
-    for (size_t i = 0; i < sections; i++) {
-        gch_error err;
-        cli_phase(c, "comparing dumps");
-        gch_status st = gch_leaks_add_in(series[i], an, heaps[i], gch_analysis_dump(an)->ids_stable, &err);
-        cli_phase_end();
-        if (st != GCH_OK) {
-            cli_error("%s", err.message);
-            return EXIT_INPUT;
-        }
-    }
-    return 0;
-}
-
-/* All the work, before any output: the driver has loaded DUMP1; the others
- * are loaded here one at a time (one heap in memory at a time). */
+/* All the work, before any output (leak_series.h: the driver has loaded
+ * DUMP1; the others are loaded one at a time). */
 static int leaks_prepare(cli_run *run)
 {
     leaks_state *st = run->state;
-    const cli_common *c = run->c;
-    const size_t dumps = (size_t)run->nargs, sections = run->in[0].count;
-    gch_leaks_options lo = GCH_LEAKS_OPTIONS_INIT;
-    lo.include_weak = c->include_weak;
-    lo.threads = cli_threads(c);
-    if (st->stable_ids)
-        lo.by_ids = 1;
-    lo.internals = st->internals;
-    gch_leak_series **series = xcalloc(sections ? sections : 1, sizeof *series);
-    int rc = 0;
-    for (size_t i = 0; i < sections && rc == 0; i++) {
-        gch_error err;
-        if (gch_leaks_new(dumps, &lo, &series[i], &err) != GCH_OK) {
-            cli_error("%s", err.message);
-            rc = EXIT_INPUT;
-        }
-    }
-    if (rc == 0)
-        rc = add_dump(series, sections, run->in[0].heaps, run->in[0].an, c);
-    const gch_heap *const *last = (const gch_heap *const *)run->in[0].heaps;
-    st->format = run->in[0].dump->format;
-    cli_held *held = NULL;
-    gch_heap **heaps = NULL;
-    for (size_t k = 1; k < dumps && rc == 0; k++) {
-        size_t count = 0;
-        cli_session_close(run->session, held);
-        free(heaps);
-        held = NULL;
-        heaps = NULL;
-        const char *path = run->args[k];
-        if ((rc = cli_session_open(run->session, path, c, CLI_LOAD_REFS | CLI_LOAD_LABELS, &held)) != 0)
-            break;
-        gch_dump *later = cli_held_dump(held);
-        if ((rc = cli_select("leaks", path, later, c, 0, &heaps, &count)) != 0)
-            break;
-        if (strcmp(later->format, run->in[0].dump->format) != 0) {
-            /* Types, ids and sizes mean different things in another format. */
-            cli_error("%s: a %s dump, but %s is a %s dump: a series must be dumps of one "
-                      "process, in one format", cli_display_path(path), later->format,
-                      cli_display_path(run->args[0]), run->in[0].dump->format);
-            rc = EXIT_INPUT;
-            break;
-        }
-        if (count != sections) {
-            cli_error("%s: %zu sections, but %s has %zu: the dumps must be of one process",
-                      cli_display_path(path), count, cli_display_path(run->args[0]), sections);
-            rc = EXIT_INPUT;
-            break;
-        }
-        for (size_t i = 0; i < count; i++)
-            cli_warn_anomalies(path, later, heaps[i], c, CLI_LOAD_REFS | CLI_LOAD_LABELS);
-        rc = add_dump(series, sections, heaps, cli_held_analysis(held), c);
-        last = (const gch_heap *const *)heaps;
-        st->format = later->format; /* static storage */
-    }
-    if (rc == 0) {
-        st->reports = xcalloc(sections ? sections : 1, sizeof *st->reports);
-        st->names = xcalloc(sections ? sections : 1, sizeof *st->names);
-        st->sections = sections;
-        st->radix = sections ? last[0]->id_radix : 16;
-        for (size_t i = 0; i < sections && rc == 0; i++) {
-            gch_error err;
-            st->names[i] = xstrdup(last[i]->name);
-            if (gch_leaks_finish(series[i], &st->reports[i], &err) != GCH_OK) {
-                cli_error("%s", err.message);
-                rc = EXIT_INPUT;
-            }
-        }
-    }
-    for (size_t i = 0; i < sections; i++)
-        gch_leaks_free(series[i]);
-    free(series);
-    cli_session_close(run->session, held);
-    free(heaps);
-    return rc;
+    st->session = run->session;
+    return leak_series_run(run, st->stable_ids, st->internals, 0, &st->series);
 }
 
 static int leaks_report(cli_run *run)
@@ -297,10 +156,11 @@ static int leaks_report(cli_run *run)
             json_string(j, NULL, cli_display_path(run->args[k]));
         json_end_array(j);
     }
-    report *rep = report_new(run->out, REPORT_COLUMNS(cols), st->sections > 1);
+    report *rep = report_new(run->out, REPORT_COLUMNS(cols), st->series.sections > 1);
     uint64_t found = 0;
-    for (size_t i = 0; i < st->sections; i++)
-        report_section(rep, st->names[i], &st->reports[i], st->radix, run->c, st, st->format,
+    const leak_series *ls = &st->series;
+    for (size_t i = 0; i < ls->sections; i++)
+        report_section(rep, ls->names[i], &ls->reports[i], ls->radix, run->c, st, ls->format,
                        &found);
     if (st->fail_set && found) {
         if (!run->c->quiet)
@@ -314,14 +174,7 @@ static int leaks_report(cli_run *run)
 static void leaks_release(void *state)
 {
     leaks_state *st = state;
-    for (size_t i = 0; i < st->sections; i++) {
-        if (st->reports)
-            gch_leak_report_free(&st->reports[i]);
-        if (st->names)
-            free(st->names[i]);
-    }
-    free(st->reports);
-    free(st->names);
+    leak_series_free(st->session, &st->series);
 }
 
 const cli_spec leaks_command = {

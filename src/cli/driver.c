@@ -71,7 +71,9 @@ static int load_needs(const cli_run *run)
 static int open_inputs(cli_run *run)
 {
     const cli_spec *spec = run->spec;
-    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs >= 2;
+    /* Exactly two: more (a series, report DUMP1 DUMP2 DUMP3 ...) are the
+     * command's own to load after DUMP1, one at a time (leak_series.h). */
+    int two = (spec->flags & CLI_TWO_DUMPS) != 0 && run->nargs == 2;
     run->load = load_needs(run);
     for (int i = 0; i < 1 + two; i++) {
         cli_input *in = &run->in[i];
@@ -156,14 +158,8 @@ int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char *
     void *state = xcalloc(1, spec->state_size);
     if (spec->defaults)
         memcpy(state, spec->defaults, spec->state_size);
-    cli_run run;
-    memset(&run, 0, sizeof run);
-    run.spec = spec;
-    run.session = session;
-    run.argc = argc;
-    run.argv = argv;
-    run.c = &c;
-    run.state = state;
+    cli_run run = { .spec = spec, .session = session, .argc = argc, .argv = argv, .c = &c,
+                    .state = state };
     int rc = cli_parse(argc, argv, spec->name, spec->options, state, spec->sort_keys, &c, &a);
     run.args = a.positional;
     run.nargs = a.count;

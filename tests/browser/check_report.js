@@ -8,6 +8,8 @@
 // --first-type/--first-retained: the biggest child of the virtual root, as
 // `gcheap top --top 1` reports it (computed by the test script, not here).
 // --text: a string the page must show as text (e.g. a hostile type name).
+// --open: clicking the first type row that opens shows that type's biggest
+// instances (the data's, in order) and the path that holds the first.
 // Fails (exit 1) on a console error, an exception, any network request other
 // than the report itself, or a check that does not hold.
 'use strict';
@@ -28,6 +30,7 @@ for (let i = 2; i < args.length; i++) {
   else if (a === '--quick') opt.quick = true;
   else if (a === '--suspects') opt.suspects = true;
   else if (a === '--render-only') opt.renderOnly = true;
+  else if (a === '--open') opt.open = true;
   else throw new Error('unknown argument ' + a);
 }
 
@@ -191,24 +194,56 @@ async function interact(page) {
       await page.click(crumb[0], crumb[1]);
     }
 
+    if (opt.open) {
+      // Open the first type row that has instances: click its toggle.
+      const b = await page.eval(`(() => {
+        const b = document.querySelector('table.types button.toggle');
+        if (!b) return null;
+        b.scrollIntoView({ block: 'center' });
+        const r = b.getBoundingClientRect();
+        return [r.x + r.width / 2, r.y + r.height / 2, b.closest('tr').lastChild.textContent];
+      })()`);
+      check(b !== null, 'a type row has a toggle');
+      if (b) {
+        await page.click(b[0], b[1]);
+        const got = await page.eval(`(() => {
+          const d = JSON.parse(document.getElementById('gcheap-data').textContent);
+          const sec = d.dumps[0].sections[0];
+          const row = sec.types.name.indexOf(${JSON.stringify(b[2])});
+          const inst = sec.instances.find(x => x.row === row);
+          const det = document.querySelector('table.types tr.detail');
+          if (!det) return null;
+          const ids = [...det.querySelectorAll('table.inst tr')].slice(1).map(tr => tr.firstChild.textContent);
+          return { ids, want: inst.objects.map(o => o.id), steps: det.querySelectorAll('ol.path li:not(.elided)').length,
+                   wantSteps: inst.path ? inst.path.steps.length : 0 };
+        })()`);
+        check(got !== null && JSON.stringify(got.ids) === JSON.stringify(got.want) && got.steps === got.wantSteps,
+              'clicking the toggle of ' + b[2] + ' shows its biggest instances and the path: ' + JSON.stringify(got));
+        await page.click(b[0], b[1]);
+        const closed = await page.eval("document.querySelectorAll('table.types tr.detail').length");
+        check(closed === 0, 'clicking again closes it');
+      }
+    }
+
     if (!opt.compare) {
       // The type table: sort by retained, then filter.
       const sorted = await page.eval(`(() => {
         const t = document.querySelector('table.types');
-        const th = [...t.querySelectorAll('th')].find(h => h.textContent === 'retained');
+        const ths = [...t.querySelectorAll('th')], th = ths.find(h => h.textContent === 'retained');
         th.click();
-        return [...t.querySelectorAll('tbody tr')].map(tr => +tr.children[3].textContent.replace(/,/g, ''));
+        const col = ths.indexOf(th);
+        return [...t.querySelectorAll('tbody tr:not(.detail)')].map(tr => +tr.children[col].textContent.replace(/,/g, ''));
       })()`);
       check(sorted.length > 0 && sorted.every((v, i) => i === 0 || sorted[i - 1] >= v),
             'sorting by retained orders the rows (' + sorted.slice(0, 5).join(' ') + ' ...)');
       const filtered = await page.eval(`(() => {
         const t = document.querySelector('table.types');
-        const names = [...t.querySelectorAll('tbody tr')].map(tr => tr.lastChild.textContent);
+        const names = [...t.querySelectorAll('tbody tr:not(.detail)')].map(tr => tr.lastChild.textContent);
         const q = names[names.length - 1];
         const input = t.closest('div').parentNode.querySelector('input[type=search]');
         input.value = q;
         input.dispatchEvent(new Event('input'));
-        const after = [...t.querySelectorAll('tbody tr')].map(tr => tr.lastChild.textContent);
+        const after = [...t.querySelectorAll('tbody tr:not(.detail)')].map(tr => tr.lastChild.textContent);
         const all = JSON.parse(document.getElementById('gcheap-data').textContent).dumps[0].sections[0].types.name;
         const expect = Math.min(300, all.filter(n => n.toLowerCase().includes(q.toLowerCase())).length);
         return { q, after, expect };

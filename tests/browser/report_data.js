@@ -16,6 +16,18 @@
 //   compare  type base_count new_count base_bytes new_bytes base_retained new_retained
 //   sections name objects bytes live_objects live_bytes (every section of the first dump)
 //   anomalies name count of every anomaly of section SECTION
+//   leakrows row objects bytes heads count_growth bytes_growth id what (a
+//            series' leaks, section SECTION)
+//   leaksjson FILE: compares the series' leaks with FILE, the output of
+//            `gcheap leaks --format json` on the same series (rows without
+//            their paths, files, each section's name and members); prints
+//            "same", else the first difference (exit 1)
+//   leakpaths the path of each leak row (below)
+//   instances type id size retained of every instance listed (section SECTION)
+//   instpaths the path of the first instance of each type row that opens
+// Paths: per object ID "ID root KIND HOLDER" then one line per kept step
+// "ID DEPTH STEP-ID SIZE TYPE FIELD" (empty for null), as
+// tests/cli/test_report_leaks.sh makes them from `gcheap retainers`.
 'use strict';
 const fs = require('fs');
 const [file, view, secArg] = process.argv.slice(2);
@@ -54,6 +66,16 @@ for (const d of data.dumps) {
 }
 
 const sec = data.dumps[0].sections[+(secArg || 0)];
+const pathLines = (id, p) => {
+  if (!p) return [id + '\tunreachable'];
+  const r = [[id, 'root', p.root_kind || '', p.holder || ''].join('\t')];
+  for (const st of p.steps) r.push([id, st.depth, st.id, st.size, st.type, st.field || ''].join('\t'));
+  return r;
+};
+const leakSec = () => {
+  if (!data.leaks) die('no leaks: not a series');
+  return data.leaks.sections[+(secArg || 0)];
+};
 const out = [];
 const kept = () => {
   const t = sec.tree, r = [];
@@ -90,6 +112,38 @@ if (view === 'types') {
 } else if (view === 'sections') {
   for (const s of data.dumps[0].sections)
     out.push([s.name, s.totals.objects, s.totals.bytes, s.totals.live_objects, s.totals.live_bytes].join('\t'));
+} else if (view === 'leakrows') {
+  for (const r of leakSec().rows)
+    out.push([r.row, r.objects, r.bytes, r.heads, r.count_growth, r.bytes_growth, r.id, r.what].join('\t'));
+} else if (view === 'leaksjson') {
+  const want = JSON.parse(fs.readFileSync(secArg, 'utf8'));
+  const strip = (rows) => rows.map((r) => { const x = Object.assign({}, r); delete x.path; return x; });
+  // The page shows C1 controls and bidi marks as their bytes, \xNN each
+  // (src/cli/report/html_escape.c); leaks' json keeps them as characters.
+  const visible = (v) => typeof v !== 'string' ? v : v.replace(/[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (ch) => [...Buffer.from(ch, 'utf8')].map((b) => '\\x' + b.toString(16).padStart(2, '0')).join(''));
+  for (const w of want.sections || [])
+    for (const r of w.rows || []) for (const k of Object.keys(r)) r[k] = visible(r[k]);
+  const diffs = [];
+  const same = (what, a, b) => { if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(what + ': ' + JSON.stringify(a) + ' != ' + JSON.stringify(b)); };
+  if (!data.leaks) die('no leaks: not a series');
+  same('files', data.leaks.files, want.files);
+  same('sections', data.leaks.sections.length, want.sections.length);
+  data.leaks.sections.forEach((s, i) => {
+    const w = want.sections[i] || {};
+    same('name', s.name, w.domain);
+    for (const k of ['dumps', 'by_ids', 'leaked_objects', 'leaked_bytes', 'internal_rows']) same(k, s[k], w[k]);
+    same('rows of ' + s.name, strip(s.rows), w.rows);
+  });
+  out.push(diffs.length ? diffs[0] : 'same');
+  if (diffs.length) { console.log(out.join('\n')); process.exit(1); }
+} else if (view === 'leakpaths') {
+  for (const r of leakSec().rows) out.push(...pathLines(r.id, r.path));
+} else if (view === 'instances') {
+  for (const x of sec.instances || [])
+    for (const o of x.objects) out.push([sec.types.name[x.row], o.id, o.size, o.retained].join('\t'));
+} else if (view === 'instpaths') {
+  for (const x of sec.instances || []) out.push(...pathLines(x.objects[0].id, x.path));
 } else {
   die('unknown view ' + view);
 }

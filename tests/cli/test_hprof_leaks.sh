@@ -14,7 +14,10 @@
 #     second dump: the leak head (the map's reallocated HashMap$Node[]) is
 #     folded into its owner, so the row names java.util.HashMap (not its
 #     Node[]), and its leak-type rows count exactly N Grow$Session and N
-#     HashMap$Node, the counts the program made.
+#     HashMap$Node, the counts the program made; `gcheap report` on that
+#     series shows the same rows (tests/browser/report_data.js compares them
+#     with leaks --format json), and the sessions row's path from the static
+#     Grow.sessions is `gcheap retainers`'.
 #   sh test_hprof_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 # Needs a JDK: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
@@ -122,6 +125,28 @@ if command -v node > /dev/null 2>&1; then
     if [ -n "$sess" ] && [ "${head1:-0}" -ge "$sess" ]; then ok; else
         bad "report: first row's retained growth '$head1' < the sessions' bytes '$sess'"
     fi
+    # The series page (three dumps): its leak rows are leaks --format json's,
+    # the sessions row counts N Grow$Session there too, and its path (from
+    # the static Grow.sessions, with field names) is retainers' in d3.
+    . "$root/tests/cli/retainers_paths.sh"
+    RD=$root/tests/browser/report_data.js
+    M="$tmp/map/d1.hprof $tmp/map/d2.hprof $tmp/map/d3.hprof"
+    # shellcheck disable=SC2086
+    "$bin" report -q --stable-ids $M -o "$tmp/series.html" || bad "report of the series exited $?"
+    # shellcheck disable=SC2086
+    "$bin" leaks -q --stable-ids --format json $M > "$tmp/series.json"
+    r=$(node "$RD" "$tmp/series.html" leaksjson "$tmp/series.json")
+    if [ "$r" = same ]; then ok; else bad "report series: leak rows differ from leaks --format json: $r"; fi
+    node "$RD" "$tmp/series.html" leakrows > "$tmp/series.rows"
+    got=$(awk -F'\t' '$1 == "leak" { on = ($8 ~ /Grow sessions\]/) } $1 == "leak-type" && on && $8 == "Grow$Session" { print $2 }' "$tmp/series.rows")
+    if [ "$got" = $N ]; then ok; else bad "report series: Grow\$Session leaked '$got', expected $N"; fi
+    id=$(awk -F'\t' '$1 == "leak" && $8 ~ /Grow sessions\]/ { print $7; exit }' "$tmp/series.rows")
+    node "$RD" "$tmp/series.html" leakpaths | awk -F'\t' -v id="$id" '$1 == id' | sort -u > "$tmp/series.path"
+    retainers_paths "$bin" "$tmp/map/d3.hprof" "$id" | sort -u > "$tmp/series.want"
+    if [ -n "$id" ] && [ -s "$tmp/series.path" ] && cmp -s "$tmp/series.path" "$tmp/series.want"; then ok; else
+        bad "report series: the sessions row's path differs from retainers': $(diff "$tmp/series.path" "$tmp/series.want" | head -4)"
+    fi
+    grep -q "^$id	root	static	Grow.sessions$" "$tmp/series.path" && ok || bad "report series: holder not Grow.sessions: $(head -1 "$tmp/series.path")"
 else
     echo "note: no node: the report's page order is not checked here"
 fi

@@ -4,7 +4,8 @@
 # the page after its script ran (the biggest retainer, as `gcheap top` names
 # it, is the widest node under the root; hovering shows its retained size;
 # clicking zooms into it; the breadcrumb goes back; the type table sorts and
-# filters; hostile type names show as text and run nothing), that it made no
+# filters; a type row opens to its biggest instances and the path of the
+# first; hostile type names show as text and run nothing), that it made no
 # network request and logged no error, and takes screenshots.
 #
 #   sh tests/cli/test_report_browser.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
@@ -81,7 +82,7 @@ first_retained() { "$G" top -q --top 1 --format tsv "$1" | awk -F'\t' 'NR == 2 {
 d=$T/why/graph.gclog
 run graph "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
 d=$T/report/shop.gclog
-run shop "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" --suspects
+run shop "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" --suspects --open
 d=$T/report/hostile.gclog
 run hostile "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")" \
     --text '</script><script>window.__gcheap_xss=1</script>' \
@@ -91,6 +92,8 @@ run hostile "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_
 d=$T/dart/twin.dartheap
 run dart "$d" -- --first-type "$(first_type "$d")" --first-retained "$(first_retained "$d")"
 run compare "$T/diff/base.gclog" "$T/diff/new.gclog" -- --compare
+# A series (three dumps): the page opens on the leaks and draws without an error.
+run series --stable-ids "$T/leaks/leak-1.gclog" "$T/leaks/leak-2.gclog" "$T/leaks/leak-3.gclog" -- --render-only
 if [ -x "$GENDUMP" ]; then
     "$GENDUMP" --objects 300000 --seed 3 -o "$tmp/g.gclog" 2> /dev/null
     d=$tmp/g.gclog

@@ -15,7 +15,11 @@
 #     it), and its leak-type row of SessionEntry has exactly N objects, the
 #     count the program made; no row names a V8 internal ((system),
 #     (compiled code), (object shape), feedback, system / ...), while
-#     --internals shows some.
+#     --internals shows some;
+#   - `gcheap report` on the Map series: its leak rows are those of
+#     `leaks --format json` (tests/browser/report_data.js compares them), the
+#     SessionEntry count is N there too, and the path of the first row is
+#     `gcheap retainers`' path of its id in the last snapshot.
 #   sh test_v8_leaks.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
 # Needs Node.js: installed with apt-get when missing; skipped with a message
 # only when that is impossible.
@@ -73,6 +77,23 @@ else ok; fi
 "$bin" leaks --internals --format tsv "$M/s1.heapsnapshot" "$M/s2.heapsnapshot" "$M/s3.heapsnapshot" > "$tmp/all.tsv" 2> /dev/null
 if awk -F'\t' -v re="$internal" 'NR > 1 && $8 ~ re' "$tmp/all.tsv" | grep -q .; then ok; else
     bad "--internals shows no internal row"
+fi
+
+. "$here/retainers_paths.sh"
+RD=$here/../browser/report_data.js
+"$bin" report -q "$M/s1.heapsnapshot" "$M/s2.heapsnapshot" "$M/s3.heapsnapshot" -o "$tmp/map.html" 2> "$tmp/err" ||
+    bad "report (Map) exited $?: $(head -2 "$tmp/err")"
+"$bin" leaks -q --format json "$M/s1.heapsnapshot" "$M/s2.heapsnapshot" "$M/s3.heapsnapshot" > "$tmp/map.json"
+r=$(node "$RD" "$tmp/map.html" leaksjson "$tmp/map.json")
+if [ "$r" = same ]; then ok; else bad "report (Map): leak rows differ from leaks --format json: $r"; fi
+node "$RD" "$tmp/map.html" leakrows > "$tmp/map.rows"
+got=$(awk -F'\t' '$1 == "leak" { inmap = ($8 ~ /-\.sessions-> Map$/) } $1 == "leak-type" && inmap && $8 == "SessionEntry" { print $2 }' "$tmp/map.rows")
+if [ "$got" = $N ]; then ok; else bad "report (Map): SessionEntry objects '$got', expected $N"; fi
+id=$(head -1 "$tmp/map.rows" | cut -f7)
+node "$RD" "$tmp/map.html" leakpaths | awk -F'\t' -v id="$id" '$1 == id' | sort -u > "$tmp/map.path"
+retainers_paths "$bin" "$M/s3.heapsnapshot" "$id" | sort -u > "$tmp/map.want"
+if [ -s "$tmp/map.path" ] && cmp -s "$tmp/map.path" "$tmp/map.want"; then ok; else
+    bad "report (Map): the first row's path differs from retainers': $(diff "$tmp/map.path" "$tmp/map.want" | head -4)"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -90,6 +90,11 @@ for d in $dumps; do
     each_format check "$d"
     each_format check --max-bytes 1KiB --max-type '*=1' --max-type-total '*=:1MiB' --live "$d"
     each_format diff "$d" "$d"
+    # Contents: waste (every section), its CI limit, the values of objects.
+    each_format waste --threshold 0 "$d"
+    each_format waste --threshold 0 --min-count 2 --holders --live "$d"
+    each_format check --max-waste 1KiB "$d"
+    each_format objects --values --top 20 "$d"
     if [ -n "$prev" ]; then
         each_format diff --fail-on-growth 1% --fail-on-type '*=+1' --retained "$prev" "$d"
     fi
@@ -107,13 +112,34 @@ for d in $dumps; do
     prev=$d
 done
 
+# leaks over the series of testdata/leaks (its loading and rows are
+# src/cli/leak_series.c, shared with report's series).
+for x in gclog gcdump dartheap; do
+    L="leaks/leak-1.$x leaks/leak-2.$x leaks/leak-3.$x"
+    # shellcheck disable=SC2086 # the series splits on purpose
+    each_format leaks $L
+    # shellcheck disable=SC2086
+    each_format leaks --stable-ids --top 3 $L
+    # shellcheck disable=SC2086
+    each_format leaks --stable-ids --internals --domain leaky.exe $L
+    # shellcheck disable=SC2086
+    compare leaks --stable-ids --fail-on-leak=1KiB $L
+done
+each_format leaks leaks/churn-1.gclog leaks/churn-2.gclog leaks/churn-3.gclog
+compare leaks leaks/leak-1.gclog leaks/leak-2.gcdump leaks/leak-3.gclog
+compare leaks leaks/leak-1.gclog sections.gclog
+compare leaks leaks/leak-1.gclog leaks/missing.gclog
+compare leaks --domain nowhere leaks/leak-1.gclog leaks/leak-2.gclog
+compare leaks leaks/leak-1.gclog
+compare leaks --help
+
 # Usage errors and help (the same for every dump).
 compare
 compare --help
 compare help
 compare --version
 compare bogus
-for c in info stat roots top dom objsize retainers diff check; do
+for c in info stat roots top dom objsize retainers diff check waste; do
     compare "$c" --help
     compare "$c"
     compare "$c" --bogus basic.gclog

@@ -11,6 +11,7 @@
 #include "platform.h"
 #include "run_ctx.h"
 #include "html_escape.h"
+#include "leak_series.h"
 #include "report_data.h"
 
 extern const unsigned char report_template_html[], report_template_css[], report_template_js[];
@@ -21,9 +22,15 @@ typedef struct report_state {
     uint64_t nodes, types;
     int suspects;
     int waste;
+    uint64_t instances, instance_types;
+    int stable_ids, internals;
+    /* A series (three dumps or more): the leaks, the last dump held (prepare). */
+    leak_series series;
+    cli_session *session;
 } report_state;
 
-static const report_state defaults = { NULL, 20000, 20000, 0, 0 };
+static const report_state defaults = { .nodes = 20000, .types = 20000, .instances = 10,
+                                       .instance_types = 100 };
 
 static const cli_option report_options[] = {
     OPT_STRING('o', "output", report_state, output, "FILE",
@@ -35,12 +42,21 @@ static const cli_option report_options[] = {
     OPT_BOOL(0, "suspects", report_state, suspects,
              "add the leak suspects and leak-rule findings (as gcheap suspects; from the same dominator tree)"),
     OPT_BOOL(0, "waste", report_state, waste,
-             "add the wasted memory (as gcheap waste --threshold 0; HPROF)"),
+             "add the wasted memory (as gcheap waste --threshold 0; HPROF, V8, Ruby, Dart)"),
+    OPT_UINT(0, "instances", report_state, instances, "K", 0, 100,
+             "biggest instances listed when a type row is opened (default 10; 0: none)"),
+    OPT_UINT(0, "instance-types", report_state, instance_types, "N", 0, 10000,
+             "type rows that open: the N with most bytes and the N with most retained (default 100)"),
+    OPT_BOOL(0, "stable-ids", report_state, stable_ids,
+             "a series: object ids name the same objects in every dump (as gcheap leaks)"),
+    OPT_BOOL(0, "internals", report_state, internals,
+             "a series: keep leak rows about V8 engine internals (as gcheap leaks)"),
     OPT_END
 };
 
 static const char usage_text[] = "usage: gcheap report [OPTIONS] DUMP [-o FILE.html]\n"
-                                 "       gcheap report [OPTIONS] BASE NEW [-o FILE.html]";
+                                 "       gcheap report [OPTIONS] BASE NEW [-o FILE.html]\n"
+                                 "       gcheap report [OPTIONS] DUMP1 DUMP2 DUMP3 [DUMP ...] [-o FILE.html]";
 static const char description[] =
     "One self-contained HTML file (CSS, JavaScript and SVG inline; it makes no\n"
     "network request and opens from file://) for people to look at:\n"
@@ -49,12 +65,24 @@ static const char description[] =
     "  zoom into its subtree, hover for id, type, size and retained, and go back\n"
     "  out with the breadcrumb. The --nodes objects that retain the most are kept;\n"
     "  under each, the smaller children are merged into one \"(N smaller objects)\";\n"
-    "- the type histogram with retained sizes, sortable and filterable;\n"
+    "- the type histogram with retained sizes, sortable and filterable; a row\n"
+    "  opens to the type's biggest instances by retained size (--instances K,\n"
+    "  as `gcheap objects --type T --retained --sort retained`) and the path\n"
+    "  from a GC root that holds the first (as `gcheap retainers ID`: root kind\n"
+    "  and holder, field names); rows that open: the --instance-types N with the\n"
+    "  most bytes and the N with the most retained bytes;\n"
     "- with two dumps, the growth by type from BASE to NEW (live objects and\n"
     "  retained sizes, types paired by stable name as `gcheap diff --live\n"
     "  --retained`; the biggest retained growth first), with bars, and the new\n"
     "  and gone types;\n"
     "  the page opens on it, with a tab for each dump;\n"
+    "- with three dumps or more, a series of one process, oldest first: the page\n"
+    "  opens on the leaks, the rows `gcheap leaks` computes on the series (leak\n"
+    "  rows with their types and exact counts, growing paths and types; the\n"
+    "  first 200 of each section), each opening to the path from a GC root that\n"
+    "  holds its example object in the last dump; then the growth from the first\n"
+    "  dump to the last and a tab for each of the two. All dumps in one format\n"
+    "  (--stable-ids and --internals as for gcheap leaks);\n"
     "- with --suspects, the leak suspects of each section (Eclipse MAT's rule, as\n"
     "  `gcheap suspects`): what they retain, their accumulation point, the path\n"
     "  from a GC root. It computes the dominator tree once more, so it is not\n"
@@ -62,7 +90,7 @@ static const char description[] =
     "  read from a file; docs/leak-rules.md): the objects and what they retain,\n"
     "  the trace from a GC root with each step's leaking label and reason, the\n"
     "  suspect window marked;\n"
-    "- with --waste (HPROF read from a file), the wasted memory of each section:\n"
+    "- with --waste (HPROF read from a file; V8, Ruby, Dart), the wasted memory of each section:\n"
     "  the rows of `gcheap waste --threshold 0` (duplicate strings and arrays,\n"
     "  empty and under-filled collections, ...), the 100 largest.";
 
@@ -90,7 +118,7 @@ static const char *copy_to_marker(FILE *f, const char *t, char *name, size_t cap
 }
 
 static int write_page(FILE *f, const report_dump *base, const report_dump *nw,
-                      const report_limits *lim, const cli_common *c)
+                      const report_series *series, const report_limits *lim, const cli_common *c)
 {
     const char *t = (const char *)report_template_html;
     char name[32];
@@ -109,20 +137,21 @@ static int write_page(FILE *f, const report_dump *base, const report_dump *nw,
         } else if (strcmp(name, "JS") == 0) {
             fwrite(report_template_js, 1, report_template_js_len, f);
         } else if (strcmp(name, "DATA") == 0) {
-            if (report_write_json(f, base, nw, lim, c) != 0)
+            if (report_write_json(f, base, nw, series, lim, c) != 0)
                 return EXIT_INPUT;
         }
     }
 }
 
-/* References always; with --waste, contents too; with --suspects, what the
- * leak rules read, as for gcheap suspects: where field values lie, and the
- * labels (a class's superclass is its <super> reference; holders' names). */
+/* References and labels always (the paths' field names and holders; a
+ * series' signatures, as gcheap leaks loads them); with --waste, contents
+ * too; with --suspects, what the leak rules read, as for gcheap suspects:
+ * where field values lie (a class's superclass is its <super> reference). */
 static int report_needs_refs(const void *state)
 {
     const report_state *s = state;
-    return CLI_LOAD_REFS | (s->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0) |
-           (s->suspects ? CLI_LOAD_PAYLOADS | CLI_LOAD_RULE_FIELDS | CLI_LOAD_LABELS : 0);
+    return CLI_LOAD_REFS | CLI_LOAD_LABELS | (s->waste ? CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS : 0) |
+           (s->suspects ? CLI_LOAD_PAYLOADS | CLI_LOAD_RULE_FIELDS : 0);
 }
 
 static int report_check(cli_run *run)
@@ -130,10 +159,30 @@ static int report_check(cli_run *run)
     const report_state *s = run->state;
     if (run->c->format != FMT_TABLE)
         return cli_usage_error("report", "--format does not apply: the report is HTML");
+    if ((s->stable_ids || s->internals) && run->nargs < 3)
+        return cli_usage_error("report", "--%s applies to a series (three dumps or more)",
+                               s->stable_ids ? "stable-ids" : "internals");
     for (int i = 0; i < run->nargs; i++)
         if (s->output && strcmp(s->output, run->args[i]) == 0)
             return cli_usage_error("report", "the output '%s' is an input dump", s->output);
     return 0;
+}
+
+/* A series: the leaks across it (leak_series.h, as gcheap leaks), the last
+ * dump kept for the page. */
+static int report_prepare(cli_run *run)
+{
+    report_state *s = run->state;
+    s->session = run->session;
+    if (run->nargs < 3)
+        return 0;
+    return leak_series_run(run, s->stable_ids, s->internals, 1, &s->series);
+}
+
+static void report_release(void *state)
+{
+    report_state *s = state;
+    leak_series_free(s->session, &s->series);
 }
 
 static int report_run(cli_run *run)
@@ -148,6 +197,17 @@ static int report_run(cli_run *run)
         d[i].heaps = run->in[i].heaps;
         d[i].count = run->in[i].count;
     }
+    int ndumps = run->ninputs;
+    report_series series = { &s->series, (const char *const *)run->args, (size_t)run->nargs };
+    if (s->series.last) { /* the last dump of a series: the "new" side */
+        d[1].path = cli_display_path(run->args[run->nargs - 1]);
+        d[1].dump = cli_held_dump(s->series.last);
+        d[1].an = cli_held_analysis(s->series.last);
+        d[1].labels = 1;
+        d[1].heaps = s->series.last_heaps;
+        d[1].count = s->series.last_count;
+        ndumps = 2;
+    }
     FILE *out = cli_ctx_get()->out;
     FILE *f = out;
     plat_out *o = NULL;
@@ -159,8 +219,10 @@ static int report_run(cli_run *run)
     static _Thread_local char buf[1 << 16];
     if (f != out || f == stdout) /* a memory stream keeps its own buffer */
         setvbuf(f, buf, _IOFBF, sizeof buf);
-    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects, s->waste };
-    int rc = write_page(f, &d[0], run->ninputs == 2 ? &d[1] : NULL, &lim, run->c);
+    report_limits lim = { (uint32_t)s->nodes, (uint32_t)s->types, s->suspects, s->waste,
+                          (uint32_t)s->instances, (uint32_t)s->instance_types };
+    int rc = write_page(f, &d[0], ndumps == 2 ? &d[1] : NULL, s->series.last ? &series : NULL,
+                        &lim, run->c);
     if (o && rc) {
         plat_out_discard(o); /* no half page left behind; only our temporary file goes */
     } else if (o) {
@@ -180,7 +242,8 @@ const cli_spec report_command = {
     .summary = "one self-contained HTML report: overview, dominator tree chart, types, growth",
     .usage = usage_text, .description = description,
     .options = report_options, .state_size = sizeof(report_state), .defaults = &defaults,
-    .min_args = 1, .max_args = 2, .too_many = "DUMP, or BASE NEW",
+    .min_args = 1, .max_args = -1,
     .flags = CLI_NEEDS_REFS | CLI_TWO_DUMPS,
-    .needs_refs = report_needs_refs, .check = report_check, .report = report_run,
+    .needs_refs = report_needs_refs, .check = report_check, .prepare = report_prepare,
+    .report = report_run, .release = report_release,
 };

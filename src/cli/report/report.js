@@ -82,7 +82,9 @@
 
   /* A sortable, filterable table. cols: [{key, label, cls, num, cell(row)
    * -> Node|string}], rows: array of objects, sortKey/desc: initial order,
-   * filterOf(row): the text the filter matches. */
+   * filterOf(row): the text the filter matches; detail(row) -> Node|null:
+   * a row with a detail gets a toggle that opens it under the row (row._open
+   * keeps it open across sorting and filtering). */
   function sortableTable(cols, rows, opts) {
     var box = el('div');
     var controls = el('div', { cls: 'controls' });
@@ -97,6 +99,7 @@
     var table = el('table', { cls: opts.cls || '' });
     var thead = el('thead'), tr = el('tr');
     var state = { key: opts.sortKey, desc: opts.desc !== false, all: false };
+    if (opts.detail) tr.appendChild(el('th', { cls: 'toggle', scope: 'col' }));
     var ths = cols.map(function (c) {
       var th = el('th', { text: c.label, cls: (c.cls || '') + (c.key ? ' sortable' : ''), scope: 'col' });
       if (c.key) {
@@ -140,11 +143,16 @@
       var frag = document.createDocumentFragment();
       for (var i = 0; i < limit; i++) {
         var row = el('tr');
+        var detail = opts.detail ? opts.detail(shown[i]) : null;
+        if (opts.detail) row.appendChild(el('td', { cls: 'toggle' }, detail ? toggleButton(shown[i], render) : null));
         for (var j = 0; j < cols.length; j++) {
           var v = cols[j].cell(shown[i]);
           row.appendChild(el('td', { cls: cols[j].cls || '' }, v));
         }
         frag.appendChild(row);
+        if (detail && shown[i]._open) {
+          frag.appendChild(el('tr', { cls: 'detail' }, el('td', { colspan: String(cols.length + 1) }, detail)));
+        }
       }
       tbody.appendChild(frag);
       count.textContent = fmtCount(shown.length) + ' of ' + fmtCount(rows.length) + ' rows';
@@ -158,6 +166,48 @@
     filter.addEventListener('input', function () { state.all = false; render(); });
     box.rerender = render;
     render();
+    return box;
+  }
+
+  /* The button that opens or closes a row's detail (row._open). */
+  function toggleButton(row, rerender) {
+    var b = el('button', { type: 'button', cls: 'toggle', 'aria-expanded': String(!!row._open),
+                           title: row._open ? 'close' : 'open', text: row._open ? '\u25be' : '\u25b8' });
+    b.addEventListener('click', function () { row._open = !row._open; rerender(); });
+    return b;
+  }
+
+  /* A path from a GC root (report_path.h's data): the root's kind and
+   * holder, then each step's field, type and id; elided steps as one line. */
+  function fieldText(f) {
+    if (!f) return '';
+    var c = f.charAt(0);
+    return (c === '.' || c === '[' || c === '{' || c === '<' || f.indexOf(' ') >= 0 ? '' : '.') + f;
+  }
+  function renderPath(p) {
+    var box = el('div', { cls: 'pathbox' });
+    if (!p) {
+      box.appendChild(el('p', { cls: 'note', text: 'No path from a GC root reaches it.' }));
+      return box;
+    }
+    box.appendChild(el('p', { cls: 'note', text: 'Path from a GC root (' + fmtCount(p.length) + ' step' +
+      (p.length === 1 ? '' : 's') + '), as gcheap retainers shows it:' }));
+    var ol = el('ol', { cls: 'path', start: '0' });
+    var prev = -1;
+    p.steps.forEach(function (st, i) {
+      if (i && st.depth !== prev + 1) {
+        ol.appendChild(el('li', { cls: 'elided', text: '\u2026 ' + fmtCount(st.depth - prev - 1) + ' steps elided \u2026' }));
+      }
+      prev = st.depth;
+      var t = '';
+      if (st.depth === 0 && p.root_kind) t = '[' + p.root_kind + ' root' + (p.holder ? ' ' + p.holder : '') + '] ';
+      if (st.field) t += fieldText(st.field) + ' \u2192 ';
+      t += st.type + ' (id ' + st.id + ', ' + fmtCount(st.size) + ' bytes)';
+      var li = el('li', { text: t });
+      li.setAttribute('value', String(st.depth));
+      ol.appendChild(li);
+    });
+    box.appendChild(ol);
     return box;
   }
 
@@ -423,10 +473,38 @@
 
   /* ------------------------------------------------------------ types */
 
+  /* A type row opened: its biggest instances by retained size and the path
+   * that holds the first. */
+  function renderInstances(inst, name) {
+    var box = el('div', { cls: 'instances' });
+    box.appendChild(el('p', { cls: 'note', text: 'The ' + (inst.objects.length === 1 ? 'biggest instance' :
+      fmtCount(inst.objects.length) + ' biggest instances') + ' of ' + name + ' by retained size:' }));
+    var t = el('table', { cls: 'inst' });
+    t.appendChild(el('tr', null, el('th', { text: 'id' }), el('th', { text: 'shallow' }), el('th', { text: 'retained' })));
+    inst.objects.forEach(function (o) {
+      t.appendChild(el('tr', null, el('td', { text: o.id }), el('td', { text: fmtCount(o.size) }),
+                       el('td', { text: fmtCount(o.retained) })));
+    });
+    box.appendChild(t);
+    box.appendChild(el('p', { cls: 'note', text: 'Why the first (id ' + inst.objects[0].id + ') is alive:' }));
+    box.appendChild(renderPath(inst.path));
+    return box;
+  }
+
+  /* #open=NAME in the page's address opens the type row NAME (and leak rows
+   * whose signature or type is NAME). */
+  var openName = (function () {
+    var h = window.location.hash;
+    if (h.indexOf('#open=') !== 0) return null;
+    try { return decodeURIComponent(h.slice(6)); } catch (e) { return null; }
+  }());
+
   function renderTypes(sec) {
-    var ty = sec.types, rows = [];
+    var ty = sec.types, rows = [], inst = {};
+    (sec.instances || []).forEach(function (x) { inst[x.row] = x; });
     for (var i = 0; i < ty.name.length; i++) {
-      rows.push({ _i: i, name: ty.name[i], count: ty.count[i], bytes: ty.bytes[i], retained: ty.retained[i] });
+      rows.push({ _i: i, name: ty.name[i], count: ty.count[i], bytes: ty.bytes[i], retained: ty.retained[i],
+                  _open: openName !== null && ty.name[i] === openName && !!inst[i] });
     }
     var total = sec.totals.bytes, live = sec.totals.live_bytes;
     var cols = [
@@ -437,13 +515,16 @@
       { label: 'retained share', cls: 'bar', cell: function (r) { return bar(r.retained, live); } },
       { key: 'name', label: 'type', cls: 'name', cell: function (r) { return r.name; } }
     ];
-    var box = sortableTable(cols, rows, { sortKey: 'bytes', filterOf: function (r) { return r.name; }, cls: 'types' });
+    var box = sortableTable(cols, rows, { sortKey: 'bytes', filterOf: function (r) { return r.name; }, cls: 'types',
+      detail: function (r) { return inst[r._i] ? renderInstances(inst[r._i], r.name) : null; } });
     if (ty.omitted_types) {
       box.appendChild(el('p', { cls: 'note', text: fmtCount(ty.omitted_types) + ' smaller types (' +
         fmtBytes(ty.omitted_bytes) + ') are not listed (gcheap report --types N).' }));
     }
     box.appendChild(el('p', { cls: 'note', text: 'retained: the memory freed if every instance went away ' +
-      '(the union of their dominator subtrees); types overlap, so the column does not add up.' }));
+      '(the union of their dominator subtrees); types overlap, so the column does not add up. ' +
+      'A row with \u25b8 opens to its biggest instances and the path that holds the first ' +
+      '(gcheap report --instances K --instance-types N).' }));
     return box;
   }
 
@@ -554,7 +635,7 @@
       if (x.path.length) {
         var ol = el('ol', { cls: 'path' });
         x.path.forEach(function (step, j) {
-          var t = (j === 0 && x.root_kind ? '[' + x.root_kind + ' root] ' : '') +
+          var t = (j === 0 && x.root_kind ? '[' + x.root_kind + ' root' + (x.holder ? ' ' + x.holder : '') + '] ' : '') +
                   (step.field ? '.' + step.field + ' \u2192 ' : '') + step.type + ' (id ' + step.id + ')';
           ol.appendChild(el('li', { text: t }));
         });
@@ -634,6 +715,68 @@
     return box;
   }
 
+  /* ------------------------------------------------------------ leaks */
+
+  /* A series (gcheap report DUMP1 DUMP2 DUMP3 ...): the rows of gcheap leaks
+   * per section, in its order; each row opens to the path from a GC root
+   * that holds its example object in the last dump. The first row of each
+   * section is open as the page opens (with #open=NAME: the rows of NAME). */
+  function renderLeaks(lk) {
+    var box = el('div', { id: 'leaks' });
+    var last = lk.files[lk.files.length - 1];
+    lk.sections.forEach(function (sec, si) {
+      box.appendChild(el('h2', { text: 'Leaks across ' + fmtCount(sec.dumps) + ' dumps' +
+        (lk.sections.length > 1 ? ': section ' + sec.name : '') }));
+      box.appendChild(el('p', { cls: 'note', text: sec.by_ids
+        ? 'memlab\u2019s rule (object ids are stable across the dumps): ' + fmtCount(sec.leaked_objects) +
+          ' objects (' + fmtBytes(sec.leaked_bytes) + ') allocated after ' + lk.files[0] +
+          ' and alive in every later dump, grouped by the path that holds them; then the paths and types that grew in every step.'
+        : 'Object ids of these dumps are not stable: the paths and types that grew in every step.' }));
+      var t = el('table', { cls: 'leaks' }), head = el('tr');
+      ['', 'row', 'objects', 'bytes', 'heads', 'count growth', 'bytes growth', 'id', 'what'].forEach(function (h) {
+        head.appendChild(el('th', { text: h, cls: h === 'what' ? 'name' : '' }));
+      });
+      var thead = el('thead', null, head), tbody = el('tbody');
+      t.appendChild(thead);
+      t.appendChild(tbody);
+      var rows = sec.rows.map(function (r, i) {
+        var x = Object.create(r);
+        x._open = openName === null ? i === 0 : r.what === openName;
+        return x;
+      });
+      function render() {
+        while (tbody.firstChild) tbody.removeChild(tbody.firstChild);
+        rows.forEach(function (r) {
+          var tr = el('tr', { cls: 'leak-' + r.row });
+          tr.appendChild(el('td', { cls: 'toggle' }, toggleButton(r, render)));
+          [r.row, fmtCount(r.objects), fmtCount(r.bytes), r.row === 'leak' || r.row === 'leak-type' ? fmtCount(r.heads) : '',
+           r.count_growth, r.bytes_growth, r.id].forEach(function (v) { tr.appendChild(el('td', { text: v })); });
+          tr.appendChild(el('td', { cls: 'name', text: r.what }));
+          tbody.appendChild(tr);
+          if (r._open) {
+            var d = el('div', { cls: 'leakpath' });
+            d.appendChild(el('p', { cls: 'note', text: 'Object ' + r.id + ' in ' + last + ':' }));
+            d.appendChild(renderPath(r.path));
+            tbody.appendChild(el('tr', { cls: 'detail' }, el('td', { colspan: '9' }, d)));
+          }
+        });
+      }
+      render();
+      box.appendChild(el('div', { cls: 'tablewrap' }, t));
+      if (sec.internal_rows) {
+        box.appendChild(el('p', { cls: 'note', text: fmtCount(sec.internal_rows) +
+          ' rows of V8 internals left out (gcheap report --internals keeps them).' }));
+      }
+      if (sec.omitted_rows) {
+        box.appendChild(el('p', { cls: 'note', text: fmtCount(sec.omitted_rows) +
+          ' more rows are not shown (gcheap leaks lists them all).' }));
+      }
+      if (!sec.rows.length) box.appendChild(el('p', { text: 'Nothing leaks: no row.' }));
+      box.setAttribute('data-sections', String(si + 1));
+    });
+    return box;
+  }
+
   /* ------------------------------------------------------------ page */
 
   var charts = [];
@@ -668,10 +811,17 @@
     var mainEl = document.getElementById('main');
     while (mainEl.firstChild) mainEl.removeChild(mainEl.firstChild);
     var first = data.dumps[0];
-    document.getElementById('subtitle').textContent = data.compare
+    document.getElementById('subtitle').textContent = data.leaks
+      ? 'a series of ' + data.leaks.files.length + ' dumps: ' + data.leaks.files[0] + ' \u2192 ' +
+        data.leaks.files[data.leaks.files.length - 1] + ' \u00b7 ' + data.generator
+      : data.compare
       ? data.compare.base + ' \u2192 ' + data.compare.new + ' \u00b7 ' + data.generator
       : first.file + ' (' + first.format + ') \u00b7 ' + data.generator;
     var panels = [], labels = [];
+    if (data.leaks) {
+      panels.push(renderLeaks(data.leaks));
+      labels.push('Leaks');
+    }
     if (data.compare) {
       panels.push(renderCompare(data.compare, data.dumps));
       labels.push('Comparison');
@@ -710,6 +860,10 @@
       if (ev.key !== 'Escape') return;
       charts.forEach(function (c) { if (c.zoom !== 0 && c.box.offsetParent !== null) c.zoomTo(c.tr.parent[c.zoom]); });
     });
+    if (openName !== null) { /* #open=NAME: show the opened row */
+      var opened = [].slice.call(document.querySelectorAll('tr.detail')).filter(function (r) { return r.offsetParent !== null; });
+      if (opened.length) opened[0].scrollIntoView({ block: 'center' });
+    }
     document.body.setAttribute('data-ready', '1');
   }
 

@@ -13,6 +13,9 @@
 #include "gcheap/leaks.h"
 #include "gcheap/task.h"
 #include "html_escape.h"
+#include "report_instances.h"
+#include "report_leaks.h"
+#include "report_path.h"
 #include "report_rules.h"
 #include "report_waste.h"
 #include "sort.h"
@@ -305,6 +308,9 @@ static int write_suspects(FILE *f, gch_analysis *an, const gch_heap *h, const cl
         putc('}', f);
         kv_str(f, &first, "root_kind",
                s->root_record == GCH_NONE ? "" : gch_root_kind_name(h->root_kind[s->root_record]));
+        char hb[2100];
+        kv_str(f, &first, "holder", s->root_record == GCH_NONE
+                                        ? "" : cli_root_holder_name(h, s->root_record, c, hb, sizeof hb));
         key(f, &first, "path");
         putc('[', f);
         for (size_t k = 0; k < s->path_len; k++) {
@@ -383,7 +389,12 @@ static int write_section(FILE *f, const report_dump *rd, gch_analysis *an, const
     write_types(f, h, &s, c);
     key(f, &first, "tree");
     write_tree(f, h, &s);
+    key(f, &first, "instances");
+    int irc = report_write_instances(f, an, h, &s.tree, s.rows, s.nrows, s.type_retained,
+                                     lim->instance_types, lim->instances, c);
     section_free(&s);
+    if (irc != 0)
+        return EXIT_INPUT;
     key(f, &first, "suspects");
     if (!lim->suspects)
         fputs("null", f);
@@ -556,7 +567,8 @@ static int write_compare(FILE *f, const report_dump *base, const report_dump *nw
 }
 
 int report_write_json(FILE *f, const report_dump *base, const report_dump *new_dump,
-                      const report_limits *lim, const cli_common *c)
+                      const report_series *series, const report_limits *lim,
+                      const cli_common *c)
 {
     int first = 1;
     putc('{', f);
@@ -576,6 +588,13 @@ int report_write_json(FILE *f, const report_dump *base, const report_dump *new_d
     key(f, &first, "compare");
     if (new_dump) {
         if (write_compare(f, base, new_dump, lim, c) != 0)
+            return EXIT_INPUT;
+    } else
+        fputs("null", f);
+    key(f, &first, "leaks");
+    if (series && new_dump) {
+        if (report_write_leaks(f, series->leaks, series->files, series->nfiles, new_dump->an,
+                               new_dump->heaps, c) != 0)
             return EXIT_INPUT;
     } else
         fputs("null", f);

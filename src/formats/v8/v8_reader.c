@@ -1203,6 +1203,7 @@ static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
         st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
     if (st != GCH_OK) {
         gch_free(targets);
+        bulk_heap_free(h); /* the heap is the builder's or nobody's: on error, nobody's */
         return st;
     }
     gch_builder_set_id_radix(r->b, 10);
@@ -1226,6 +1227,7 @@ static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
     }
     if (st != GCH_OK) {
         gch_free(targets);
+        bulk_heap_free(h);
         return st;
     }
     st = gch_builder_adopt_indexed(r->b, (uint32_t)h->n, h->ids, h->types, h->sizes, h->starts, targets,
