@@ -109,6 +109,11 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
                              const uint8_t **live, uint64_t *count, uint64_t *bytes,
                              gch_error *err);
 
+/* Distances from the roots of a view (gch_root_distance: GCH_NONE for an
+ * object no root reaches), heap->object_count entries owned by the analysis. */
+gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                 const uint32_t **dist, gch_error *err);
+
 /* Builds heap->in_start/in_source (gch_heap_build_reverse) if not built. */
 gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err);
 
@@ -140,6 +145,14 @@ typedef struct gch_analysis_source {
      * rise already. */
     gch_status (*lookup)(void *ctx, const gch_heap *heap, const uint32_t **sorted,
                          int *increasing, int *found, gch_error *err);
+    /* The distances of gch_analysis_distance (object_count entries). */
+    gch_status (*distance)(void *ctx, const gch_heap *heap, int include_weak,
+                           const uint32_t **dist, int *found, gch_error *err);
+    /* A heap whose references are still to be read (refs_loaded set,
+     * out_start NULL: gch_index_load's GCH_INDEX_REFS_LATER) gets them here
+     * before the analysis computes from them; an error is the analysis
+     * call's error (nothing else can answer it). */
+    gch_status (*refs)(void *ctx, gch_heap *heap, gch_error *err);
 } gch_analysis_source;
 
 /* The first error a source gave (its structure was computed instead), or
@@ -154,7 +167,7 @@ size_t gch_analysis_memory(const gch_analysis *a);
  * heap and view however many questions use it). */
 typedef enum gch_analysis_step {
     GCH_STEP_DOMTREE, GCH_STEP_PATHS, GCH_STEP_LIVE, GCH_STEP_REVERSE, GCH_STEP_LOOKUP,
-    GCH_STEP_COUNT
+    GCH_STEP_DISTANCE, GCH_STEP_COUNT
 } gch_analysis_step;
 unsigned long gch_analysis_count(const gch_analysis *a, gch_analysis_step step);
 

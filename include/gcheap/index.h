@@ -29,7 +29,7 @@
 
 /* The format version this library writes and reads (docs/index-format.md,
  * "Versioning"). */
-#define GCH_INDEX_VERSION 1u
+#define GCH_INDEX_VERSION 2u
 
 /* The load options that change the model built from a dump (--input-format,
  * --size-buckets, --module, --hprof-refs, --v8-raw): an index, like a dump a
@@ -57,8 +57,8 @@ typedef int (*gch_index_write_fn)(void *ctx, const void *data, size_t n);
 /* Writes the index of a's dump (loaded with references and labels) with
  * stamp and dump_name (the dump's file name, recorded for messages): the
  * model, and what a computes for it (reverse references, the id order, per
- * view the dominator tree in preorder and the shortest-path tree: computed
- * now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
+ * view the dominator tree in preorder, the shortest-path tree and the
+ * distances from the roots: computed now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
  * for a dump loaded without references. */
 gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
                            const char *dump_name, gch_index_write_fn write, void *ctx,
@@ -79,15 +79,24 @@ const char *gch_index_dump_name(const gch_index *ix);
 /* 1 when data starts with the index signature (n >= 8). */
 int gch_index_is_index(const void *data, size_t n);
 
+/* gch_index_load's flags. LABELS: reference labels too. REFS_LATER: the
+ * reference chunks are not read (nor checked) now: the heap's out_start,
+ * out_target and out_label stay NULL (refs_loaded 1) until an analysis
+ * that must compute from the references asks the dump's source for them
+ * (gch_analysis_source.refs), for a caller that reads references only
+ * through a gch_analysis (its trees, paths, distances). */
+#define GCH_INDEX_LABELS     0x1u
+#define GCH_INDEX_REFS_LATER 0x2u
+
 /* The dump an index holds, its arrays pointing into the index's memory.
  * histogram_only: only the type totals and anomalies, as
  * gch_load_options.histogram_only loads them (no object, reference nor root
- * chunk is read). labels: reference labels too. The dump's `source` serves
+ * chunk is read). flags: GCH_INDEX_* bits. The dump's `source` serves
  * the index's derived chunks (dominator trees, paths, reverse references, id
  * order) to the analysis made of it, each checked on first use. On success
  * the dump owns ix (the caller no longer closes it) and gch_dump_free closes
  * it, then calls release(release_ctx) (the caller's unmapping). */
-gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+gch_status gch_index_load(gch_index *ix, int histogram_only, unsigned flags,
                           void (*release)(void *ctx), void *release_ctx, gch_dump **out,
                           gch_error *err);
 

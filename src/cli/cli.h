@@ -87,6 +87,9 @@ typedef struct cli_input {
 #define CLI_NO_LOAD 0x40u /* the report hook loads (or not) by itself: the shell */
 #define CLI_TYPE_TOTALS_OK 0x20u /* without references the report reads only the per-type
                                     totals and anomalies: objects need not be stored */
+#define CLI_REFS_LATER 0x80u /* the report reads references only through the analysis
+                                (trees, paths, distances): from an index they are read
+                                and checked only when the analysis must compute */
 
 /* What cli_load keeps (a bit set). */
 #define CLI_LOAD_REFS   0x1
@@ -100,6 +103,8 @@ typedef struct cli_input {
                                      the leak rules read (gch_rule_field_classes) */
 #define CLI_LOAD_COPY 0x40        /* a regular file read into memory of the program's own
                                      instead of mapped (sessions: see cli_load) */
+#define CLI_LOAD_REFS_LATER 0x80  /* from an index, references may wait for the analysis
+                                     (CLI_REFS_LATER; one-shot runs only) */
 
 typedef struct cli_spec cli_spec;
 

@@ -9,7 +9,9 @@
 #include "cli.h"
 #include "sort.h"
 #include "gcheap/alloc.h"
+#include "gcheap/analysis.h"
 #include "gcheap/graph.h"
+#include "gcheap/topk.h"
 #include "payload.h"
 #include "sites.h"
 #include "why.h"
@@ -119,6 +121,36 @@ static int compare_rows(const void *pa, const void *pb, const void *ctx)
     return a < b ? -1 : a > b;
 }
 
+/* compare_rows as gch_top_k ranks: candidates are positions in rows. */
+typedef struct row_rank {
+    const uint32_t *rows;
+    const row_order *ro;
+} row_rank;
+
+static int row_before(const void *ctx, uint32_t a, uint32_t b)
+{
+    const row_rank *r = ctx;
+    return compare_rows(&r->rows[a], &r->rows[b], r->ro) < 0;
+}
+
+/* The first `shown` rows in order: all sorted, or (few of many) the best
+ * selected, then sorted: the same rows, compare_rows being a total order. */
+static void order_rows(uint32_t *rows, size_t n, size_t shown, const row_order *ro)
+{
+    if (shown >= n / 2 || n > UINT32_MAX) {
+        cli_sort(rows, n, sizeof *rows, compare_rows, ro);
+        return;
+    }
+    row_rank rr = { rows, ro };
+    uint32_t *best = xmalloc_array(shown ? shown : 1, sizeof *best);
+    size_t k = gch_top_k((uint32_t)n, shown, row_before, &rr, best);
+    gch_top_k_sort(best, k, row_before, &rr);
+    for (size_t i = 0; i < k; i++)
+        best[i] = rows[best[i]];
+    memcpy(rows, best, k * sizeof *best);
+    free(best);
+}
+
 static int key_index(const cli_common *c)
 {
     for (int i = 0; c->sort && sort_keys[i]; i++)
@@ -190,30 +222,30 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     const char *path = in->path;
     const gch_dump *dump = in->dump;
     gch_error err;
-    uint32_t *dist = NULL;
+    const uint32_t *dist = NULL;
     gch_domtree t;
     memset(&t, 0, sizeof t);
     const gch_domtree *tree = NULL;
     cli_phase(c, "measuring distances from the roots");
-    gch_status st = gch_root_distance(h, c->include_weak, &dist, &err);
+    gch_status st = gch_analysis_distance(in->an, h, c->include_weak, &dist, &err);
     cli_phase_end();
     if (st != GCH_OK) {
         cli_error("%s", err.message);
         return EXIT_INPUT;
     }
-    if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0) {
-        gch_free(dist);
+    if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0)
         return EXIT_INPUT;
-    }
     if (tree)
         t = *tree;
     /* A V8 snapshot as DevTools shows it has DevTools' distances (from the
      * user roots, with its edge filter): those are shown and sorted on. */
-    uint32_t *shown_dist = dist;
+    const uint32_t *shown_dist = dist;
+    uint32_t *v8_dist = NULL;
     if (h->v8_distance) {
-        shown_dist = xmalloc_array(h->object_count ? h->object_count : 1, sizeof *shown_dist);
+        v8_dist = xmalloc_array(h->object_count ? h->object_count : 1, sizeof *v8_dist);
         for (uint32_t o = 0; o < h->object_count; o++)
-            shown_dist[o] = h->v8_distance[o] < 0 ? GCH_NONE : (uint32_t)h->v8_distance[o];
+            v8_dist[o] = h->v8_distance[o] < 0 ? GCH_NONE : (uint32_t)h->v8_distance[o];
+        shown_dist = v8_dist;
     }
     size_t n = 0;
     uint64_t bytes = 0;
@@ -227,9 +259,9 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
             bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
         }
     row_order ro = { h, shown_dist, t.retained, key_index(c) };
-    cli_sort(rows, n, sizeof *rows, compare_rows, &ro);
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
+    order_rows(rows, n, shown, &ro);
     payload_file pf = { NULL, 0, 0 };
     const char *why = NULL;
     if (s->sites)
@@ -277,9 +309,7 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     payload_close(&pf);
     sb_free(&text);
     free(rows);
-    if (shown_dist != dist)
-        free(shown_dist);
-    gch_free(dist);
+    free(v8_dist);
     return 0;
 }
 
@@ -326,7 +356,7 @@ const cli_spec objects_command = {
     .name = "objects", .summary = "list objects: id, size, live, distance from the roots",
     .usage = "usage: gcheap objects [OPTIONS] DUMP", .description = description,
     .options = objects_options, .state_size = sizeof(objects_state), .sort_keys = sort_keys,
-    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS, .check = objects_check,
+    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_REFS_LATER, .check = objects_check,
     .needs_refs = objects_needs_refs, .prepare = objects_prepare, .report = objects_report,
     .release = objects_release,
 };

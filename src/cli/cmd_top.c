@@ -98,6 +98,6 @@ static int top_report(cli_run *run)
 const cli_spec top_command = {
     .name = "top", .summary = "the live objects that retain the most (dominator tree)",
     .usage = "usage: gcheap top [OPTIONS] DUMP", .description = description,
-    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_REFS_LATER,
     .report = top_report,
 };

@@ -146,7 +146,9 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
         stale = cli_index_stale(gch_index_stamp_of(ix), &w);
     }
     if (st == GCH_OK && !stale)
-        st = gch_index_load(ix, (need & CLI_LOAD_TYPE_TOTALS) != 0, (need & CLI_LOAD_LABELS) != 0,
+        st = gch_index_load(ix, (need & CLI_LOAD_TYPE_TOTALS) != 0,
+                            ((need & CLI_LOAD_LABELS) ? GCH_INDEX_LABELS : 0u) |
+                                ((need & CLI_LOAD_REFS_LATER) ? GCH_INDEX_REFS_LATER : 0u),
                             plat_mapping_close, m, out, &err);
     if (st == GCH_OK && !stale)
         return 0; /* the dump owns the index and the mapping now */

@@ -22,6 +22,8 @@ typedef struct view {
     int tree_borrowed, paths_borrowed;
     int tree_asked;        /* the source has no tree (or a damaged one) */
     int paths_asked;       /* the source was asked (once) */
+    uint32_t *dist;        /* distances from the roots, or NULL */
+    int dist_borrowed, dist_asked;
 } view;
 
 typedef struct heap_state {
@@ -99,6 +101,8 @@ static void view_free(view *v)
     if (!v->paths_borrowed)
         gch_paths_free(&v->paths);
     gch_free(v->live);
+    if (!v->dist_borrowed)
+        gch_free(v->dist);
     memset(v, 0, sizeof *v);
 }
 
@@ -156,6 +160,14 @@ static heap_state *state_of(gch_analysis *a, const gch_heap *h, gch_error *err)
             return &a->hs[i];
     gch_error_set(err, GCH_EINVAL, "the heap is not one of the analysis's dump");
     return NULL;
+}
+
+/* The references of s's heap, read now when its source deferred them. */
+static gch_status need_refs(gch_analysis *a, heap_state *s, gch_error *err)
+{
+    if (s->h->out_start || !s->h->refs_loaded || !a->src || !a->src->refs)
+        return GCH_OK;
+    return a->src->refs(a->src->ctx, s->h, err);
 }
 
 /* ---- progress ---- */
@@ -239,6 +251,9 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     /* Build again with what the old tree had too, so that requests
      * alternating between parts do not rebuild each time. */
     unsigned want = a->o.keep_whole_trees ? ALL_PARTS : parts | v->parts;
+    gch_status st = need_refs(a, s, err);
+    if (st != GCH_OK)
+        return st;
     gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
     o.include_weak = include_weak;
     o.threads = a->o.threads;
@@ -248,7 +263,7 @@ gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int inclu
     o.progress_ctx = &p;
     gch_domtree t;
     phase_edge(&p, 0);
-    gch_status st = gch_domtree_build_ex(heap, &o, &t, err);
+    st = gch_domtree_build_ex(heap, &o, &t, err);
     phase_edge(&p, 101);
     a->counts[GCH_STEP_DOMTREE]++;
     if (st != GCH_OK)
@@ -293,14 +308,9 @@ gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int
 
 /* ---- paths, live set, reverse references ---- */
 
-gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
-                              const gch_paths **out, gch_error *err)
+/* Asks the source (once) for the paths of view v. */
+static void source_paths(gch_analysis *a, const gch_heap *heap, view *v, int include_weak)
 {
-    *out = NULL;
-    heap_state *s = state_of(a, heap, err);
-    if (!s)
-        return GCH_EINVAL;
-    view *v = &s->v[include_weak != 0];
     if (!v->has_paths && a->src && a->src->paths && !v->paths_asked) {
         v->paths_asked = 1;
         int found = 0;
@@ -315,7 +325,34 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
             v->paths_borrowed = 1;
         }
     }
+}
+
+void gch__analysis_paths_ready(gch_analysis *a, const gch_heap *heap, int include_weak,
+                               const gch_paths **out)
+{
+    *out = NULL;
+    heap_state *s = state_of(a, heap, NULL);
+    if (!s)
+        return;
+    view *v = &s->v[include_weak != 0];
+    source_paths(a, heap, v, include_weak);
+    if (v->has_paths)
+        *out = &v->paths;
+}
+
+gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                              const gch_paths **out, gch_error *err)
+{
+    *out = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    source_paths(a, heap, v, include_weak);
     if (!v->has_paths) {
+        gch_status rs = need_refs(a, s, err);
+        if (rs != GCH_OK)
+            return rs;
         phase p = { a, "finding shortest paths from the roots" };
         gch_paths_options o = { include_weak, phase_percent, &p };
         phase_edge(&p, 0);
@@ -327,6 +364,47 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
         v->has_paths = 1;
     }
     *out = &v->paths;
+    return GCH_OK;
+}
+
+/* The source's distances of view v (1 when it has them, now in v->dist). */
+static int source_distance(gch_analysis *a, const gch_heap *heap, view *v, int include_weak)
+{
+    if (v->dist)
+        return 1;
+    if (!a->src || !a->src->distance || v->dist_asked)
+        return 0;
+    v->dist_asked = 1;
+    int found = 0;
+    gch_error e;
+    gch_error_clear(&e);
+    const uint32_t *d = NULL;
+    gch_status st = a->src->distance(a->src->ctx, heap, include_weak, &d, &found, &e);
+    if (!from_source(a, st, found, &e))
+        return 0;
+    v->dist = (uint32_t *)d;
+    v->dist_borrowed = 1;
+    return 1;
+}
+
+gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                 const uint32_t **dist, gch_error *err)
+{
+    *dist = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    if (!source_distance(a, heap, v, include_weak)) {
+        gch_status st = need_refs(a, s, err);
+        if (st != GCH_OK)
+            return st;
+        st = gch_root_distance(heap, include_weak, &v->dist, err);
+        a->counts[GCH_STEP_DISTANCE]++;
+        if (st != GCH_OK)
+            return st;
+    }
+    *dist = v->dist;
     return GCH_OK;
 }
 
@@ -345,6 +423,26 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         v->live_bytes = v->tree.live_bytes;
         v->has_totals = 1;
     }
+    if (live && !v->live && !v->parts && source_distance(a, heap, v, include_weak)) {
+        /* The source's distances say which objects are reached: no walk. */
+        uint32_t n = heap->object_count;
+        uint8_t *mask = gch_calloc(n ? n : 1, 1);
+        if (!mask)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory");
+        uint64_t c = 0, b = 0;
+        for (uint32_t o = 0; o < n; o++)
+            if (v->dist[o] != GCH_NONE) {
+                mask[o] = 1;
+                c++;
+                b += gch_object_size(heap, o);
+            }
+        v->live = mask;
+        if (!v->has_totals) {
+            v->live_count = c;
+            v->live_bytes = b;
+            v->has_totals = 1;
+        }
+    }
     if (live && !v->live && v->tree_borrowed && (v->parts & GCH_TREE_PREORDER)) {
         /* The tree the source gave lists the live objects: no walk. */
         uint8_t *mask = gch_calloc(heap->object_count ? heap->object_count : 1, 1);
@@ -358,7 +456,10 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         gch_live_options o = { include_weak, a->o.threads };
         uint8_t *mask = NULL;
         uint64_t c, b;
-        gch_status st = gch_live_set_ex(heap, &o, live ? &mask : NULL, &c, &b, err);
+        gch_status st = need_refs(a, s, err);
+        if (st != GCH_OK)
+            return st;
+        st = gch_live_set_ex(heap, &o, live ? &mask : NULL, &c, &b, err);
         a->counts[GCH_STEP_LIVE]++;
         if (st != GCH_OK)
             return st;
@@ -393,6 +494,9 @@ gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error
         if (from_source(a, st, found, &e) && s->h->in_start)
             return GCH_OK;
     }
+    gch_status st = need_refs(a, s, err);
+    if (st != GCH_OK)
+        return st;
     a->counts[GCH_STEP_REVERSE]++;
     return gch_heap_build_reverse(s->h, err);
 }
@@ -502,6 +606,8 @@ static size_t view_bytes(const view *v, size_t n, size_t types)
         b += n * 4 + (size_t)v->paths.root_object_count * 8;
     if (v->live)
         b += n;
+    if (v->dist)
+        b += n * 4;
     return b;
 }
 

@@ -83,4 +83,11 @@ int gch__sort_lists_by_key_desc(uint32_t *items, const uint32_t *start, size_t l
  * (dominators.c). Not thread-safe: set it between builds. */
 void gch__domtree_force_wide_pairs(int on);
 
+/* The shortest-path tree of a view when the analysis has it without a
+ * search (computed before, or its source's): *out, else NULL. */
+struct gch_analysis;
+struct gch_paths;
+void gch__analysis_paths_ready(struct gch_analysis *a, const gch_heap *heap, int include_weak,
+                               const struct gch_paths **out);
+
 #endif

@@ -466,6 +466,42 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
     return GCH_OK;
 }
 
+/* The paths read from a shortest-path tree the analysis has (the same BFS
+ * as bfs_run's: the same paths, the same root records). 0 when an
+ * accumulation point has no path in it (then the BFS runs). */
+static int paths_from_tree(finder *f, const gch_paths *p, gch_suspects *out, gch_error *err,
+                           gch_status *st)
+{
+    size_t total = 0;
+    *st = GCH_OK;
+    for (size_t k = 0; k < f->count; k++) {
+        uint32_t d = gch_paths_depth(p, f->items[k].accumulation);
+        if (d == GCH_NONE)
+            return 0;
+        f->items[k].path_len = (size_t)d + 1;
+        f->items[k].path_start = total;
+        total += (size_t)d + 1;
+    }
+    out->path = gch_reallocarray(NULL, total ? total : 1, sizeof *out->path);
+    if (!out->path) {
+        *st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+        return 1;
+    }
+    for (size_t k = 0; k < f->count; k++) {
+        gch_suspect *s = &f->items[k];
+        size_t i = s->path_start + s->path_len;
+        uint32_t x = s->accumulation;
+        for (;;) {
+            out->path[--i] = x;
+            if (p->parent[x] == GCH_PATH_ROOT)
+                break;
+            x = p->parent[x];
+        }
+        s->root_record = gch_paths_root_record(p, x);
+    }
+    return 1;
+}
+
 static int suspect_before(const gch_suspect *a, const gch_suspect *b)
 {
     if (a->retained != b->retained)
@@ -537,9 +573,25 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
         s->accumulation_retained = f.t.preorder_retained[f.walk_pos[k]];
         s->accumulation = f.t.preorder[f.walk_pos[k]];
     }
+    /* A shortest-path tree the analysis has already (an index's) gives the
+     * paths without a search. */
+    const gch_paths *ready;
+    gch__analysis_paths_ready(an, heap, opts->include_weak, &ready);
+    if (ready && f.count) {
+        if ((st = label(&f, err)) != GCH_OK || (st = count_holds(&f, out, err)) != GCH_OK)
+            goto fail;
+        gch_free(f.label);
+        f.label = NULL;
+        if (paths_from_tree(&f, ready, out, err, &st)) {
+            if (st != GCH_OK)
+                goto fail;
+            goto order;
+        }
+    }
     /* The BFS needs only the accumulation points: on a big heap it runs on a
      * second thread while the labels and holds are counted (they touch other
      * fields of the suspects). */
+    int counted = ready && f.count;
     bfs_job job;
     if ((st = bfs_start(&f, &job, err)) != GCH_OK)
         goto fail;
@@ -547,7 +599,7 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
     gch_thread bfs_thread;
     int threaded = f.count && gch_parallel_worth(&par, heap->ref_count) &&
                    gch_thread_start(&bfs_thread, par.workers, bfs_run, &job);
-    if ((st = label(&f, err)) == GCH_OK)
+    if (!counted && (st = label(&f, err)) == GCH_OK)
         st = count_holds(&f, out, err);
     if (threaded)
         gch_thread_join(&bfs_thread);
@@ -562,6 +614,7 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
     f.label = NULL;
     if ((st = bfs_finish(&f, &job, out, err)) != GCH_OK)
         goto fail;
+order:
     /* Order (few suspects: insertion sort). */
     for (size_t i = 1; i < f.count; i++) {
         gch_suspect s = f.items[i];

@@ -17,27 +17,44 @@ struct gcx_keep {
     void *release_ctx;
     void **owned;            /* arrays derived here (by-object trees) */
     size_t nowned;
+    int labels;              /* references asked later come with their labels */
 };
 
 /* ---- value checks of the derived chunks ---- */
 
-/* Preorder: live objects, each once. */
+/* Preorder: live objects, each once. A bit per object; the loop has no
+ * early exit (the first bad element is searched for only when one is
+ * bad), so that the bit reads of later elements overlap. */
 static int distinct_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     uint32_t n = *(const uint32_t *)ctx;
-    unsigned char *seen = gch_calloc((size_t)n / 8 + 1, 1);
-    int ok = seen != NULL;
-    for (uint64_t i = 0; ok && i < count; i++) {
-        if (v[i] >= n || (seen[v[i] / 8] & (1u << (v[i] % 8)))) {
-            *bad_at = i;
-            ok = 0;
-        } else {
-            seen[v[i] / 8] |= (unsigned char)(1u << (v[i] % 8));
+    uint64_t *seen = gch_calloc((size_t)n / 64 + 1, sizeof *seen);
+    if (!seen) {
+        *bad_at = 0;
+        return 0;
+    }
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        if (i + 64 < count && v[i + 64] < n)
+            __builtin_prefetch(&seen[v[i + 64] / 64], 1);
+        uint32_t o = v[i] < n ? v[i] : n; /* slot n: out of range, caught by bad */
+        bad |= (uint64_t)(v[i] >= n) | ((seen[o / 64] >> (o % 64)) & 1);
+        seen[o / 64] |= 1ull << (o % 64);
+    }
+    if (bad) { /* again, to name the first bad element */
+        memset(seen, 0, ((size_t)n / 64 + 1) * sizeof *seen);
+        for (uint64_t i = 0;; i++) {
+            uint32_t o = v[i];
+            if (o >= n || ((seen[o / 64] >> (o % 64)) & 1)) {
+                *bad_at = i;
+                break;
+            }
+            seen[o / 64] |= 1ull << (o % 64);
         }
     }
     gch_free(seen);
-    return ok;
+    return !bad;
 }
 
 /* An idom's position comes before its object's (or is the virtual root). */
@@ -45,57 +62,158 @@ static int idom_before(const void *data, uint64_t count, const void *ctx, uint64
 {
     const uint32_t *v = data;
     (void)ctx;
+    uint32_t bad = 0;
     for (uint64_t i = 0; i < count; i++)
+        bad |= v[i] != GCH_DOM_VROOT && v[i] >= i;
+    if (!bad)
+        return 1;
+    for (uint64_t i = 0;; i++)
         if (v[i] != GCH_DOM_VROOT && v[i] >= i) {
+            *bad_at = i;
+            return 0;
+        }
+}
+
+/* Path parents: objects, GCH_PATH_ROOT or GCH_NONE. */
+static int parents_in_bounds(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint32_t *p = data;
+    (void)ctx;
+    uint32_t bad = 0;
+    for (uint64_t i = 0; i < count; i++)
+        bad |= p[i] >= count && p[i] < GCH_PATH_ROOT;
+    if (!bad)
+        return 1;
+    for (uint64_t i = 0;; i++)
+        if (p[i] >= count && p[i] < GCH_PATH_ROOT) {
+            *bad_at = i;
+            return 0;
+        }
+}
+
+/* A walk up the parents from each deep object (depth GCX_DEPTH_DEEP with a
+ * parent), which the depths do not order: it must end at an object of
+ * known depth, never at an unreached one nor on itself. Each object is
+ * walked once (1 on the walk, 2 done). */
+static int deep_walks_end(const uint32_t *p, const uint8_t *d, uint64_t n, uint64_t *bad_at)
+{
+    unsigned char *state = NULL;
+    int ok = 1;
+    for (uint64_t s = 0; ok && s < n; s++) {
+        if (d[s] != GCX_DEPTH_DEEP || p[s] >= n)
+            continue;
+        if (!state && !(state = gch_calloc((size_t)n, 1))) {
+            *bad_at = s;
+            return 0;
+        }
+        uint64_t x = s;
+        while (ok && x < n && state[x] == 0 && d[x] == GCX_DEPTH_DEEP) {
+            if (p[x] >= n) { /* unreached (a root has depth 0): not a parent */
+                ok = 0;
+                *bad_at = s;
+                break;
+            }
+            state[x] = 1;
+            x = p[x];
+        }
+        if (ok && state[x] == 1) { /* back on this walk: a cycle */
+            ok = 0;
+            *bad_at = x;
+        }
+        for (x = s; x < n && state[x] == 1; x = p[x])
+            state[x] = 2;
+    }
+    gch_free(state);
+    return ok;
+}
+
+/* Path depths, the witness that the parents (ctx, in bounds) hold no
+ * cycle: a root object's is 0, an unreached object's GCX_DEPTH_DEEP, any
+ * other's its parent's plus one (GCX_DEPTH_DEEP from there on). Then the
+ * parents strictly lower the depth but among deep objects, walked. */
+static int depth_witness(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint8_t *d = data;
+    const uint32_t *p = ctx;
+    uint32_t bad = 0, deep = 0;
+    uint64_t i = 0;
+    /* In blocks without an exit, the parents' depths fetched ahead (they
+     * lie anywhere): the reads overlap. */
+    for (uint64_t end = 0; !bad && i < count; i = end) {
+        end = count - i > 4096 ? i + 4096 : count;
+        for (uint64_t j = i; j < end; j++) {
+            if (j + 32 < count && p[j + 32] < count)
+                __builtin_prefetch(&d[p[j + 32]]);
+            uint32_t q = p[j];
+            unsigned above = q < count ? d[q] : 0u;
+            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
+                            : q == GCH_PATH_ROOT ? 0u
+                            : above >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : above + 1u;
+            bad |= d[j] != want;
+            deep |= d[j] == GCX_DEPTH_DEEP && q < count;
+        }
+    }
+    if (bad) { /* the block again, to name the first bad element */
+        for (uint64_t j = (i - 1) / 4096 * 4096;; j++) {
+            uint32_t q = p[j];
+            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
+                            : q == GCH_PATH_ROOT ? 0u
+                            : d[q] >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : d[q] + 1u;
+            if (d[j] != want) {
+                *bad_at = j;
+                return 0;
+            }
+        }
+    }
+    return !deep || deep_walks_end(p, d, count, bad_at);
+}
+
+/* Distances: ctx the counts they must agree with. */
+typedef struct dist_ctx {
+    uint64_t far, live;
+} dist_ctx;
+
+static int distances_agree(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint8_t *d = data;
+    const dist_ctx *c = ctx;
+    uint64_t far = 0, unreached = 0;
+    unsigned over = 0; /* a distance is below the object count */
+    for (uint64_t i = 0; i < count; i++) {
+        far += d[i] == GCX_DIST_FAR;
+        unreached += d[i] == GCX_DIST_NONE;
+        over |= d[i] < GCX_DIST_FAR && d[i] >= count;
+    }
+    *bad_at = 0;
+    return !over && far == c->far && count - unreached == c->live;
+}
+
+/* The far distances: objects rising, each marked GCX_DIST_FAR in the DIST
+ * bytes, with a distance from GCX_DIST_FAR below the object count. */
+typedef struct far_ctx {
+    const uint8_t *near;
+    uint32_t n;
+} far_ctx;
+
+static int far_agree(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const gcx_far *f = data;
+    const far_ctx *c = ctx;
+    for (uint64_t i = 0; i < count; i++)
+        if (f[i].object >= c->n || c->near[f[i].object] != GCX_DIST_FAR ||
+            f[i].distance < GCX_DIST_FAR || f[i].distance >= c->n ||
+            (i && f[i].object <= f[i - 1].object)) {
             *bad_at = i;
             return 0;
         }
     return 1;
 }
 
-/* Path parents: objects, GCH_PATH_ROOT or GCH_NONE, and no cycle (a walk
- * to the root ends): each chain is followed once, marking what it passed. */
-static int parents_acyclic(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
-{
-    const uint32_t *p = data;
-    (void)ctx;
-    for (uint64_t i = 0; i < count; i++)
-        if ((p[i] >= count && p[i] != GCH_PATH_ROOT && p[i] != GCH_NONE) ||
-            (p[i] < count && p[p[i]] == GCH_NONE)) { /* a parent must itself be reached */
-            *bad_at = i;
-            return 0;
-        }
-    unsigned char *state = gch_calloc(count ? (size_t)count : 1, 1); /* 1 on the walk, 2 done */
-    if (!state) {
-        *bad_at = 0;
-        return 0;
-    }
-    int ok = 1;
-#define NEXT(o) (p[o] < count ? (uint64_t)p[o] : count)
-    for (uint64_t s = 0; ok && s < count; s++) {
-        uint64_t o = s;
-        while (o < count && state[o] == 0) {
-            state[o] = 1;
-            o = NEXT(o);
-        }
-        if (o < count && state[o] == 1) { /* back on this walk: a cycle */
-            *bad_at = o;
-            ok = 0;
-        }
-        for (o = s; o < count && state[o] == 1; o = NEXT(o))
-            state[o] = 2;
-    }
-#undef NEXT
-    gch_free(state);
-    return ok;
-}
-
 /* ---- the chunks of a tree, of paths, of reverse references ---- */
 
 typedef struct tree_chunks {
     const uint64_t *rec;     /* live count, live bytes */
-    const uint32_t *pre, *pid;
-    const uint64_t *prr;
+    const uint32_t *pre, *pid, *psz;
 } tree_chunks;
 
 static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
@@ -113,10 +231,35 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
                              hi);
     t->pre = gcx_get(ix, hi, GCX_DPRE, view, 4, live, 1, distinct_below, &n, &st, err);
     if (t->pre)
-        t->prr = gcx_get(ix, hi, GCX_DPRR, view, 8, live, 1, NULL, NULL, &st, err);
-    if (t->prr)
         t->pid = gcx_get(ix, hi, GCX_DPID, view, 4, live, 1, idom_before, NULL, &st, err);
-    return t->pid ? GCH_OK : st;
+    if (t->pid)
+        t->psz = gcx_get(ix, hi, GCX_DPSZ, view, 4, live, 1, NULL, NULL, &st, err);
+    return t->psz ? GCH_OK : st;
+}
+
+/* Retained sizes in preorder, from the shallow sizes kept in preorder
+ * (read in order; a big one from the model's big sizes): every object
+ * comes after its immediate dominator, so one pass from the end adds each
+ * subtree into its dominator's. They must add up to the live bytes. */
+static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
+                                 uint64_t *ret, gch_error *err)
+{
+    uint64_t live = t->rec[0], sum = 0;
+    const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
+    for (uint64_t i = 0; i < live; i++)
+        ret[i] = psz[i] != GCH_SIZE_BIG ? psz[i] : gch_heap_big_size(h, pre[i]);
+    for (uint64_t i = live; i-- > 0;) {
+        if (i >= 32 && pid[i - 32] != GCH_DOM_VROOT)
+            __builtin_prefetch(&ret[pid[i - 32]], 1);
+        if (pid[i] == GCH_DOM_VROOT)
+            sum += ret[i];
+        else
+            ret[pid[i]] += ret[i];
+    }
+    if (sum != t->rec[1])
+        return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
+                             "disagree with its live bytes", hi);
+    return GCH_OK;
 }
 
 typedef struct path_chunks {
@@ -131,7 +274,9 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     uint32_t n = h->object_count;
     gcx_limit32 records = { h->root_count, 0 };
     memset(p, 0, sizeof *p);
-    p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, parents_acyclic, NULL, &st, err);
+    p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, parents_in_bounds, NULL, &st, err);
+    if (p->parent && !gcx_get(ix, hi, GCX_PDEP, view, 1, n, 1, depth_witness, p->parent, &st, err))
+        p->parent = NULL;
     if (p->parent)
         p->objects = gcx_get(ix, hi, GCX_PROB, view, 4, UINT64_MAX, 1, gcx_rising_below32, &n, &st, err);
     if (!p->objects)
@@ -141,6 +286,34 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     p->count = ix->toc[pos].count;
     p->records = gcx_get(ix, hi, GCX_PREC, view, 4, p->count, 1, gcx_below32, &records, &st, err);
     return p->records ? GCH_OK : st;
+}
+
+/* The distances of a view, by object (GCH_NONE: unreachable) into dist
+ * (n entries) when not NULL. The tree's live count bounds what they reach. */
+static gch_status get_distances(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
+                                uint32_t *dist, gch_error *err)
+{
+    gch_status st;
+    uint32_t n = h->object_count, pos;
+    const uint64_t *rec = gcx_get(ix, hi, GCX_DREC, view, 8, 2, 1, NULL, NULL, &st, err);
+    const void *any;
+    if (!rec || (st = gcx_chunk(ix, hi, GCX_DSTX, view, sizeof(gcx_far), UINT64_MAX, 1, &any,
+                                &pos, err)) != GCH_OK)
+        return st;
+    dist_ctx c = { ix->toc[pos].count, rec[0] };
+    const uint8_t *near = gcx_get(ix, hi, GCX_DIST, view, 1, n, 1, distances_agree, &c, &st, err);
+    if (!near)
+        return st;
+    far_ctx fc = { near, n };
+    const gcx_far *far = gcx_get(ix, hi, GCX_DSTX, view, sizeof(gcx_far), c.far, 1, far_agree,
+                                 &fc, &st, err);
+    if (!far || !dist)
+        return st;
+    for (uint32_t o = 0; o < n; o++)
+        dist[o] = near[o] == GCX_DIST_NONE ? GCH_NONE : near[o];
+    for (uint64_t k = 0; k < c.far; k++)
+        dist[far[k].object] = far[k].distance;
+    return GCH_OK;
 }
 
 static gch_status get_reverse(gch_index *ix, uint32_t hi, const gch_heap *h, const uint32_t **start,
@@ -165,8 +338,16 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
     gch_status st = get_reverse(ix, hi, h, &s, &r, err);
     for (unsigned v = 0; v < 2 && st == GCH_OK; v++) {
         st = get_tree(ix, hi, h, v, &t, err);
+        if (st == GCH_OK) {
+            uint64_t *ret = gch_reallocarray(NULL, t.rec[0] ? (size_t)t.rec[0] : 1, sizeof *ret);
+            st = ret ? retained_sizes(&t, h, hi, ret, err)
+                     : gch_error_set(err, GCH_ENOMEM, "out of memory checking the index");
+            gch_free(ret);
+        }
         if (st == GCH_OK)
             st = get_paths(ix, hi, h, v, &p, err);
+        if (st == GCH_OK)
+            st = get_distances(ix, hi, h, v, NULL, err);
     }
     if (st == GCH_OK)
         (void)gcx_get(ix, hi, GCX_IDOR, 0, 4, h->object_count, 0, gcx_ids_sorted, h, &st, err);
@@ -215,8 +396,13 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
     out->object_count = n;
     out->live_count = t.rec[0];
     out->live_bytes = t.rec[1];
+    uint64_t *prr = keep_alloc(k, (size_t)t.rec[0], sizeof *prr);
+    if (!prr)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+    if ((st = retained_sizes(&t, heap, hi, prr, err)) != GCH_OK)
+        return st;
     out->preorder = (uint32_t *)t.pre;
-    out->preorder_retained = (uint64_t *)t.prr;
+    out->preorder_retained = prr;
     out->preorder_idom = (uint32_t *)t.pid;
     *parts = GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM;
     if (want & GCH_TREE_BY_OBJECT) {
@@ -231,7 +417,7 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
         }
         for (uint64_t i = 0; i < out->live_count; i++) {
             idom[t.pre[i]] = t.pid[i] == GCH_DOM_VROOT ? GCH_DOM_VROOT : t.pre[t.pid[i]];
-            ret[t.pre[i]] = t.prr[i];
+            ret[t.pre[i]] = prr[i];
         }
         out->idom = idom;
         out->retained = ret;
@@ -304,7 +490,38 @@ static gch_status src_lookup(void *ctx, const gch_heap *heap, const uint32_t **s
     return GCH_OK;
 }
 
-gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void *release_ctx)
+static gch_status src_distance(void *ctx, const gch_heap *heap, int include_weak,
+                               const uint32_t **dist, int *found, gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    *found = 0;
+    if (!heap_index(k, heap, &hi))
+        return GCH_OK;
+    uint32_t *d = keep_alloc(k, heap->object_count, sizeof *d);
+    if (!d)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
+    gch_status st = get_distances(k->ix, hi, heap, include_weak != 0, d, err);
+    if (st != GCH_OK)
+        return st;
+    *dist = d;
+    *found = 1;
+    return GCH_OK;
+}
+
+/* References not read at load (GCH_INDEX_REFS_LATER), asked for by an
+ * analysis about to compute from them. */
+static gch_status src_refs(void *ctx, gch_heap *heap, gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    if (heap->out_start || !heap_index(k, heap, &hi))
+        return GCH_OK;
+    return gcx_load_refs(k->ix, hi, heap, k->labels, err);
+}
+
+gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(void *),
+                       void *release_ctx)
 {
     gcx_keep *k = gch_calloc(1, sizeof *k);
     if (!k)
@@ -318,6 +535,9 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void
     k->src.paths = src_paths;
     k->src.reverse = src_reverse;
     k->src.lookup = src_lookup;
+    k->src.distance = src_distance;
+    k->src.refs = src_refs;
+    k->labels = labels;
     d->source = &k->src;
     d->release = gcx_keep_release;
     d->release_ctx = k;

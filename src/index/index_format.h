@@ -133,11 +133,34 @@ enum {
     GCX_INSR = GCX_TAG('I', 'N', 'S', 'R'),  /* u32 per reference: in_source */
     GCX_DREC = GCX_TAG('D', 'R', 'E', 'C'),  /* u64[2]: live count, live bytes */
     GCX_DPRE = GCX_TAG('D', 'P', 'R', 'E'),  /* u32 per live object: preorder */
-    GCX_DPRR = GCX_TAG('D', 'P', 'R', 'R'),  /* u64: retained sizes in preorder */
     GCX_DPID = GCX_TAG('D', 'P', 'I', 'D'),  /* u32: position of the idom, or GCH_DOM_VROOT */
+    GCX_DPSZ = GCX_TAG('D', 'P', 'S', 'Z'),  /* u32: the shallow sizes (as OSIZ) in preorder */
     GCX_PPAR = GCX_TAG('P', 'P', 'A', 'R'),  /* u32 per object: path parent */
+    GCX_PDEP = GCX_TAG('P', 'D', 'E', 'P'),  /* u8 per object: path depth (GCX_DEPTH_*) */
     GCX_PROB = GCX_TAG('P', 'R', 'O', 'B'),  /* u32: root objects, ascending */
-    GCX_PREC = GCX_TAG('P', 'R', 'E', 'C')   /* u32: their first root record */
+    GCX_PREC = GCX_TAG('P', 'R', 'E', 'C'),  /* u32: their first root record */
+    GCX_DIST = GCX_TAG('D', 'I', 'S', 'T'),  /* u8 per object: distance (GCX_DIST_*) */
+    GCX_DSTX = GCX_TAG('D', 'S', 'T', 'X')   /* gcx_far: the GCX_DIST_FAR objects, ascending */
 };
+
+/* The chunks of one view, in the order the writer adds them. */
+#define GCX_VIEW_CHUNKS 10
+
+/* PDEP: the number of references on the object's path (0: a root object),
+ * GCX_DEPTH_DEEP from 255 on and for an object without a path. It is the
+ * witness that the path parents hold no cycle: a parent's depth is one
+ * less, so only deep objects need a walk. */
+#define GCX_DEPTH_DEEP 255u
+
+/* DIST: the distance from the roots (gch_root_distance) below
+ * GCX_DIST_FAR; GCX_DIST_FAR: 254 or more, the value in DSTX;
+ * GCX_DIST_NONE: unreachable. */
+#define GCX_DIST_FAR 254u
+#define GCX_DIST_NONE 255u
+
+typedef struct gcx_far {
+    uint32_t object;
+    uint32_t distance;
+} gcx_far;
 
 #endif

@@ -54,10 +54,17 @@ static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, i
 
 typedef gcx_limit32 limit32;
 
+/* The value checks run without an early exit (vectorized), then look for
+ * the first bad element only when there is one. */
 int gcx_below32(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     const limit32 *lim = ctx;
+    uint32_t bad = 0, below = lim->below, strict = !lim->none_ok;
+    for (uint64_t i = 0; i < count; i++)
+        bad |= (v[i] >= below) & ((v[i] != GCH_NONE) | strict);
+    if (!bad)
+        return 1;
     for (uint64_t i = 0; i < count; i++)
         if (v[i] >= lim->below && !(lim->none_ok && v[i] == GCH_NONE)) {
             *bad_at = i;
@@ -87,7 +94,10 @@ int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *
         *bad_at = 0;
         return 0;
     }
+    uint32_t falls = 0;
     for (uint64_t i = 1; i < count; i++)
+        falls |= v[i] < v[i - 1];
+    for (uint64_t i = 1; falls && i < count; i++)
         if (v[i] < v[i - 1]) {
             *bad_at = i;
             return 0;
@@ -302,11 +312,36 @@ static void check_type_totals(loader *l, const gch_heap *h)
     gch_free(bytes);
 }
 
-static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labels)
+/* The reference chunks of heap hi (CSR starts, targets, labels when asked
+ * and kept), checked, into h. */
+gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gch_error *err)
+{
+    loader l = { ix, hi, err, GCH_OK };
+    gcx_heap_rec r;
+    if (!heap_rec(&l, &r))
+        return l.st;
+    limit32 objs = { r.object_count, 0 };
+    uint32_t ss = r.strings_size > UINT32_MAX ? UINT32_MAX : (uint32_t)r.strings_size;
+    limit32 str = { ss, 1 };
+    const uint32_t *start = get(&l, GCX_OSTA, 4, (uint64_t)r.object_count + 1, 1, gcx_csr_starts,
+                                &r.ref_count);
+    const uint32_t *target = get(&l, GCX_OTGT, 4, r.ref_count, 1, gcx_below32, &objs);
+    const uint32_t *label = NULL;
+    if (labels && (r.has & GCX_HAS_LABELS))
+        label = get(&l, GCX_OLAB, 4, r.ref_count, 1, gcx_below32, &str);
+    if (l.st != GCH_OK)
+        return l.st;
+    h->out_start = (uint32_t *)start;
+    h->out_target = (uint32_t *)target;
+    h->out_label = (uint32_t *)label;
+    return GCH_OK;
+}
+
+static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned flags)
 {
     uint32_t n = r->object_count;
     uint32_t ss = r->strings_size > UINT32_MAX ? UINT32_MAX : (uint32_t)r->strings_size;
-    limit32 types = { r->type_count, 0 }, str = { ss, 1 }, objs = { n, 0 }, objs_none = { n, 1 };
+    limit32 types = { r->type_count, 0 }, str = { ss, 1 }, objs_none = { n, 1 };
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
     h->object_id = (uint64_t *)get(l, GCX_OIDS, 8, n, 1, NULL, NULL);
@@ -324,10 +359,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
         check_type_totals(l, h);
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
-    h->out_start = (uint32_t *)get(l, GCX_OSTA, 4, (uint64_t)n + 1, 1, gcx_csr_starts, &r->ref_count);
-    h->out_target = (uint32_t *)get(l, GCX_OTGT, 4, r->ref_count, 1, gcx_below32, &objs);
-    if (labels && (r->has & GCX_HAS_LABELS))
-        h->out_label = (uint32_t *)get(l, GCX_OLAB, 4, r->ref_count, 1, gcx_below32, &str);
+    if (!(flags & GCH_INDEX_REFS_LATER) && l->st == GCH_OK)
+        l->st = gcx_load_refs(l->ix, l->heap, h, (flags & GCH_INDEX_LABELS) != 0, l->err);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;
     unsigned flag = 2; /* 0 or 1 */
@@ -361,7 +394,7 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, int labe
     }
 }
 
-static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int labels,
+static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, unsigned flags,
                            gch_error *err, gch_status *st)
 {
     loader l = { ix, hi, err, GCH_OK };
@@ -385,7 +418,7 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int l
         if (histogram_only && !(r.has & GCX_HAS_V8) && (r.has & GCX_HAS_TYPE_TOTALS))
             h->histogram_only = 1;
         else
-            load_objects(&l, h, &r, labels);
+            load_objects(&l, h, &r, flags);
     }
     *st = l.st;
     if (l.st != GCH_OK) {
@@ -396,7 +429,7 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, int l
     return h;
 }
 
-static gch_status load_dump(gch_index *ix, int histogram_only, int labels, gch_dump **out,
+static gch_status load_dump(gch_index *ix, int histogram_only, unsigned flags, gch_dump **out,
                             gch_error *err)
 {
     *out = NULL;
@@ -413,7 +446,7 @@ static gch_status load_dump(gch_index *ix, int histogram_only, int labels, gch_d
     d->ids_stable = ix->rec.ids_stable != 0;
     gch_status st = GCH_OK;
     for (uint32_t i = 0; i < ix->heap_count && st == GCH_OK; i++) {
-        heaps[i] = load_heap(ix, i, histogram_only, labels, err, &st);
+        heaps[i] = load_heap(ix, i, histogram_only, flags, err, &st);
         if (heaps[i])
             d->heap_count = i + 1;
     }
@@ -425,14 +458,14 @@ static gch_status load_dump(gch_index *ix, int histogram_only, int labels, gch_d
     return GCH_OK;
 }
 
-gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
+gch_status gch_index_load(gch_index *ix, int histogram_only, unsigned flags,
                           void (*release)(void *ctx), void *release_ctx, gch_dump **out,
                           gch_error *err)
 {
-    gch_status st = load_dump(ix, histogram_only, labels, out, err);
+    gch_status st = load_dump(ix, histogram_only, flags, out, err);
     if (st != GCH_OK)
         return st;
-    gcx_keep *k = gcx_keep_new(ix, *out, release, release_ctx);
+    gcx_keep *k = gcx_keep_new(ix, *out, (flags & GCH_INDEX_LABELS) != 0, release, release_ctx);
     if (!k) {
         gch_dump_free(*out);
         *out = NULL;
@@ -444,7 +477,7 @@ gch_status gch_index_load(gch_index *ix, int histogram_only, int labels,
 gch_status gch_index_check(gch_index *ix, gch_error *err)
 {
     gch_dump *d;
-    gch_status st = load_dump(ix, 0, 1, &d, err);
+    gch_status st = load_dump(ix, 0, GCH_INDEX_LABELS, &d, err);
     if (st != GCH_OK)
         return st;
     for (size_t i = 0; i < d->heap_count && st == GCH_OK; i++)

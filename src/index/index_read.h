@@ -62,7 +62,10 @@ int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *
 /* What a dump loaded from an index keeps until it is freed: the index, the
  * arrays derived from its chunks, the caller's release hook. */
 typedef struct gcx_keep gcx_keep;
-gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, void (*release)(void *), void *release_ctx);
+gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(void *),
+                       void *release_ctx);
+/* The reference chunks of heap hi, checked, into h (labels: with them). */
+gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gch_error *err);
 void gcx_keep_release(void *keep);
 /* Checks every derived chunk of heap hi (as the source would on first use). */
 gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_error *err);

@@ -7,6 +7,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "gcheap/index.h"
+#include "gcheap/paths.h"
 #include "grow.h"
 #include "index_format.h"
 #include "index_internal.h"
@@ -201,6 +202,66 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
     return a;
 }
 
+/* PDEP: each object's path depth (GCX_DEPTH_DEEP from 255 on and without
+ * a path), from the parents: a chain is walked up to the first object whose
+ * depth is known, then numbered on the way back (an explicit stack). */
+static uint8_t *path_depths(writer *w, const gch_paths *p, uint32_t n)
+{
+    uint8_t *out = own(w, n);
+    uint32_t *depth = gch_reallocarray(NULL, n ? n : 1, sizeof *depth);
+    uint32_t *stack = gch_reallocarray(NULL, n ? n : 1, sizeof *stack);
+    if (!out || !depth || !stack) {
+        w->failed = 1;
+        gch_free(depth);
+        gch_free(stack);
+        return NULL;
+    }
+    memset(depth, 0xff, (size_t)n * sizeof *depth);
+    for (uint32_t o = 0; o < n; o++) {
+        if (depth[o] != GCH_NONE || p->parent[o] == GCH_NONE)
+            continue;
+        uint32_t k = 0, x = o;
+        while (depth[x] == GCH_NONE && p->parent[x] != GCH_PATH_ROOT) {
+            stack[k++] = x;
+            x = p->parent[x];
+        }
+        if (depth[x] == GCH_NONE)
+            depth[x] = 0; /* a root object */
+        for (uint32_t d = depth[x]; k;)
+            depth[stack[--k]] = ++d;
+    }
+    for (uint32_t o = 0; o < n; o++)
+        out[o] = (uint8_t)(depth[o] < GCX_DEPTH_DEEP ? depth[o] : GCX_DEPTH_DEEP);
+    gch_free(depth);
+    gch_free(stack);
+    return out;
+}
+
+/* DIST and DSTX: the distances from the roots in a byte each, the far
+ * ones (GCX_DIST_FAR and beyond) listed with their values. */
+static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h, gch_error *err)
+{
+    uint32_t n = h->object_count, *dist = NULL;
+    if (w->failed || gch_root_distance(h, (int)v, &dist, err) != GCH_OK) {
+        w->failed = 1;
+        return;
+    }
+    uint8_t *near = own(w, n);
+    uint64_t far = 0;
+    for (uint32_t o = 0; near && o < n; o++) {
+        near[o] = (uint8_t)(dist[o] == GCH_NONE ? GCX_DIST_NONE
+                            : dist[o] >= GCX_DIST_FAR ? GCX_DIST_FAR : dist[o]);
+        far += near[o] == GCX_DIST_FAR;
+    }
+    gcx_far *list = near ? own(w, (size_t)far * sizeof *list) : NULL;
+    for (uint32_t o = 0, k = 0; list && o < n; o++)
+        if (near[o] == GCX_DIST_FAR)
+            list[k++] = (gcx_far){ o, dist[o] };
+    gch_free(dist);
+    add(w, GCX_DIST, hi, v, 1, near, n);
+    add(w, GCX_DSTX, hi, v, sizeof(gcx_far), list, far);
+}
+
 static int has_weak_roots(const gch_heap *h)
 {
     for (uint32_t r = 0; r < h->root_count; r++)
@@ -227,8 +288,8 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
     int views = has_weak_roots(h) ? 2 : 1;
     for (int v = 0; v < 2; v++) {
         if (v >= views) { /* the same bytes as view 0's */
-            size_t first = w->count - 7; /* view 0's seven chunks */
-            for (size_t k = 0; k < 7 && !w->failed; k++) {
+            size_t first = w->count - GCX_VIEW_CHUNKS; /* view 0's chunks */
+            for (size_t k = 0; k < GCX_VIEW_CHUNKS && !w->failed; k++) {
                 chunk c = w->chunks[first + k];
                 add(w, c.toc.tag, hi, 1, c.toc.elem_size, c.data, c.toc.count);
                 if (!w->failed)
@@ -248,11 +309,16 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         rec[1] = t->live_bytes;
         add(w, GCX_DREC, hi, (unsigned)v, 8, rec, 2);
         add(w, GCX_DPRE, hi, (unsigned)v, 4, t->preorder, t->live_count);
-        add(w, GCX_DPRR, hi, (unsigned)v, 8, t->preorder_retained, t->live_count);
         add(w, GCX_DPID, hi, (unsigned)v, 4, t->preorder_idom, t->live_count);
+        uint32_t *psz = own(w, (size_t)t->live_count * 4);
+        for (uint64_t i = 0; psz && i < t->live_count; i++)
+            psz[i] = h->object_size32[t->preorder[i]];
+        add(w, GCX_DPSZ, hi, (unsigned)v, 4, psz, t->live_count);
         add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
+        add(w, GCX_PDEP, hi, (unsigned)v, 1, path_depths(w, p, n), n);
         add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);
         add(w, GCX_PREC, hi, (unsigned)v, 4, p->root_records, p->root_object_count);
+        add_distances(w, hi, (unsigned)v, h, err);
     }
     return w->failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index") : GCH_OK;
 }

@@ -119,6 +119,8 @@ for src in "$@"; do
         check "$d" top --top 5 @ --format $f
         check "$d" top --include-weak --top 5 @ --format $f
         check "$d" objects --top 10 @ --format $f
+        check "$d" objects --sort distance --top 5 @ --format $f
+        check "$d" objects --live --include-weak --retained --top 5 @ --format $f
         check "$d" dom --depth 2 @ --format $f
         check "$d" objsize --type '*' --stat @ --format $f
         check "$d" retainers --type '*' --depth 2 @ --format $f

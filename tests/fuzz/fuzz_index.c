@@ -1,8 +1,9 @@
 /* fuzz_index: the index reader (gcheap/index.h) on arbitrary bytes. What must
  * hold: open, check and load never crash, hang or leak; a loaded dump passes
  * heap_check_dump (every array in bounds); an analysis of it answers every
- * question (dominator trees, paths, reverse references, id lookup) from the
- * index's chunks or, when one fails its checks, by computing it.
+ * question (dominator trees, paths, distances, live sets, reverse
+ * references, id lookup) from the index's chunks or, when one fails its
+ * checks, by computing it; with the references read later, too.
  *
  * Random bytes rarely get past the checksums, so the first byte of the input
  * chooses: odd, the rest is the file as given; even, its checksums are
@@ -66,6 +67,11 @@ static void ask_everything(gch_dump *d)
                 for (uint32_t k = 0; k < h->object_count && k < 64; k++)
                     (void)gch_paths_depth(p, k);
             (void)gch_analysis_live(a, h, v, &live, NULL, NULL, NULL);
+            const uint32_t *dist;
+            if (gch_analysis_distance(a, h, v, &dist, NULL) == GCH_OK)
+                for (uint32_t k = 0; k < h->object_count; k++)
+                    if (dist[k] != GCH_NONE && dist[k] >= h->object_count)
+                        fuzz_fail("fuzz_index", "a distance beyond the object count");
         }
         (void)gch_analysis_reverse(a, h, NULL);
         for (uint32_t k = 0; k < h->object_count && k < 64; k++)
@@ -92,17 +98,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gch_index_open(buf, size - 1, &ix, NULL) == GCH_OK) {
         (void)gch_index_check(ix, NULL);
         gch_dump *d;
-        for (int hist = 0; hist < 2; hist++) {
+        /* Loads: whole, histogram-only, references later (read when the
+         * analysis computes). */
+        for (int mode = 0; mode < 3; mode++) {
             gch_index *again;
             if (gch_index_open(buf, size - 1, &again, NULL) != GCH_OK)
                 fuzz_fail("fuzz_index", "opens once, not twice");
-            if (gch_index_load(again, hist, 1, NULL, NULL, &d, NULL) != GCH_OK) {
+            unsigned flags = GCH_INDEX_LABELS | (mode == 2 ? GCH_INDEX_REFS_LATER : 0u);
+            if (gch_index_load(again, mode == 1, flags, NULL, NULL, &d, NULL) != GCH_OK) {
                 gch_index_close(again);
                 continue;
             }
             /* A histogram-only heap has type totals and no object arrays,
-             * which heap_check_dump (made for full loads) would call missing. */
-            if (!hist)
+             * which heap_check_dump (made for full loads) would call missing;
+             * a heap whose references wait has none yet. */
+            if (mode == 0)
                 FUZZ_CHECK("fuzz_index", heap_check_dump(d));
             ask_everything(d); /* frees d, which closes again */
         }

@@ -108,6 +108,24 @@ static void compare_views(gch_heap *want, gch_analysis *ia, gch_heap *got)
         same_arrays(ip->root_objects, p.root_objects, p.root_object_count * 4);
         same_arrays(ip->root_records, p.root_records, p.root_object_count * 4);
         gch_paths_free(&p);
+        /* Distances and the live set, against a BFS and a marking of the
+         * heap itself. */
+        uint32_t *d;
+        const uint32_t *id;
+        assert_int_equal(gch_root_distance(want, v, &d, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_distance(ia, got, v, &id, NULL), GCH_OK);
+        same_arrays(id, d, want->object_count * 4);
+        gch_free(d);
+        uint8_t *mask;
+        uint64_t lc, lb, ic, ib;
+        const uint8_t *imask;
+        gch_live_options lo = { v, 1 };
+        assert_int_equal(gch_live_set_ex(want, &lo, &mask, &lc, &lb, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_live(ia, got, v, &imask, &ic, &ib, NULL), GCH_OK);
+        same_arrays(imask, mask, want->object_count);
+        assert_int_equal(ic, lc);
+        assert_int_equal(ib, lb);
+        gch_free(mask);
     }
 }
 
@@ -144,6 +162,8 @@ static void compare(gch_heap *want, gch_analysis *ia, gch_heap *got)
     assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
     assert_int_equal(gch_analysis_count(ia, GCH_STEP_REVERSE), 0);
     assert_int_equal(gch_analysis_count(ia, GCH_STEP_LOOKUP), 0);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_DISTANCE), 0);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), 0);
     assert_null(gch_analysis_source_error(ia));
 }
 
@@ -292,6 +312,14 @@ static void hostile_values(void **state)
         { "TNAM", 0, 0, 4, 0xFFFFFFFFu, 0 },/* a type without a name (fuzz_index) */
         { "TDEC", 0, 1, 1, 7, 0 },          /* declared flag not 0/1 (fuzz_index) */
         { "DREC", 1, 0, 8, 11, 1 },         /* more live objects than objects */
+        { "DREC", 0, 1, 8, 7, 1 },          /* live bytes that the sizes do not add up to */
+        { "DPSZ", 1, 3, 4, 1, 1 },          /* a size that is not its object's: the sum disagrees */
+        { "PDEP", 0, 4, 1, 9, 1 },          /* a depth that is not the parent's plus one */
+        { "PDEP", 1, 0, 1, 1, 1 },          /* a root object not at depth 0 */
+        { "DIST", 0, 2, 1, 255, 1 },        /* fewer reached than the tree's live objects */
+        { "DIST", 1, 7, 1, 254, 1 },        /* a far distance the far list does not give */
+        { "DIST", 0, 3, 1, 10, 1 },         /* a distance of 10 among 10 objects (fuzz_index) */
+        { "PPAR", 1, 9, 4, 11, 1 },         /* a parent beyond the objects */
     };
     for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
         membuf b = fixed_index();
@@ -326,6 +354,14 @@ static void hostile_values(void **state)
             assert_int_equal(h->in_source[h->in_start[3]], 2);
             assert_int_equal(gch_analysis_find(ia, h, 97, &o, NULL), GCH_OK);
             assert_int_equal(o, 3);
+            for (int v = 0; v < 2; v++) { /* the chain from 0, and from 5 with weak roots */
+                const uint32_t *d;
+                assert_int_equal(gch_analysis_distance(ia, h, v, &d, NULL), GCH_OK);
+                for (uint32_t i = 0; i < 10; i++)
+                    assert_int_equal(d[i], v && i >= 5 ? i - 5 : i);
+                assert_int_equal(gch_analysis_domtree(ia, h, v, GCH_TREE_BY_OBJECT, &t, NULL), GCH_OK);
+                assert_int_equal(t->retained[9], 17); /* object 9's own size */
+            }
             assert_non_null(gch_analysis_source_error(ia));
             assert_int_equal(gch_analysis_source_error(ia)->status, GCH_EFORMAT);
             gch_analysis_free(ia);
@@ -352,10 +388,10 @@ static void hostile_files(void **state)
         assert_int_equal(gch_index_open(b.p, n, &ix, &err), GCH_EFORMAT);
     }
     /* Version, byte order, a chunk beyond the end, a huge count. */
-    put32(b.p + 8, 2);
+    put32(b.p + 8, GCH_INDEX_VERSION - 1); /* an older layout */
     put64(b.p + 56, gch_index_hash(b.p, 56));
     assert_int_equal(gch_index_open(b.p, b.n, &ix, &err), GCH_EFORMAT);
-    assert_non_null(strstr(err.message, "version 2"));
+    assert_non_null(strstr(err.message, "version 1 "));
     put32(b.p + 8, GCH_INDEX_VERSION);
     put32(b.p + 12, 0x04030201u);
     put64(b.p + 56, gch_index_hash(b.p, 56));
@@ -381,6 +417,162 @@ static void hostile_files(void **state)
     assert_int_equal(gch_index_check(ix, &err), GCH_EFORMAT);
     assert_non_null(strstr(err.message, "DPID"));
     gch_index_close(ix);
+    free(b.p);
+}
+
+/* A chain 0 -> 1 -> ... -> n-1 from one strong root on 0: depths and
+ * distances past the byte (GCX_DEPTH_DEEP, GCX_DIST_FAR and the far list). */
+static membuf chain_index(uint32_t n)
+{
+    gch_dump *d = th_dump_new(n, 1, 1, n - 1);
+    gch_heap *h = d->heaps[0];
+    uint32_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        src[i] = i;
+        dst[i] = i + 1;
+    }
+    th_set_edges(h, src, dst, n - 1);
+    free(src);
+    free(dst);
+    for (uint32_t i = 0; i < n; i++) {
+        h->object_id[i] = 1000 + i;
+        th_set_size(h, i, 8);
+    }
+    h->total_size = 8ull * n;
+    h->root_object[0] = 0;
+    h->root_raw_id[0] = h->object_id[0];
+    return write_index(d);
+}
+
+/* The chain's structures from the index: every object's distance is its
+ * position (a BFS from the root says so too), its path that long. */
+static void expect_chain(gch_analysis *ia, uint32_t n, int from_index)
+{
+    gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+    const uint32_t *d;
+    const gch_paths *p;
+    uint32_t *bfs;
+    assert_int_equal(gch_root_distance(h, 0, &bfs, NULL), GCH_OK);
+    for (int v = 0; v < 2; v++) {
+        assert_int_equal(gch_analysis_distance(ia, h, v, &d, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_paths(ia, h, v, &p, NULL), GCH_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(d[i], bfs[i]);
+            assert_int_equal(d[i], i);
+            assert_int_equal(gch_paths_depth(p, i), i);
+        }
+    }
+    gch_free(bfs);
+    if (from_index) {
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_DISTANCE), 0);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+    }
+}
+
+static void deep_chains(void **state)
+{
+    (void)state;
+    const uint32_t n = 600;
+    membuf b = chain_index(n);
+    gch_status st;
+    gch_analysis *ia = open_index(&b, &st);
+    assert_int_equal(st, GCH_OK);
+    expect_chain(ia, n, 1);
+    assert_null(gch_analysis_source_error(ia));
+    gch_analysis_free(ia);
+    assert_int_equal(get64(entry(&b, "DSTX", 0) + 24), n - 254); /* far: 254 .. n-1 */
+    free(b.p);
+    /* Hostile: a cycle among deep objects (400 -> 300 -> ... -> 400), whose
+     * depths all say "deep"; an unreached parent of a deep object; a far
+     * distance below the byte's reach. Each is found, the paths or the
+     * distances computed instead. */
+    for (int k = 0; k < 3; k++) {
+        b = chain_index(n);
+        if (k == 0)
+            put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
+        if (k == 1)
+            put32(chunk(&b, "PPAR", 0) + 500 * 4, GCH_NONE);
+        if (k == 2)
+            put32(chunk(&b, "DSTX", 0) + 4, 3);
+        fix(&b);
+        ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        expect_chain(ia, n, 0);
+        assert_non_null(gch_analysis_source_error(ia));
+        print_message("%s\n", gch_analysis_source_error(ia)->message);
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+}
+
+/* GCH_INDEX_REFS_LATER: the references are not read at load, so damage
+ * there does not stop a load nor what the derived chunks answer; an
+ * analysis that must compute from them reads and checks them first: the
+ * right answer from good ones, an error (never a crash) from bad ones. */
+static gch_analysis *open_later(membuf *b, gch_status *st)
+{
+    gch_index *ix;
+    gch_dump *d;
+    gch_analysis *a;
+    assert_int_equal(gch_index_open(b->p, b->n, &ix, &last_err), GCH_OK);
+    *st = gch_index_load(ix, 0, GCH_INDEX_LABELS | GCH_INDEX_REFS_LATER, NULL, NULL, &d, &last_err);
+    assert_int_equal(*st, GCH_OK);
+    assert_null(d->heaps[0]->out_start);
+    assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+    return a;
+}
+
+static void refs_later(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        membuf b = fixed_index();
+        if (k >= 1)
+            put32(chunk(&b, "OTGT", 0) + 4 * 4, 10); /* a reference to object 10 of 10 */
+        if (k == 2)
+            put32(chunk(&b, "DPRE", 0) + 4, 0);      /* and a tree that must be computed */
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_later(&b, &st);
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        const gch_domtree *t;
+        const uint32_t *d;
+        st = gch_analysis_domtree(ia, h, 0, GCH_TREE_PREORDER_IDOM, &t, &last_err);
+        if (k < 2) { /* from the index: the chain's tree, references unread */
+            assert_int_equal(st, GCH_OK);
+            assert_int_equal(t->live_count, 10);
+            assert_int_equal(t->preorder_retained[0], 8 * 10 + 45);
+            assert_int_equal(gch_analysis_distance(ia, h, 0, &d, NULL), GCH_OK);
+            assert_int_equal(d[9], 9);
+            assert_null(h->out_start);
+        } else {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_non_null(strstr(last_err.message, "OTGT"));
+        }
+        /* The paths are served too, references still unread. */
+        if (k == 0) {
+            const gch_paths *p;
+            assert_int_equal(gch_analysis_paths(ia, h, 0, &p, NULL), GCH_OK);
+            assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+            assert_null(h->out_start);
+        }
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+    /* A computation from good references, deferred: the same answer. */
+    membuf b = fixed_index();
+    put32(chunk(&b, "PPAR", 0) + 3 * 4, 6); /* a cycle: the paths are computed */
+    fix(&b);
+    gch_status st;
+    gch_analysis *ia = open_later(&b, &st);
+    gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+    const gch_paths *p;
+    assert_int_equal(gch_analysis_paths(ia, h, 0, &p, NULL), GCH_OK);
+    assert_non_null(h->out_start);
+    assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 1);
+    assert_int_equal(gch_paths_depth(p, 9), 9);
+    assert_non_null(gch_analysis_source_error(ia));
+    gch_analysis_free(ia);
     free(b.p);
 }
 
@@ -468,6 +660,8 @@ int main(void)
         cmocka_unit_test(anomalies_kept),
         cmocka_unit_test(hostile_values),
         cmocka_unit_test(hostile_files),
+        cmocka_unit_test(deep_chains),
+        cmocka_unit_test(refs_later),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
