@@ -54,20 +54,24 @@ static uint8_t name_flags(const char *s)
 /* The flags of node i (renamed: it is Detached NAME now). */
 static uint8_t node_flags(const v8_graph *g, size_t i, uint8_t *memo, int renamed)
 {
-    uint8_t *m = &memo[g->name[i]];
-    if (!*m)
-        *m = name_flags(raw_name(g, i));
+    uint8_t mask;
     switch (nrole(g, i)) {
-    case NT_OBJECT: return *m & (FL_PLAIN_OBJECT | FL_ARRAY);
-    case NT_NATIVE: return renamed ? 0 : *m & (FL_EXTERNAL_STRING | FL_ARRAY_BUFFER);
-    case NT_HIDDEN: return *m & FL_NATIVE_CONTEXT;
-    case NT_ARRAY: return *m & (FL_MAP_DESCRIPTORS | FL_ARRAY);
+    case NT_OBJECT: mask = FL_PLAIN_OBJECT | FL_ARRAY; break;
+    case NT_NATIVE: mask = renamed ? 0 : FL_EXTERNAL_STRING | FL_ARRAY_BUFFER; break;
+    case NT_HIDDEN: mask = FL_NATIVE_CONTEXT; break;
+    case NT_ARRAY: mask = FL_MAP_DESCRIPTORS | FL_ARRAY; break;
     case NT_CODE:
     case NT_STRING:
     case NT_CONS_STRING:
-    case NT_SLICED_STRING: return 0;
-    default: return *m & FL_ARRAY;
+    case NT_SLICED_STRING: mask = 0; break;
+    default: mask = FL_ARRAY;
     }
+    if (!mask) /* strings (most names, each its own) are never looked up */
+        return 0;
+    uint8_t *m = &memo[g->name[i]];
+    if (!*m)
+        *m = name_flags(raw_name(g, i));
+    return *m & mask;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -86,6 +90,14 @@ static uint64_t str_hash(const char *s, size_t len)
     for (size_t k = 0; k < len; k++)
         h = (h ^ (unsigned char)s[k]) * 1099511628211ULL;
     return h ^ h >> 29;
+}
+
+static uint32_t mix_u32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    return x;
 }
 
 /* The number of s (len bytes), added when new; GCH_NONE when out of memory. */
@@ -139,6 +151,68 @@ static void str_set_free(str_set *t, int keep_strings)
     }
     gch_free(t->slot);
     memset(t, 0, sizeof *t);
+}
+
+/* A map of string indices (names of objects and natives: few distinct) to
+ * class numbers. */
+typedef struct u32map {
+    uint32_t *key; /* index + 1, 0 empty */
+    uint32_t *val;
+    size_t slots, n;
+} u32map;
+
+static size_t u32map_slot(const u32map *m, uint32_t k)
+{
+    size_t h = (size_t)mix_u32(k) & (m->slots - 1);
+    while (m->key[h] && m->key[h] != k + 1)
+        h = (h + 1) & (m->slots - 1);
+    return h;
+}
+
+/* The value of k, GCH_NONE when none. */
+static uint32_t u32map_get(const u32map *m, uint32_t k)
+{
+    if (!m->slots)
+        return GCH_NONE;
+    size_t h = u32map_slot(m, k);
+    return m->key[h] ? m->val[h] : GCH_NONE;
+}
+
+static int u32map_put(u32map *m, uint32_t k, uint32_t v)
+{
+    if (m->n * 2 + 2 > m->slots) {
+        u32map o = *m;
+        m->slots = o.slots ? o.slots * 2 : 64;
+        m->key = gch_calloc(m->slots, sizeof *m->key);
+        m->val = gch_reallocarray(NULL, m->slots, sizeof *m->val);
+        if (!m->key || !m->val) {
+            gch_free(m->key);
+            gch_free(m->val);
+            *m = o;
+            return 0;
+        }
+        for (size_t j = 0; j < o.slots; j++) {
+            if (!o.key[j])
+                continue;
+            size_t h = u32map_slot(m, o.key[j] - 1);
+            m->key[h] = o.key[j];
+            m->val[h] = o.val[j];
+        }
+        gch_free(o.key);
+        gch_free(o.val);
+    }
+    size_t h = u32map_slot(m, k);
+    m->key[h] = k + 1;
+    m->val[h] = v;
+    m->n++;
+    return 1;
+}
+
+static void u32map_free(u32map *m)
+{
+    gch_free(m->key);
+    gch_free(m->val);
+    memset(m, 0, sizeof *m);
 }
 
 /* A growable text. */
@@ -223,13 +297,73 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
 }
 
 /* Per string index of internal edges: 0 not yet looked at, 1 not a WeakMap
- * edge, 2 + k the k-th distinct duplicatedPart. */
+ * edge, 2 a WeakMap edge, whose duplicatedPart number and table id a small
+ * hash table by string index holds (such names are few: a byte per name
+ * instead of twelve). */
 typedef struct weakmaps {
-    uint32_t *state;     /* by string index, up to max_name */
-    uint64_t *table;     /* by string index: the table id */
+    uint8_t *state;      /* by string index, up to max_name */
     uint32_t max_name;
+    uint32_t *key;       /* hash table: string index + 1, 0 empty */
+    uint32_t *part;      /* the duplicatedPart's number */
+    uint64_t *table;     /* the table id */
+    size_t slots, n;
     str_set parts;
 } weakmaps;
+
+static size_t weakmap_slot(const weakmaps *w, uint32_t nm)
+{
+    size_t h = (size_t)mix_u32(nm) & (w->slots - 1);
+    while (w->key[h] && w->key[h] != nm + 1)
+        h = (h + 1) & (w->slots - 1);
+    return h;
+}
+
+/* Whether the name of an internal edge is a WeakMap edge's; then its
+ * duplicatedPart number and table id. */
+static int weakmap_name(const weakmaps *w, uint32_t nm, uint32_t *part, uint64_t *table)
+{
+    if (nm >= w->max_name || w->state[nm] != 2)
+        return 0;
+    size_t h = weakmap_slot(w, nm);
+    *part = w->part[h];
+    *table = w->table[h];
+    return 1;
+}
+
+static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
+{
+    if (w->n * 2 + 2 > w->slots) {
+        weakmaps o = *w;
+        w->slots = o.slots ? o.slots * 2 : 64;
+        w->key = gch_calloc(w->slots, sizeof *w->key);
+        w->part = gch_reallocarray(NULL, w->slots, sizeof *w->part);
+        w->table = gch_reallocarray(NULL, w->slots, sizeof *w->table);
+        if (!w->key || !w->part || !w->table) {
+            gch_free(w->key);
+            gch_free(w->part);
+            gch_free(w->table);
+            w->key = o.key, w->part = o.part, w->table = o.table, w->slots = o.slots;
+            return 0;
+        }
+        for (size_t k = 0; k < o.slots; k++) {
+            if (!o.key[k])
+                continue;
+            size_t h = weakmap_slot(w, o.key[k] - 1);
+            w->key[h] = o.key[k];
+            w->part[h] = o.part[k];
+            w->table[h] = o.table[k];
+        }
+        gch_free(o.key);
+        gch_free(o.part);
+        gch_free(o.table);
+    }
+    size_t h = weakmap_slot(w, nm);
+    w->key[h] = nm + 1;
+    w->part[h] = part;
+    w->table[h] = table;
+    w->n++;
+    return 1;
+}
 
 static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 {
@@ -237,9 +371,8 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
     for (uint64_t e = 0; e < g->m; e++)
         if (erole(g, e) == ET_INTERNAL && g->ename[e] >= w->max_name)
             w->max_name = g->ename[e] + 1;
-    w->state = gch_calloc(w->max_name ? w->max_name : 1, sizeof *w->state);
-    w->table = gch_calloc(w->max_name ? w->max_name : 1, sizeof *w->table);
-    if (!w->state || !w->table)
+    w->state = gch_calloc(w->max_name ? w->max_name : 1, 1);
+    if (!w->state)
         return oom(err);
     for (uint64_t e = 0; e < g->m; e++) {
         uint32_t nm = g->ename[e];
@@ -248,15 +381,13 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
         const char *s = g->str(g->str_ctx, nm);
         size_t dup;
         uint64_t table;
-        if (!weakmap_edge(s, &dup, &table)) {
-            w->state[nm] = 1;
+        w->state[nm] = 1;
+        if (!weakmap_edge(s, &dup, &table))
             continue;
-        }
         uint32_t k = str_set_id(&w->parts, s + dup, strlen(s + dup));
-        if (k == GCH_NONE)
+        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
             return oom(err);
-        w->state[nm] = 2 + k;
-        w->table[nm] = table;
+        w->state[nm] = 2;
     }
     return GCH_OK;
 }
@@ -264,6 +395,8 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 static void weakmaps_free(weakmaps *w)
 {
     gch_free(w->state);
+    gch_free(w->key);
+    gch_free(w->part);
     gch_free(w->table);
     str_set_free(&w->parts, 0);
 }
@@ -369,7 +502,9 @@ static void essential_edges(const v8_graph *g, const uint8_t *page, const weakma
         for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
             uint8_t role = erole(g, e);
             uint32_t t = g->eto[e];
-            if (role == ET_INTERNAL && w->state[g->ename[e]] >= 2 && w->table[g->ename[e]] == g->id[i])
+            uint32_t part;
+            uint64_t table;
+            if (role == ET_INTERNAL && weakmap_name(w, g->ename[e], &part, &table) && table == g->id[i])
                 continue; /* the WeakMap table's edge: the key's edge holds the value */
             if (role == ET_WEAK || t == i)
                 continue;
@@ -393,8 +528,7 @@ static int is_user_root(const v8_graph *g, size_t i)
 static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
     size_t n = g->n, r = g->root;
-    for (size_t i = 0; i < n; i++)
-        d->size[i] = g->size[i];
+    d->size = g->size; /* folded in place */
     int user = 0;
     for (uint64_t e = g->estart[r]; e < g->estart[r + 1] && !user; e++)
         user = is_user_root(g, g->eto[e]);
@@ -406,37 +540,56 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
     d->folded = 1;
     const uint32_t unvisited = UINT32_MAX, multiple = UINT32_MAX - 1;
     uint32_t *owner = gch_reallocarray(NULL, n ? n : 1, sizeof *owner);
-    uint32_t *work = gch_reallocarray(NULL, n ? 2 * n : 1, sizeof *work);
-    if (!owner || !work) {
+    uint8_t *owned = gch_calloc(n / 8 + 1, 1); /* bit per node: hidden, array or ExternalStringData */
+    if (!owner || !owned) {
         gch_free(owner);
-        gch_free(work);
+        gch_free(owned);
         return oom(err);
     }
-    size_t wl = 0;
+    size_t nowned = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
         if (role == NT_HIDDEN || role == NT_ARRAY || (flags[i] & FL_EXTERNAL_STRING)) {
             owner[i] = unvisited;
+            BIT_SET(owned, i);
+            nowned++;
         } else {
             owner[i] = (uint32_t)i;
-            work[wl++] = (uint32_t)i;
         }
     }
-    while (wl) {
-        uint32_t id = work[--wl], own = owner[id];
-        for (uint64_t e = g->estart[id]; e < g->estart[id + 1]; e++) {
-            if (erole(g, e) == ET_WEAK)
-                continue;
-            uint32_t t = g->eto[e];
-            if (owner[t] == unvisited) {
-                owner[t] = own;
-                work[wl++] = t;
-            } else if (owner[t] != t && owner[t] != own && owner[t] != multiple) {
-                owner[t] = multiple;
-                work[wl++] = t; /* each node enters at most twice: 2n slots */
+    /* From each owner in turn, through the nodes it may own: the owners
+     * that reach a node form a set, whatever the order of the walk, so this
+     * gives what DevTools' one worklist of every owner gives. Each owned
+     * node enters the stack at most twice (reached, then shared): 2 slots
+     * each and one for the owner. */
+    uint32_t *work = gch_reallocarray(NULL, 2 * nowned + 1, sizeof *work);
+    if (!work) {
+        gch_free(owner);
+        gch_free(owned);
+        return oom(err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (BIT_GET(owned, i))
+            continue;
+        size_t wl = 0;
+        work[wl++] = (uint32_t)i;
+        while (wl) {
+            uint32_t id = work[--wl], own = owner[id];
+            for (uint64_t e = g->estart[id]; e < g->estart[id + 1]; e++) {
+                uint32_t t = g->eto[e];
+                if (!BIT_GET(owned, t) || erole(g, e) == ET_WEAK)
+                    continue; /* an owner is nobody's to own */
+                if (owner[t] == unvisited) {
+                    owner[t] = own;
+                    work[wl++] = t;
+                } else if (owner[t] != own && owner[t] != multiple) {
+                    owner[t] = multiple;
+                    work[wl++] = t;
+                }
             }
         }
     }
+    gch_free(owned);
     for (size_t i = 0; i < n; i++) {
         uint32_t o = owner[i];
         if (o == unvisited || o == multiple || o == i || nrole(g, o) == NT_SYNTHETIC || o == r)
@@ -495,8 +648,9 @@ static int dist_keep(dist_filter *f, size_t i, uint64_t e)
             return 1; /* NaN < 2 and NaN % 3 !== 1: kept */
         return index < 2 || index % 3 != 1;
     }
-    if (role == ET_INTERNAL && f->w->state[g->ename[e]] >= 2) {
-        uint32_t k = f->w->state[g->ename[e]] - 2;
+    uint32_t k;
+    uint64_t table;
+    if (role == ET_INTERNAL && weakmap_name(f->w, g->ename[e], &k, &table)) {
         if (!BIT_GET(f->pending, k)) {
             BIT_SET(f->pending, k);
             return 0;
@@ -994,7 +1148,7 @@ static gch_status hang(const v8_graph *g, v8_devtools *d, gch_error *err)
 /* calculateStatistics (:4518-4602), on the folded sizes. */
 static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
-    uint32_t *retainers = gch_calloc(g->n ? g->n : 1, sizeof *retainers);
+    uint8_t *retainers = gch_calloc(g->n ? g->n : 1, 1); /* 0, 1 or 2 (more) */
     if (!retainers)
         return oom(err);
     for (uint64_t e = 0; e < g->m; e++)
@@ -1040,7 +1194,6 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
 
 void v8_devtools_free(v8_devtools *d)
 {
-    gch_free(d->size);
     gch_free(d->cls);
     for (uint32_t k = 0; k < d->names_n; k++)
         gch_free(d->names[k]);
@@ -1059,17 +1212,17 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     gch_status st = GCH_OK;
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
-    uint32_t *by_name = NULL, max_name = 0;
+    uint32_t max_name = 0;
+    u32map by_name_map = { 0 };
     str_set classes = { 0 };
     weakmaps w = { 0 };
     text t = { 0 }, dn = { 0 };
-    d->size = gch_reallocarray(NULL, n ? n : 1, sizeof *d->size);
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
     if (!g->no_refs) {
         d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
         d->essential = gch_calloc(g->m / 8 + 1, 1);
     }
-    if (!det || !page || !flags || !d->size || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
+    if (!det || !page || !flags || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
         st = oom(err);
         goto done;
     }
@@ -1109,19 +1262,25 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     uint32_t by_type[256];
     for (size_t k = 0; k < 256; k++)
         by_type[k] = GCH_NONE;
-    if (!(by_name = gch_reallocarray(NULL, max_name ? max_name : 1, sizeof *by_name))) {
-        st = oom(err);
-        goto done;
-    }
-    memset(by_name, 0xff, (size_t)(max_name ? max_name : 1) * sizeof *by_name);
+    uint32_t last_name = GCH_NONE, last_cls = GCH_NONE; /* objects of one class often come in a row */
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
         int named = role == NT_OBJECT || role == NT_NATIVE;
         int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
-        uint32_t *memo = renamed || role == NT_SYNTHETIC ? NULL : named ? &by_name[g->name[i]] : &by_type[g->type[i]];
+        uint32_t *memo = renamed || named || role == NT_SYNTHETIC ? NULL : &by_type[g->type[i]];
         if (memo && *memo != GCH_NONE) {
             d->cls[i] = *memo;
             continue;
+        }
+        int by_name = named && !renamed;
+        if (by_name) {
+            uint32_t c = g->name[i] == last_name ? last_cls : u32map_get(&by_name_map, g->name[i]);
+            if (c != GCH_NONE) {
+                d->cls[i] = c;
+                last_name = g->name[i];
+                last_cls = c;
+                continue;
+            }
         }
         const char *name = raw_name(g, i);
         dn.len = 0;
@@ -1136,12 +1295,17 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         }
         if (memo)
             *memo = d->cls[i];
+        if (by_name && !u32map_put(&by_name_map, g->name[i], d->cls[i])) {
+            st = oom(err);
+            goto done;
+        }
     }
-    gch_free(by_name);
-    by_name = NULL;
+    u32map_free(&by_name_map);
     if ((st = interfaces(g, flags, d, &classes, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
         (st = statistics(g, flags, d, err)) != GCH_OK)
         goto done;
+    for (size_t i = 0; d->folded && i < n; i++)
+        d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
     d->names = classes.s;
     d->names_n = classes.n;
@@ -1161,7 +1325,7 @@ done:
     gch_free(page);
     gch_free(flags);
     gch_free(memo);
-    gch_free(by_name);
+    u32map_free(&by_name_map);
     gch_free(t.s);
     gch_free(dn.s);
     if (st != GCH_OK)
@@ -1302,7 +1466,7 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
 {
     if (h->object_count != g->n)
         return GCH_OK; /* duplicate ids (not V8's output): the graph stays as written */
-    if (d->folded)
+    if (d->folded && !d->sizes_given)
         for (size_t i = 0; i < g->n; i++)
             h->object_size32[i] = (uint32_t)d->size[i]; /* below 2^32 - 1: shallow_sizes checked */
     gch_status st = retype(d, h, err);
@@ -1324,7 +1488,7 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
         if (!(h->v8_pseudo = gch_calloc(g->n ? g->n : 1, 1)))
             return oom(err);
         for (size_t i = 0; i < g->n; i++)
-            h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && d->size[i] == 0;
+            h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && gch_object_size(h, (uint32_t)i) == 0;
         h->v8_distance = d->distance;
         d->distance = NULL;
         h->v8_detachedness = d->det;

@@ -31,7 +31,8 @@ typedef struct v8_graph {
     const uint8_t *det;      /* per node: detachedness as written (0 without the field) */
     int has_det;             /* the snapshot declares detachedness */
     const uint64_t *id;      /* per node: id */
-    const uint64_t *size;    /* per node: self size as written */
+    uint64_t *size;          /* per node: self size as written; DevTools' self sizes
+                                replace them in place (v8_devtools.size) */
     const uint32_t *estart;  /* n + 1: node i's edges are estart[i] .. estart[i + 1] - 1 */
     const uint8_t *etype;    /* per edge: type number */
     const uint32_t *ename;   /* per edge: name string index or index */
@@ -46,7 +47,8 @@ typedef struct v8_graph {
 } v8_graph;
 
 typedef struct v8_devtools {
-    uint64_t *size;          /* per node: DevTools' self size */
+    uint64_t *size;          /* per node: DevTools' self size (the graph's array, folded
+                                in place: not owned) */
     uint32_t *cls;           /* per node: class number (names[cls]) */
     char **names;            /* class names */
     uint32_t names_n, names_cap;
@@ -58,6 +60,8 @@ typedef struct v8_devtools {
     int folded;              /* the snapshot has user roots: owned arrays were folded */
     int refs_given;          /* the reader gave the heap only the essential references
                                 and the hung ones: apply leaves them */
+    int sizes_given;         /* the reader gave the heap DevTools' self sizes: apply
+                                leaves them */
     uint64_t detached;       /* nodes named Detached ... */
     uint8_t *det;            /* per node: DOM state after propagation (0 unknown, 1 attached,
                                 2 detached); NULL when no node has one */
@@ -65,7 +69,9 @@ typedef struct v8_devtools {
     uint64_t st_total, st_code, st_strings, st_js_arrays, st_typed_arrays, st_system, st_native;
 } v8_devtools;
 
-/* Computes DevTools' view of g into d. GCH_ENOMEM; d is freed on error. */
+/* Computes DevTools' view of g into d; g->size becomes DevTools' self
+ * sizes (cut to 32 bits where folding passed them: as the heap keeps them).
+ * GCH_ENOMEM; d is freed on error. */
 gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err);
 
 /* Applies d to the finished heap h (objects in node order, with the

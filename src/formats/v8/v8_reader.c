@@ -195,6 +195,7 @@ typedef struct v8_reader {
      * g_eto is the edges' values array, turned into targets in place). */
     bulk_heap pending;
     int has_pending;
+    int ids_unique;             /* pending's ids are unique (checked before the view) */
     /* keep_text: a GCH_PAYLOAD_TEXT entry per string node (id: its position
      * until the heap is finished) */
     gch_payload *texts;
@@ -1860,8 +1861,23 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
 {
     size_t n = r->node_n;
     const uint32_t *estart = r->pending.starts;
-    const uint64_t *id = r->pending.ids, *size = r->pending.sizes;
-    if (!r->has_pending) { /* the careful path: its own arrays */
+    const uint64_t *id = r->pending.ids;
+    uint64_t *size = r->pending.sizes;
+    if (r->has_pending) {
+        /* Unique ids (V8's): the heap gets DevTools' self sizes, folded in
+         * the sizes it adopts. Else it keeps the raw ones (and the view is
+         * not applied): the view folds a copy. */
+        int unique = gch_ids_unique(r->pending.ids, (uint32_t)n);
+        if (unique < 0)
+            return oom(r);
+        r->ids_unique = unique;
+        if (!unique) {
+            if (!(dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size)))
+                return oom(r);
+            memcpy(dr->size, size, n * sizeof *size);
+            size = dr->size;
+        }
+    } else { /* the careful path: its own arrays */
         dr->estart = gch_reallocarray(NULL, n + 1, sizeof *dr->estart);
         dr->id = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->id);
         dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size);
@@ -1911,10 +1927,8 @@ static gch_status devtools_refs(v8_reader *r, devtools_run *dr)
 {
     bulk_heap *h = &r->pending;
     v8_devtools *d = &dr->d;
-    int unique = gch_ids_unique(h->ids, (uint32_t)h->n), raw = !unique;
+    int unique = r->ids_unique, raw = !unique;
     gch_status st = GCH_OK;
-    if (unique < 0)
-        return oom(r);
     d->refs_given = unique;
     uint32_t *to = r->g_eto, *label = r->opts->skip_labels ? NULL : r->g_ename;
     uint64_t w = 0, e = 0, edges = r->edge_n;
@@ -2057,6 +2071,10 @@ static gch_status build(v8_reader *r, gch_dump **out)
         dr.d.refs_given = 1; /* without references: nothing for apply to rewire */
         st = r->opts->skip_refs ? bulk_adopt(r, &r->pending, NULL) : devtools_refs(r, &dr);
         bulk_heap_free(&r->pending);
+        if (!dr.size) { /* the heap's sizes were the view's (and are gone with pending) */
+            dr.d.sizes_given = 1;
+            dr.d.size = NULL;
+        }
     }
     if (st != GCH_OK) {
         devtools_run_free(&dr);
