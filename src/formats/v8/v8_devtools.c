@@ -27,6 +27,7 @@ static gch_status oom(gch_error *err) { return gch_error_set(err, GCH_ENOMEM, "o
 static uint8_t nrole(const v8_graph *g, size_t i) { return g->node_role[g->type[i]]; }
 static uint8_t erole(const v8_graph *g, uint64_t e) { return g->edge_role[g->etype[e]]; }
 static const char *raw_name(const v8_graph *g, size_t i) { return g->str(g->str_ctx, g->name[i]); }
+static uint8_t name_class(const v8_graph *g, uint32_t nm);
 static int string_named(uint8_t role) { return role != ET_ELEMENT && role != ET_HIDDEN; }
 
 /* What the steps below ask of a node's name, found once per node (and the
@@ -378,10 +379,12 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
         uint32_t nm = g->ename[e];
         if (erole(g, e) != ET_INTERNAL || w->state[nm])
             continue;
+        w->state[nm] = 1;
+        if (!(name_class(g, nm) & EC_WEAKMAP))
+            continue;
         const char *s = g->str(g->str_ctx, nm);
         size_t dup;
         uint64_t table;
-        w->state[nm] = 1;
         if (!weakmap_edge(s, &dup, &table))
             continue;
         uint32_t k = str_set_id(&w->parts, s + dup, strlen(s + dup));
@@ -628,6 +631,32 @@ static int64_t parse_int(const char *s, int *nan)
     return neg ? -v : v;
 }
 
+uint8_t v8_edge_name_class(const char *s)
+{
+    size_t dup;
+    uint64_t table;
+    int nan = 0;
+    int64_t index = parse_int(s, &nan);
+    uint8_t c = EC_KNOWN;
+    if (strcmp(s, "elements") == 0)
+        c |= EC_ELEMENTS;
+    if (strcmp(s, "sloppy_function_map") == 0)
+        c |= EC_SLOPPY;
+    if (!nan && !(index < 2 || index % 3 != 1))
+        c |= EC_MD_DROP;
+    if (weakmap_edge(s, &dup, &table))
+        c |= EC_WEAKMAP;
+    return c;
+}
+
+/* The class of string nm as an edge name. */
+static uint8_t name_class(const v8_graph *g, uint32_t nm)
+{
+    if (g->eclass)
+        return nm < g->eclass_n ? g->eclass[nm] : 0;
+    return v8_edge_name_class(g->str(g->str_ctx, nm));
+}
+
 typedef struct dist_filter {
     const v8_graph *g;
     const weakmaps *w;
@@ -639,13 +668,12 @@ static int dist_keep(dist_filter *f, size_t i, uint64_t e)
 {
     const v8_graph *g = f->g;
     uint8_t special = f->flags[i], role = erole(g, e);
-    if ((special & FL_NATIVE_CONTEXT) && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0)
+    if ((special & FL_NATIVE_CONTEXT) && string_named(role) && (name_class(g, g->ename[e]) & EC_SLOPPY))
         return 0;
     if (special & FL_MAP_DESCRIPTORS) {
-        int nan = 0;
-        int64_t index = string_named(role) ? parse_int(g->str(g->str_ctx, g->ename[e]), &nan) : g->ename[e];
-        if (nan)
-            return 1; /* NaN < 2 and NaN % 3 !== 1: kept */
+        if (string_named(role)) /* parseInt's NaN: NaN < 2 and NaN % 3 !== 1: kept */
+            return !(name_class(g, g->ename[e]) & EC_MD_DROP);
+        int64_t index = g->ename[e];
         return index < 2 || index % 3 != 1;
     }
     uint32_t k;
@@ -1176,7 +1204,7 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
             if (flags[i] & FL_ARRAY) {
                 uint64_t s = sz; /* calculateArraySize: its elements when only it retains them */
                 for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
-                    if (erole(g, e) != ET_INTERNAL || strcmp(g->str(g->str_ctx, g->ename[e]), "elements") != 0)
+                    if (erole(g, e) != ET_INTERNAL || !(name_class(g, g->ename[e]) & EC_ELEMENTS))
                         continue;
                     if (retainers[g->eto[e]] == 1)
                         s += d->size[g->eto[e]];
@@ -1301,8 +1329,9 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         }
     }
     u32map_free(&by_name_map);
-    if ((st = interfaces(g, flags, d, &classes, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
-        (st = statistics(g, flags, d, err)) != GCH_OK)
+    if ((st = interfaces(g, flags, d, &classes, err)) != GCH_OK) goto done;
+    if ((!g->no_refs && (st = hang(g, d, err)) != GCH_OK)) goto done;
+    if ((st = statistics(g, flags, d, err)) != GCH_OK)
         goto done;
     for (size_t i = 0; d->folded && i < n; i++)
         d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */

@@ -22,6 +22,19 @@ enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_
 
 #define V8_NO_DISTANCE (-5) /* DevTools' #noDistance */
 
+/* What DevTools' steps ask of an edge name (a string of the snapshot),
+ * found once per distinct name: the reader classifies the names it does not
+ * keep as it reads them (v8_edge_name_class). */
+enum edge_name_class {
+    EC_KNOWN = 1,    /* classified */
+    EC_ELEMENTS = 2, /* "elements" (calculateArraySize) */
+    EC_SLOPPY = 4,   /* "sloppy_function_map" (the NativeContext distance filter) */
+    EC_MD_DROP = 8,  /* parseInt gives an index >= 2 with index % 3 == 1 (the map
+                        descriptors filter drops the edge) */
+    EC_WEAKMAP = 16  /* a WeakMap ephemeron edge name: its text is kept */
+};
+uint8_t v8_edge_name_class(const char *s);
+
 /* The whole snapshot graph as read (every edge, weak ones included). */
 typedef struct v8_graph {
     size_t n, root;          /* nodes; the root's position */
@@ -41,6 +54,9 @@ typedef struct v8_graph {
     const char *const *node_type_name;   /* by type number: "object", ... */
     int no_refs;             /* the heap gets no references: no essential edges, holding
                                 of unreached nodes nor distances are needed */
+    const uint8_t *eclass;   /* by string index below eclass_n: edge_name_class bits
+                                (NULL: found from the texts) */
+    size_t eclass_n;
     const char *(*str)(const void *ctx, uint32_t index);
     const void *str_ctx;
     uint64_t extra_native_bytes;
