@@ -263,7 +263,7 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
     size_t n = strlen(s), d = 0;
     while (d < n && s[d] >= '0' && s[d] <= '9')
         d++;
-    if (d == 0 || strncmp(s + d, key_open, sizeof key_open - 1) != 0)
+    if (d == 0 || s[d] != key_open[0] || strncmp(s + d, key_open, sizeof key_open - 1) != 0)
         return 0;
     size_t kstart = d + sizeof key_open - 1;
     /* the end: "table @" digits ")" */
@@ -633,18 +633,21 @@ static int64_t parse_int(const char *s, int *nan)
 
 uint8_t v8_edge_name_class(const char *s)
 {
+    uint8_t c = EC_KNOWN;
+    if (*s == 'e' || *s == 's') { /* neither a number nor a WeakMap name */
+        if (strcmp(s, "elements") == 0)
+            c |= EC_ELEMENTS;
+        else if (strcmp(s, "sloppy_function_map") == 0)
+            c |= EC_SLOPPY;
+        return c;
+    }
     size_t dup;
     uint64_t table;
     int nan = 0;
     int64_t index = parse_int(s, &nan);
-    uint8_t c = EC_KNOWN;
-    if (strcmp(s, "elements") == 0)
-        c |= EC_ELEMENTS;
-    if (strcmp(s, "sloppy_function_map") == 0)
-        c |= EC_SLOPPY;
     if (!nan && !(index < 2 || index % 3 != 1))
         c |= EC_MD_DROP;
-    if (weakmap_edge(s, &dup, &table))
+    if (*s >= '0' && *s <= '9' && weakmap_edge(s, &dup, &table))
         c |= EC_WEAKMAP;
     return c;
 }
