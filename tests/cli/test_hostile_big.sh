@@ -43,8 +43,8 @@ info_keys() { # FILE KEY...
 }
 
 # 1. A chain of N objects: 1 -> 2 -> ... -> N, root on 1. N is 10,000,000;
-# the sanitizer build sets GCHEAP_HOSTILE_N=2000000 (tests/CMakeLists.txt):
-# still far deeper than any stack, at a fifth of the sanitized run's time.
+# the sanitizer build sets GCHEAP_HOSTILE_N=1000000 (tests/CMakeLists.txt):
+# still far deeper than any stack, at a tenth of the sanitized run's time.
 n=${GCHEAP_HOSTILE_N:-10000000}
 awk -v n="$n" 'BEGIN {
     print "a 2 chain"; print "t 1 Node"

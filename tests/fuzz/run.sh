@@ -4,7 +4,8 @@
 #   tests/fuzz/run.sh [SECONDS_PER_HARNESS]      (default 30)
 #
 # Environment: GCHEAP_FUZZ_BUILD (build dir, default build-fuzz at the top),
-# GCHEAP_FUZZ_JOBS (build parallelism, default 2), CC (default clang).
+# GCHEAP_FUZZ_JOBS (build parallelism, default 2), GCHEAP_FUZZ_PARALLEL (harnesses
+# run at once, default the number of cores), CC (default clang).
 # Every tests/fuzz/fuzz_NAME.c harness runs with its seeds: tests/fuzz/seeds/NAME/
 # and testdata/**/*.NAME (fuzz_pipeline: all seeds and all testdata dumps), and
 # the dictionary tests/fuzz/NAME.dict when it exists. Inputs that grow coverage
@@ -28,11 +29,9 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
 UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS UBSAN_OPTIONS
 
-failed=0
-found=0
-for bin in "$build"/tests/fuzz/fuzz_*; do
-    [ -x "$bin" ] || continue
-    found=1
+# One harness: its seeds, its run, a result line in $build/fuzz-NAME.result.
+run_harness() {
+    bin=$1
     name=${bin##*/fuzz_}
     corpus=$build/fuzz-corpus/$name
     seeds=$build/fuzz-seeds/$name
@@ -52,17 +51,49 @@ for bin in "$build"/tests/fuzz/fuzz_*; do
         -print_final_stats=1 -artifact_prefix="$arts/$name-"
     [ -f "$dict" ] && set -- "$@" -dict="$dict"
     log=$build/fuzz-$name.log
-    echo "fuzz: $name for ${secs}s (seeds: $(ls "$seeds" | wc -l | tr -d ' '), corpus: $(ls "$corpus" | wc -l | tr -d ' '))"
+    result=$build/fuzz-$name.result
+    echo "fuzz: $name for ${secs}s (seeds: $(ls "$seeds" | wc -l | tr -d ' '), corpus: $(ls "$corpus" | wc -l | tr -d ' '))" >"$result"
     "$bin" "$@" "$corpus" "$seeds" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|INITED)' "$log" | tail -n 1 | sed -n 's/.*\(cov: [0-9]*\).*\(ft: [0-9]*\).*\(corp: [^ ]*\).*/\1 \2 \3/p')
-    echo "fuzz: $name: exit $rc, ${execs:-?} executions, $cov"
+    echo "fuzz: $name: exit $rc, ${execs:-?} executions, $cov" >>"$result"
     if [ "$rc" -ne 0 ]; then
+        {
+            echo "fuzz: $name FAILED; log $log; last lines:"
+            grep -v '^    #' "$log" | tail -n 15
+            ls "$arts"/"$name"-* 2>/dev/null | sed 's/^/fuzz: artifact /'
+        } >"$result.failed"
+    fi
+}
+
+# libFuzzer runs one thread: as many harnesses at once as there are cores
+# (GCHEAP_FUZZ_PARALLEL), each for the full time.
+parallel=${GCHEAP_FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}
+case $parallel in '' | *[!0-9]* | 0) parallel=1 ;; esac
+failed=0
+found=0
+running=0
+names=""
+for bin in "$build"/tests/fuzz/fuzz_*; do
+    [ -x "$bin" ] || continue
+    found=1
+    name=${bin##*/fuzz_}
+    rm -f "$build/fuzz-$name.result" "$build/fuzz-$name.result.failed"
+    names="$names $name"
+    run_harness "$bin" &
+    running=$((running + 1))
+    if [ "$running" -ge "$parallel" ]; then
+        wait
+        running=0
+    fi
+done
+wait
+for name in $names; do
+    cat "$build/fuzz-$name.result"
+    if [ -f "$build/fuzz-$name.result.failed" ]; then
         failed=1
-        echo "fuzz: $name FAILED; log $log; last lines:" >&2
-        grep -v '^    #' "$log" | tail -n 15 >&2
-        ls "$arts"/"$name"-* 2>/dev/null | sed 's/^/fuzz: artifact /' >&2
+        cat "$build/fuzz-$name.result.failed" >&2
     fi
 done
 if [ "$found" = 0 ]; then
