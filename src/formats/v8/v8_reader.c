@@ -1515,6 +1515,30 @@ static gch_status collect_wanted(v8_reader *r)
 
 static gch_status table_string(v8_reader *r, int keep);
 
+/* Classifies edge name k from its bytes in the input when it is short and
+ * plain (no escape, no control byte: the bytes are the text), and skips
+ * it; *pending = 0 then. A WeakMap name is left to be read the usual way
+ * and kept (its parts are read later). */
+static gch_status classify_plain(v8_reader *r, size_t k, int *pending)
+{
+    char buf[64];
+    if (r->in.src || gch_json_peek(&r->in) != '"')
+        return GCH_OK;
+    const unsigned char *p = r->in.p, *q = v8_bulk_plain_string(p, r->in.end);
+    size_t len = q ? (size_t)(q - p) - 2 : 0;
+    if (!q || len >= sizeof buf)
+        return GCH_OK;
+    memcpy(buf, p + 1, len);
+    buf[len] = '\0';
+    uint8_t c = v8_edge_name_class(buf);
+    if (c & EC_WEAKMAP)
+        return GCH_OK; /* read the usual way and kept */
+    r->eclass[k] = c;
+    r->in.p = q;
+    *pending = 0;
+    return GCH_OK;
+}
+
 static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
@@ -1546,7 +1570,11 @@ static gch_status read_strings(v8_reader *r)
             r->str_off[r->str_n] = r->pool.len;
         size_t k = r->str_n++, at = r->pool.len;
         int classify = k < r->eclass_n && r->eclass[k];
-        if ((st = table_string(r, keep || classify)) != GCH_OK)
+        int pending = 1; /* the string is still to read */
+        if (classify && !keep && (st = classify_plain(r, k, &pending)) != GCH_OK)
+            return st;
+        classify = classify && pending;
+        if (pending && (st = table_string(r, keep || classify)) != GCH_OK)
             return st;
         if (keep || classify) {
             /* Strings are kept NUL-terminated in the pool. */
