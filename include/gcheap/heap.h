@@ -85,8 +85,20 @@ typedef enum gch_payload_kind {
     /* An instance (gch_load_options.keep_fields): its field values are
      * `length` bytes from byte `offset` of the input, laid out as the
      * heap's field table for its type says (gch_type_field). */
-    GCH_PAYLOAD_INSTANCE = 4
+    GCH_PAYLOAD_INSTANCE = 4,
+    /* A length the dump records (Dart's LengthData: an array's or typed
+     * data's elements, a growable list's length, a map's or set's used data
+     * slots): `value` is the length; `offset` the id of the first object it
+     * references that has a GCH_PAYLOAD_LENGTH entry too (a growable list's
+     * backing array), 0 when none. */
+    GCH_PAYLOAD_LENGTH = 5
 } gch_payload_kind;
+
+/* GCH_PAYLOAD_TEXT flags, in gch_payload.elem (0: the whole value, exact). */
+#define GCH_TEXT_CUT 1   /* only the value's start was recorded (a Dart string
+                            longer than what the VM writes) */
+#define GCH_TEXT_LOSSY 2 /* a character was replaced by U+FFFD (U+0000, a lone
+                            UTF-16 surrogate): not the value's exact text */
 
 /* Element types of GCH_PAYLOAD_ARRAY: the HPROF basic types. */
 enum {
@@ -126,10 +138,10 @@ enum { GCH_CODER_LATIN1 = 0, GCH_CODER_UTF16 = 1, GCH_CODER_NONE = 2 };
 typedef struct gch_payload {
     uint64_t id;         /* the object */
     uint64_t offset;     /* ARRAY: offset of the first element in the input */
-    uint64_t value;      /* STRING: id of the value array, 0 when null */
+    uint64_t value;      /* STRING: id of the value array, 0 when null; LENGTH: the length */
     uint32_t length;     /* ARRAY: elements */
     uint8_t kind;        /* gch_payload_kind */
-    uint8_t elem;        /* ARRAY: GCH_ELEM_* */
+    uint8_t elem;        /* ARRAY: GCH_ELEM_*; TEXT: GCH_TEXT_* flags */
     uint8_t coder;       /* STRING: GCH_CODER_* */
 } gch_payload;
 

@@ -31,14 +31,20 @@
  * "Versioning"). */
 #define GCH_INDEX_VERSION 1u
 
+/* The load options that change the model built from a dump (--input-format,
+ * --size-buckets, --module, --hprof-refs, --v8-raw): an index, like a dump a
+ * session keeps, serves only a load with the same ones. */
+typedef struct gch_index_options {
+    uint32_t input_format, size_buckets, module, hprof_refs, v8_raw;
+} gch_index_options;
+
 /* What identifies the dump an index was built from, and how it was loaded.
  * The program fills it; the library stores it and hands it back. */
 typedef struct gch_index_stamp {
     uint64_t dump_size;          /* bytes of the dump file as stored (compressed or not) */
     int64_t mtime_sec, mtime_nsec;
     uint64_t head_hash, tail_hash; /* gch_index_hash of its first and last bytes */
-    uint32_t input_format;       /* the load options that change the model ... */
-    uint32_t size_buckets, module, hprof_refs, v8_raw;
+    gch_index_options options;
 } gch_index_stamp;
 
 /* The checksum of the format (XXH64 with seed 0): of chunks, and of a dump's

@@ -74,6 +74,11 @@ typedef struct gch_waste_options {
     int text;              /* the Strings' values are in the heap's string pool
                               (GCH_PAYLOAD_TEXT: Ruby): duplicate-strings from them,
                               the only section such a dump allows; no read needed */
+    int dart;              /* a Dart snapshot (payloads_kept): duplicate-strings from the
+                              values recorded whole (GCH_PAYLOAD_TEXT without flags),
+                              empty and under-filled lists, maps and sets and
+                              zero-length arrays from the recorded lengths
+                              (GCH_PAYLOAD_LENGTH); no read needed */
 } gch_waste_options;
 
 typedef struct gch_waste {

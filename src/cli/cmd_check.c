@@ -44,7 +44,7 @@ static const cli_option check_options[] = {
     OPT_CALLBACK(0, "max-bytes", max_bytes, "SIZE", "exit 1 if the total size exceeds SIZE"),
     OPT_CALLBACK(0, "max-objects", max_objects, "N", "exit 1 if there are more than N objects"),
     OPT_CALLBACK(0, "max-waste", max_waste, "SIZE",
-                 "exit 1 if gcheap waste finds more than SIZE wasted bytes (HPROF, Ruby)"),
+                 "exit 1 if gcheap waste finds more than SIZE wasted bytes (HPROF, V8, Ruby, Dart)"),
     OPT_CALLBACK(0, "max-type", max_type, "SPEC",
                  "exit 1 if any matching type breaks SPEC (each type apart)"),
     OPT_CALLBACK(0, "max-type-total", max_type, "SPEC", "the same on the sum of all matching types"),

@@ -34,7 +34,7 @@ static const cli_option objects_options[] = {
     OPT_BOOL(0, "dead", objects_state, dead, "only objects no strong root reaches"),
     OPT_BOOL(0, "retained", objects_state, retained, "add each object's retained size"),
     OPT_BOOL(0, "values", objects_state, values,
-             "add a value column: the text of a String (HPROF, Ruby) or char[] (HPROF)"),
+             "add a value column: the text of a String (HPROF, Ruby, V8, Dart) or char[] (HPROF)"),
     OPT_BOOL(0, "whole-values", objects_state, whole_values,
              "--values, not cut after " PAYLOAD_VALUE_CHARS_TEXT " characters"),
     OPT_BOOL(0, "sites", objects_state, sites,
@@ -65,7 +65,8 @@ static const char description[] =
     "The characters are read from the dump file again: from a pipe or a gzip\n"
     "file there are none (a warning says so).\n"
     "Ruby: the \"value\" the dump gives a String (ASCII-only ones), kept while\n"
-    "loading, so from a pipe or gzip too.\n"
+    "loading, so from a pipe or gzip too. Dart: the characters the snapshot\n"
+    "records of a string (its first 128, \"...\" after a longer one), from any input.\n"
     "--sites: where each object was allocated (\"file:line\"; Ruby dumps made\n"
     "after ObjectSpace.trace_object_allocations_start); '-' (empty, null) for\n"
     "objects without one; a warning when the dump records none.\n"

@@ -52,8 +52,13 @@ static const char description[] =
     "empty-collections: JS Arrays with no elements, Maps and Sets whose table\n"
     "references nothing (one holding only small integers looks empty). Ruby\n"
     "dumps give duplicate-strings only, from the values dump_all writes\n"
-    "(ASCII-only Strings; from pipes and gzip too). A format that\n"
-    "records no contents (.gclog, .gcdump, Dart), or an\n"
+    "(ASCII-only Strings; from pipes and gzip too). Dart snapshots give\n"
+    "duplicate-strings (strings of up to 128 characters, which the VM records\n"
+    "whole; longer ones, recorded as a prefix only, are not grouped),\n"
+    "empty-collections (_GrowableList, _Map, _Set of length 0),\n"
+    "underfilled-collections (a _GrowableList and its backing _List) and\n"
+    "zero-length-arrays (_List, typed data), from pipes and gzip too. A format\n"
+    "that records no contents (.gclog, .gcdump), or an\n"
     "HPROF dump from a pipe or gzip, gets one line saying so, exit 0 and no rows.\n"
     "PCT is a number with an optional '%' (\"5\", \"2.5%\").";
 
@@ -108,11 +113,12 @@ static int read_at(void *ctx, uint64_t offset, void *buf, size_t n)
 
 #define TABLE_VALUE_CHARS 80
 
-/* payload_open for HPROF and Ruby (whose String values are kept in the
+/* payload_open for HPROF, Ruby and Dart (whose contents are kept in the
  * heap); the other formats record no contents waste reads. */
 static int hprof_contents(payload_file *pf, const cli_input *in, const gch_heap *h, const char **why)
 {
-    if (strcmp(in->dump->format, "hprof") != 0 && strcmp(in->dump->format, "ruby") != 0) {
+    if (strcmp(in->dump->format, "hprof") != 0 && strcmp(in->dump->format, "ruby") != 0 &&
+        strcmp(in->dump->format, "dart") != 0) {
         memset(pf, 0, sizeof *pf);
         *why = "its format records none";
         return 0;
@@ -219,7 +225,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     payload_file pf;
     memset(&pf, 0, sizeof pf); /* V8: no file is read again */
     const char *why = NULL;
-    int js = strcmp(in->dump->format, "v8") == 0;
+    int js = strcmp(in->dump->format, "v8") == 0, dart = strcmp(in->dump->format, "dart") == 0;
     pf.in_heap = js && h->payloads_kept; /* V8: the texts of string nodes are in the heap */
     report_begin_section(rep, h->name);
     if (!js && !hprof_contents(&pf, in, h, &why)) {
@@ -240,7 +246,7 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     gch_waste_options o = { .min_count = s->min_count,
                             .fill_below = (double)s->fill_below / (100.0 * GCH_PERCENT_SCALE),
                             .mask = live, .read = read_at, .read_ctx = &pf, .holders = s->holders,
-                            .js = js, .text = pf.in_heap };
+                            .js = js, .text = pf.in_heap, .dart = dart };
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);
     cli_phase_end();
@@ -278,6 +284,9 @@ static int report_heap(report *rep, const cli_input *in, gch_heap *h, const wast
     if (js)
         report_note(rep, "(V8: duplicate strings and empty Arrays, Maps and Sets only; a Map or Set "
                          "holding only small integers looks empty)");
+    else if (dart)
+        report_note(rep, "(Dart: duplicate strings of up to 128 characters, the values the VM "
+                         "records whole; lists, maps and sets by their recorded lengths)");
     else if (pf.in_heap)
         report_note(rep, "(Ruby: duplicate strings only, from the values dump_all writes: those of "
                          "ASCII-only Strings)");

@@ -154,14 +154,8 @@ int cli_run_command(cli_session *session, const cli_spec *spec, int argc, char *
     void *state = xcalloc(1, spec->state_size);
     if (spec->defaults)
         memcpy(state, spec->defaults, spec->state_size);
-    cli_run run;
-    memset(&run, 0, sizeof run);
-    run.spec = spec;
-    run.session = session;
-    run.argc = argc;
-    run.argv = argv;
-    run.c = &c;
-    run.state = state;
+    cli_run run = { .spec = spec, .session = session, .argc = argc, .argv = argv, .c = &c,
+                    .state = state };
     int rc = cli_parse(argc, argv, spec->name, spec->options, state, spec->sort_keys, &c, &a);
     run.args = a.positional;
     run.nargs = a.count;

@@ -23,13 +23,15 @@ static int hash_span(plat_file *f, uint64_t off, uint64_t n, uint64_t *out)
     return rc;
 }
 
-static void stamp_options(gch_index_stamp *st, const cli_common *c)
+gch_index_options cli_index_options(const cli_common *c)
 {
-    st->input_format = (uint32_t)c->input_format;
-    st->size_buckets = (uint32_t)c->size_buckets;
-    st->module = (uint32_t)c->module;
-    st->hprof_refs = (uint32_t)c->hprof_refs;
-    st->v8_raw = (uint32_t)c->v8_raw;
+    return (gch_index_options){ (uint32_t)c->input_format, (uint32_t)c->size_buckets,
+                                (uint32_t)c->module, (uint32_t)c->hprof_refs, (uint32_t)c->v8_raw };
+}
+
+int cli_index_same_options(const gch_index_options *a, const gch_index_options *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
 }
 
 int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
@@ -55,7 +57,7 @@ int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
     st->dump_size = ps.size;
     st->mtime_sec = ps.mtime_sec;
     st->mtime_nsec = ps.mtime_nsec;
-    stamp_options(st, c);
+    st->options = cli_index_options(c);
     return 0;
 }
 
@@ -99,9 +101,7 @@ const char *cli_index_stale(const gch_index_stamp *have, const gch_index_stamp *
         return "the dump was modified since it was indexed";
     if (have->head_hash != want->head_hash || have->tail_hash != want->tail_hash)
         return "the dump's contents changed since it was indexed";
-    if (have->input_format != want->input_format || have->size_buckets != want->size_buckets ||
-        have->module != want->module || have->hprof_refs != want->hprof_refs ||
-        have->v8_raw != want->v8_raw)
+    if (!cli_index_same_options(&have->options, &want->options))
         return "it was built with other load options (--input-format, --size-buckets, --module, "
                "--hprof-refs, --v8-raw)";
     return NULL;
@@ -162,12 +162,17 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
 }
 
 /* Whether the command needs what only the dump holds: the values (payloads,
- * instance fields) that HPROF and Ruby readers keep on request; the other
- * formats keep none, and their index serves every command. */
+ * instance fields) that HPROF and Ruby readers keep on request, and the
+ * strings and lengths of a Dart snapshot when the command reads them
+ * (waste, objects --values: payloads without the leak rules' fields, or with
+ * waste's); the other formats keep none, and their index serves every
+ * command. */
 static int needs_the_dump(const gch_dump *d, int need)
 {
     if (!(need & (CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS)))
         return 0;
+    if (strcmp(d->format, "dart") == 0)
+        return (need & CLI_LOAD_PAYLOADS) && ((need & CLI_LOAD_FIELDS) || !(need & CLI_LOAD_RULE_FIELDS));
     return strcmp(d->format, "hprof") == 0 || strcmp(d->format, "ruby") == 0;
 }
 
@@ -192,7 +197,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
     if (starts_like_index(path)) {
         gch_index_stamp opts;
         memset(&opts, 0, sizeof opts);
-        stamp_options(&opts, c);
+        opts.options = cli_index_options(c);
         if (from_index(path, &opts, 1, need, out, msg, sizeof msg) != 0) {
             cli_error("%s: %s", path, msg[0] ? msg : "cannot be read");
             return EXIT_INPUT;

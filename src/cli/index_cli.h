@@ -12,6 +12,11 @@
 int cli_index_stamp(const char *path, const cli_common *c, gch_index_stamp *st,
                     const char **reason);
 
+/* The load options of `c` that change the model, and whether two are the
+ * same (an index, or a dump a session keeps, serves only the same). */
+gch_index_options cli_index_options(const cli_common *c);
+int cli_index_same_options(const gch_index_options *a, const gch_index_options *b);
+
 /* Where an index of path lies: beside it (DUMP.gcx), or under
  * $XDG_CACHE_HOME/gcheap/ (default ~/.cache/gcheap/), named by the dump's
  * file name and a hash of its absolute path. malloc'd; the cache one is NULL

@@ -10,7 +10,8 @@ int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const
                  const char **why)
 {
     memset(pf, 0, sizeof pf[0]);
-    if (h->payloads_kept && (strcmp(dump->format, "ruby") == 0 || strcmp(dump->format, "v8") == 0)) {
+    if (h->payloads_kept && (strcmp(dump->format, "ruby") == 0 || strcmp(dump->format, "v8") == 0 ||
+                             strcmp(dump->format, "dart") == 0)) {
         pf->in_heap = 1; /* GCH_PAYLOAD_TEXT: kept whatever the input was */
         return 1;
     }
@@ -100,7 +101,8 @@ static int decode(payload_file *pf, uint64_t off, uint64_t units, text_form form
 }
 
 /* Text kept in the heap's pool (UTF-8 as the dump wrote it), cut after
- * max_chars code points. */
+ * max_chars code points; "..." when it is cut, or when the dump recorded
+ * only its start (GCH_TEXT_CUT: a long Dart string). */
 static int pool_text(const gch_heap *h, const gch_payload *p, size_t max_chars, strbuf *out)
 {
     const char *s = gch_heap_string(h, (uint32_t)p->offset);
@@ -113,7 +115,7 @@ static int pool_text(const gch_heap *h, const gch_payload *p, size_t max_chars, 
         chars++;
     }
     sb_addn(out, s, i);
-    if (i < p->length)
+    if (i < p->length || (p->elem & GCH_TEXT_CUT))
         sb_add(out, "...");
     return 1;
 }

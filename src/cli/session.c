@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "index_cli.h"
 #include "platform.h"
 #include "run_ctx.h"
 #include "session.h"
@@ -35,8 +36,7 @@ static const cli_spec *const commands[] = {
  * that change what is loaded, the file's stamp) and what was loaded. */
 struct cli_held {
     char *path;
-    gch_format input_format;
-    int size_buckets, module, hprof_refs, v8_raw;
+    gch_index_options options; /* the load options that change what is loaded */
     int loaded;              /* CLI_LOAD_* bits */
     plat_stamp stamp;
     gch_analysis *an;
@@ -130,9 +130,8 @@ gch_analysis *cli_held_analysis(const cli_held *h) { return h->an; }
 
 static int same_key(const cli_held *h, const char *path, const cli_common *c)
 {
-    return strcmp(h->path, path) == 0 && h->input_format == c->input_format &&
-           h->size_buckets == c->size_buckets && h->module == c->module &&
-           h->hprof_refs == c->hprof_refs && h->v8_raw == c->v8_raw;
+    gch_index_options o = cli_index_options(c);
+    return strcmp(h->path, path) == 0 && cli_index_same_options(&h->options, &o);
 }
 
 static int same_stamp(const plat_stamp *a, const plat_stamp *b)
@@ -252,11 +251,7 @@ int cli_session_open(cli_session *s, const char *path, const cli_common *c, int 
         return EXIT_INPUT;
     }
     h->path = strcpy(p, path);
-    h->input_format = c->input_format;
-    h->size_buckets = c->size_buckets;
-    h->module = c->module;
-    h->hprof_refs = c->hprof_refs;
-    h->v8_raw = c->v8_raw;
+    h->options = cli_index_options(c);
     h->loaded = loaded;
     h->kept = keep;
     if (keep)

@@ -32,7 +32,8 @@ int waste_total(const cli_input *in, gch_heap *h, const uint8_t *live, int quiet
     }
     gch_waste w;
     gch_waste_options o = { .mask = live, .read = read_at, .read_ctx = &pf, .text = pf.in_heap,
-                            .js = strcmp(in->dump->format, "v8") == 0 }; /* as `waste` reads V8 */
+                            .js = strcmp(in->dump->format, "v8") == 0, /* as `waste` reads V8 */
+                            .dart = strcmp(in->dump->format, "dart") == 0 };
     gch_error err;
     gch_status st = gch_waste_find(h, &o, &w, &err);
     payload_close(&pf);

@@ -10,6 +10,11 @@
 #include "tuning.h"
 #include "waste_internal.h"
 
+/* V8 cuts a string node's name at --heap-snapshot-string-limit characters
+ * (1024 by default, src/flags/flag-definitions.h): a text that long may be
+ * the start of longer, different strings and is not grouped. */
+#define V8_STRING_LIMIT 1024
+
 static const char *const kind_names[GCH_WASTE_KINDS] = {
     "duplicate-strings", "duplicate-arrays", "empty-collections", "underfilled-collections",
     "zero-length-arrays", "boxed-primitives"
@@ -172,7 +177,8 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
 {
     gch_error_clear(err);
     memset(out, 0, sizeof *out);
-    if (opts->text ? !heap->payloads_kept : !opts->js && (!heap->payloads_kept || !opts->read))
+    if (opts->text || opts->dart ? !heap->payloads_kept
+                                 : !opts->js && (!heap->payloads_kept || !opts->read))
         return GCH_OK; /* no contents: every section is unavailable */
     wctx w;
     memset(&w, 0, sizeof w);
@@ -191,13 +197,21 @@ gch_status gch_waste_find(gch_heap *heap, const gch_waste_options *opts, gch_was
         if (st == GCH_OK && heap->payloads_kept) { /* the texts of string nodes */
             st = map_payloads(&w);
             if (st == GCH_OK)
-                st = waste_js_strings(&w);
+                st = waste_text_groups(&w, &(waste_text_rule){ 1, V8_STRING_LIMIT });
             sections |= 1u << GCH_WASTE_DUP_STRINGS;
         }
-    } else if (opts->text) {
+    } else if (opts->dart) { /* texts and lengths, all in the heap */
         st = map_payloads(&w);
         if (st == GCH_OK)
-            st = waste_text_duplicates(&w);
+            st = waste_text_groups(&w, &(waste_text_rule){ 1, 0 });
+        if (st == GCH_OK)
+            st = waste_dart_lengths(&w);
+        sections = 1u << GCH_WASTE_DUP_STRINGS | 1u << GCH_WASTE_EMPTY |
+                   1u << GCH_WASTE_UNDERFILLED | 1u << GCH_WASTE_ZERO_ARRAYS;
+    } else if (opts->text) { /* Ruby: a length in bytes, as the dump's bytesize */
+        st = map_payloads(&w);
+        if (st == GCH_OK)
+            st = waste_text_groups(&w, &(waste_text_rule){ 0, 0 });
         sections = 1u << GCH_WASTE_DUP_STRINGS;
     } else {
         st = map_payloads(&w);

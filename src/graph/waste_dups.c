@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
+#include "radix_sort.h"
 #include "waste_internal.h"
 
 #define HASH_MUL 0x9E3779B97F4A7C15ull
@@ -258,64 +259,45 @@ static gch_status emit_swept(wctx *w, unsigned kind, cand *c, const group *g, ca
     return st;
 }
 
-/* A sort key and the candidate it belongs to. */
-typedef struct keyed {
-    uint64_t key;
-    uint32_t at;
-} keyed;
-
 /* Sorts c[0..n-1] as cand_order does, for candidates given in file order
- * (of the bytes compared): an LSD radix sort (16-bit digits, stable) of a
- * key mixing every field of the group key, so that each group comes out
- * together and still in file order; a run of equal keys holding more than
- * one group (a hash collision) is sorted by cand_order. */
+ * (of the bytes compared): a radix sort (stable) of a key mixing every
+ * field of the group key, so that each group comes out together and still
+ * in file order; a run of equal keys holding more than one group (a hash
+ * collision) is sorted by cand_order. */
 static gch_status order_candidates(wctx *w, cand *c, size_t n)
 {
-    keyed *a = gch_reallocarray(NULL, n, sizeof *a), *b = gch_reallocarray(NULL, n, sizeof *b);
-    uint32_t *count = gch_calloc(65536, sizeof *count);
+    uint64_t *key = gch_reallocarray(NULL, n, sizeof *key);
+    uint64_t *key_tmp = gch_reallocarray(NULL, n, sizeof *key_tmp);
+    uint32_t *at = gch_reallocarray(NULL, n, sizeof *at);
+    uint32_t *at_tmp = gch_reallocarray(NULL, n, sizeof *at_tmp);
     cand *sorted = gch_reallocarray(NULL, n, sizeof *sorted);
-    if (!a || !b || !count || !sorted) {
-        gch_free(a);
-        gch_free(b);
-        gch_free(count);
-        gch_free(sorted);
-        return gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+    gch_status st = GCH_OK;
+    if (!key || !key_tmp || !at || !at_tmp || !sorted) {
+        st = gch_error_set(w->err, GCH_ENOMEM, "out of memory");
+        goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        a[i].key = mix(mix(c[i].hash, c[i].nbytes), (uint64_t)c[i].elem << 8 | c[i].coder);
-        a[i].at = (uint32_t)i;
+        key[i] = mix(mix(c[i].hash, c[i].nbytes), (uint64_t)c[i].elem << 8 | c[i].coder);
+        at[i] = (uint32_t)i;
     }
-    for (unsigned shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, 65536 * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[a[i].key >> shift & 0xFFFF]++;
-        uint32_t sum = 0;
-        for (size_t d = 0; d < 65536; d++) {
-            uint32_t k = count[d];
-            count[d] = sum;
-            sum += k;
-        }
-        for (size_t i = 0; i < n; i++)
-            b[count[a[i].key >> shift & 0xFFFF]++] = a[i];
-        keyed *t = a;
-        a = b;
-        b = t;
-    }
+    gch_radix_sort_u64(key, at, n, key_tmp, at_tmp);
     for (size_t i = 0; i < n; i++)
-        sorted[i] = c[a[i].at];
+        sorted[i] = c[at[i]];
     memcpy(c, sorted, n * sizeof *c);
     for (size_t i = 0, j; i < n; i = j) {
         int mixed = 0;
-        for (j = i + 1; j < n && a[j].key == a[i].key; j++)
+        for (j = i + 1; j < n && key[j] == key[i]; j++)
             mixed |= !same_key(&c[j], &c[i]);
         if (mixed)
             qsort(c + i, j - i, sizeof *c, cand_order);
     }
-    gch_free(a);
-    gch_free(b);
-    gch_free(count);
+done:
+    gch_free(key);
+    gch_free(key_tmp);
+    gch_free(at);
+    gch_free(at_tmp);
     gch_free(sorted);
-    return GCH_OK;
+    return st;
 }
 
 static gch_status report_groups(wctx *w, unsigned kind, cand *c, size_t n)

@@ -54,10 +54,18 @@ gch_waste_row *waste_row(wctx *w, unsigned kind);
 gch_status waste_duplicates(wctx *w);
 gch_status waste_fields(wctx *w, gch_waste *out);
 gch_status waste_js_collections(wctx *w);
-/* Duplicate strings from values kept in the heap's pool (GCH_PAYLOAD_TEXT). */
-gch_status waste_text_duplicates(wctx *w);
-/* V8: equal texts of string nodes (GCH_PAYLOAD_TEXT entries; pidx mapped). */
-gch_status waste_js_strings(wctx *w);
+/* How the texts of a format are grouped (waste_text.c). */
+typedef struct waste_text_rule {
+    int utf16_length;    /* a row's length in UTF-16 code units (V8, Dart), else bytes (Ruby) */
+    uint64_t max_units;  /* texts of this many UTF-16 code units or more are not grouped
+                            (V8: it may have cut them); 0: no limit */
+} waste_text_rule;
+/* Duplicate strings from the texts kept in the heap's pool (GCH_PAYLOAD_TEXT
+ * entries without GCH_TEXT_* flags; pidx mapped): Ruby, V8, Dart. */
+gch_status waste_text_groups(wctx *w, const waste_text_rule *rule);
+/* Dart: empty and under-filled lists, maps and sets and zero-length arrays
+ * from the recorded lengths (GCH_PAYLOAD_LENGTH; pidx mapped). */
+gch_status waste_dart_lengths(wctx *w);
 /* Each empty-collection row's most frequent (holder type, field), from the
  * referrers of the empty collections empties[0..n-1]. */
 gch_status waste_find_holders(wctx *w, const uint32_t *empties, size_t n);

@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "gcheap/alloc.h"
-#include "gcheap/utf8.h"
 #include "grow.h"
 #include "waste_internal.h"
 
@@ -106,72 +105,5 @@ done:
     gch_free(bytes);
     gch_free(first);
     gch_free(empties);
-    return st;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Duplicate strings of a V8 snapshot: a string node's name is its text
- * (V8's HeapSnapshotGenerator names a sequential or external string by its
- * characters; concatenated and sliced strings are named "(concatenated
- * string)" and "(sliced string)" and are left out, as their characters are
- * not in the snapshot). The reader keeps each distinct text once in the
- * heap's pool (GCH_PAYLOAD_TEXT), so equal texts have equal offsets. V8 cuts
- * a name at --heap-snapshot-string-limit (1024) characters: a text that long
- * may be the start of longer, different strings and is not grouped. */
-
-#define V8_STRING_LIMIT 1024 /* V8's heap_snapshot_string_limit default (flag-definitions.h) */
-
-typedef struct text_member {
-    uint64_t offset;   /* of the text in the heap's pool */
-    uint32_t object;
-} text_member;
-
-static int member_order(const void *pa, const void *pb)
-{
-    const text_member *a = pa, *b = pb;
-    if (a->offset != b->offset)
-        return a->offset < b->offset ? -1 : 1;
-    return (a->object > b->object) - (a->object < b->object);
-}
-
-gch_status waste_js_strings(wctx *w)
-{
-    const gch_heap *h = w->h;
-    text_member *m = gch_reallocarray(NULL, h->payload_count ? h->payload_count : 1, sizeof *m);
-    if (!m)
-        return gch_error_set(w->err, GCH_ENOMEM, "out of memory");
-    size_t n = 0;
-    for (size_t i = 0; i < h->payload_count; i++) {
-        const gch_payload *p = &h->payloads[i];
-        uint32_t o = w->pidx[i];
-        if (p->kind != GCH_PAYLOAD_TEXT || !waste_wanted(w, o) ||
-            gch_utf16_units(gch_heap_string(h, (uint32_t)p->offset), p->length) >= V8_STRING_LIMIT)
-            continue;
-        m[n].offset = p->offset;
-        m[n++].object = o;
-    }
-    qsort(m, n, sizeof *m, member_order);
-    gch_status st = GCH_OK;
-    for (size_t a = 0, b; a < n && st == GCH_OK; a = b) {
-        for (b = a + 1; b < n && m[b].offset == m[a].offset; b++)
-            ;
-        if (b - a < w->min_count || b - a < 2)
-            continue;
-        gch_waste_row *r = waste_row(w, GCH_WASTE_DUP_STRINGS);
-        if (!r) {
-            st = GCH_ENOMEM;
-            break;
-        }
-        r->object = m[a].object;
-        r->type = h->object_type[r->object];
-        r->count = b - a;
-        r->copy = gch_object_size(h, r->object);
-        for (size_t k = a; k < b; k++)
-            r->bytes += gch_object_size(h, m[k].object);
-        r->wasted = r->bytes - r->copy;
-        const char *text = gch_heap_string(h, (uint32_t)m[a].offset);
-        r->length = gch_utf16_units(text, strlen(text));
-    }
-    gch_free(m);
     return st;
 }

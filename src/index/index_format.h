@@ -5,7 +5,10 @@
 #ifndef GCH_INDEX_FORMAT_H
 #define GCH_INDEX_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "gcheap/index.h"
 
 #define GCX_MAGIC "\x89GCX\r\n\x1a\n"
 #define GCX_BOM 0x01020304u
@@ -49,13 +52,16 @@ typedef struct gcx_dump_rec {
     uint64_t dump_size;
     int64_t mtime_sec, mtime_nsec;
     uint64_t head_hash, tail_hash;
-    uint32_t input_format, size_buckets, module, hprof_refs, v8_raw;
+    gch_index_options options; /* five uint32_t: input_format, size_buckets, module,
+                                  hprof_refs, v8_raw */
     uint32_t heap_count;
     uint32_t ids_stable;
     uint32_t reserved;
     char format[16];          /* NUL-terminated */
     char compression[8];      /* "" or "gzip" */
 } gcx_dump_rec;
+_Static_assert(offsetof(gcx_dump_rec, heap_count) == 60 && sizeof(gcx_dump_rec) == 96,
+               "the dump record's layout (docs/index-format.md)");
 
 /* gch_anomalies: 11 counts, then the dangling references' holders (their
  * count, GCH_DANGLING_TOP ids, as many reference counts). */

@@ -14,25 +14,21 @@
 
 static inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static inline uint64_t read64(const unsigned char *p)
+/* The little-endian integer of the n (4 or 8) bytes at p: on a big-endian
+ * machine the bytes land in the high end of v, and the swap brings them down
+ * in the right order. */
+static inline uint64_t read_le(const unsigned char *p, size_t n)
 {
-    uint64_t v;
-    memcpy(&v, p, 8);
+    uint64_t v = 0;
+    memcpy(&v, p, n);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap64(v);
 #endif
     return v;
 }
 
-static inline uint32_t read32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
+static inline uint64_t read64(const unsigned char *p) { return read_le(p, 8); }
+static inline uint64_t read32(const unsigned char *p) { return read_le(p, 4); }
 
 static inline uint64_t round1(uint64_t acc, uint64_t in)
 {

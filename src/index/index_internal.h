@@ -12,39 +12,36 @@
  * in its order (the dangling references' holders last). */
 _Static_assert(12 + 2 * GCH_DANGLING_TOP == GCX_ANOMALY_WORDS, "gcx_heap_rec.anomalies holds gch_anomalies");
 
+/* Word i of that array: where it lives in a. One list serves both ways, so
+ * the writer and the reader cannot disagree on the order. */
+static inline uint64_t *gch_index_anomaly_word(gch_anomalies *a, int i)
+{
+    static const size_t counts[12] = {
+        offsetof(gch_anomalies, dangling_refs),        offsetof(gch_anomalies, first_dangling_ref),
+        offsetof(gch_anomalies, unknown_type_objects), offsetof(gch_anomalies, unknown_types),
+        offsetof(gch_anomalies, dangling_roots),       offsetof(gch_anomalies, duplicate_objects),
+        offsetof(gch_anomalies, first_duplicate_object), offsetof(gch_anomalies, duplicate_types),
+        offsetof(gch_anomalies, absent_containers),    offsetof(gch_anomalies, missing_end),
+        offsetof(gch_anomalies, end_name_mismatch),    offsetof(gch_anomalies, dangling_holders),
+    };
+    if (i < 12)
+        return (uint64_t *)((char *)a + counts[i]);
+    i -= 12;
+    return i < GCH_DANGLING_TOP ? &a->dangling_holder_id[i]
+                                : &a->dangling_holder_refs[i - GCH_DANGLING_TOP];
+}
+
 static inline void gch_index_anomalies_put(const gch_anomalies *a, uint64_t w[GCX_ANOMALY_WORDS])
 {
-    const uint64_t v[11] = { a->dangling_refs, a->first_dangling_ref, a->unknown_type_objects,
-                             a->unknown_types, a->dangling_roots, a->duplicate_objects,
-                             a->first_duplicate_object, a->duplicate_types, a->absent_containers,
-                             a->missing_end, a->end_name_mismatch };
-    for (int i = 0; i < 11; i++)
-        w[i] = v[i];
-    w[11] = a->dangling_holders;
-    for (int i = 0; i < GCH_DANGLING_TOP; i++) {
-        w[12 + i] = a->dangling_holder_id[i];
-        w[12 + GCH_DANGLING_TOP + i] = a->dangling_holder_refs[i];
-    }
+    gch_anomalies c = *a;
+    for (int i = 0; i < GCX_ANOMALY_WORDS; i++)
+        w[i] = *gch_index_anomaly_word(&c, i);
 }
 
 static inline void gch_index_anomalies_get(const uint64_t w[GCX_ANOMALY_WORDS], gch_anomalies *a)
 {
-    a->dangling_refs = w[0];
-    a->first_dangling_ref = w[1];
-    a->unknown_type_objects = w[2];
-    a->unknown_types = w[3];
-    a->dangling_roots = w[4];
-    a->duplicate_objects = w[5];
-    a->first_duplicate_object = w[6];
-    a->duplicate_types = w[7];
-    a->absent_containers = w[8];
-    a->missing_end = w[9];
-    a->end_name_mismatch = w[10];
-    a->dangling_holders = w[11];
-    for (int i = 0; i < GCH_DANGLING_TOP; i++) {
-        a->dangling_holder_id[i] = w[12 + i];
-        a->dangling_holder_refs[i] = w[12 + GCH_DANGLING_TOP + i];
-    }
+    for (int i = 0; i < GCX_ANOMALY_WORDS; i++)
+        *gch_index_anomaly_word(a, i) = w[i];
 }
 
 /* The format name recorded in an index as the static string gch_dump.format

@@ -97,11 +97,7 @@ static gch_status read_dump_rec(gch_index *ix, gch_error *err)
         ix->stamp.mtime_nsec = ix->rec.mtime_nsec;
         ix->stamp.head_hash = ix->rec.head_hash;
         ix->stamp.tail_hash = ix->rec.tail_hash;
-        ix->stamp.input_format = ix->rec.input_format;
-        ix->stamp.size_buckets = ix->rec.size_buckets;
-        ix->stamp.module = ix->rec.module;
-        ix->stamp.hprof_refs = ix->rec.hprof_refs;
-        ix->stamp.v8_raw = ix->rec.v8_raw;
+        ix->stamp.options = ix->rec.options;
         return GCH_OK;
     }
     return bad(err, ix->toc_offset, "no dump record");

@@ -268,11 +268,7 @@ static void add_dump(writer *w, const gch_dump *d, const gch_index_stamp *st, co
     r->mtime_nsec = st->mtime_nsec;
     r->head_hash = st->head_hash;
     r->tail_hash = st->tail_hash;
-    r->input_format = st->input_format;
-    r->size_buckets = st->size_buckets;
-    r->module = st->module;
-    r->hprof_refs = st->hprof_refs;
-    r->v8_raw = st->v8_raw;
+    r->options = st->options;
     r->heap_count = (uint32_t)d->heap_count;
     r->ids_stable = (uint32_t)d->ids_stable;
     strncpy(r->format, d->format ? d->format : "", sizeof r->format - 1);

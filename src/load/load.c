@@ -138,9 +138,11 @@ static gch_status load_stream(const gch_source *src, const unsigned char *head, 
                err);
     if (st != GCH_OK)
         return st;
-    /* Payload offsets would point into this buffer, which goes now. */
+    /* Payload offsets would point into this buffer, which goes now; a
+     * reader that keeps its payloads in the heap (Dart) keeps them still. */
     gch_load_options whole = opts ? *opts : (gch_load_options){ 0 };
-    whole.keep_payloads = 0;
+    if (!r || !(r->options & GCH_READS_PAYLOADS_IN_HEAP))
+        whole.keep_payloads = 0;
     st = read_buffer(data, size, format, &whole, out, err);
     gch_free(data);
     return st;

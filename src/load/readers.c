@@ -100,7 +100,9 @@ static const gch_reader readers[] = {
       GCH_READS_HISTOGRAM_ONLY | GCH_READS_NO_READ_AHEAD | GCH_READS_RELEASE },
     { GCH_FORMAT_GCDUMP, "gcdump", gcdump_signature, 1, gch_read_gcdump_buffer, NULL,
       GCH_READS_SIZE_BUCKETS | GCH_READS_KEEP_MODULES },
-    { GCH_FORMAT_DART, "dart", dart_signature, 1, gch_read_dart_buffer, NULL, 0 },
+    /* keep_payloads from a pipe or gzip too: the texts and lengths are in the heap */
+    { GCH_FORMAT_DART, "dart", dart_signature, 1, gch_read_dart_buffer, NULL,
+      GCH_READS_KEEP_PAYLOADS | GCH_READS_PAYLOADS_IN_HEAP },
     { GCH_FORMAT_V8, "v8", v8_signature, 0, gch_read_v8_buffer, gch_read_v8,
       GCH_READS_SKIP_LABELS | GCH_READS_RELEASE },
     { GCH_FORMAT_HPROF, "hprof", hprof_signature, 1, gch_read_hprof_buffer, NULL,

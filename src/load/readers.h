@@ -36,7 +36,9 @@ enum {
     GCH_READS_NO_READ_AHEAD = 1u << 4,  /* no_read_ahead */
     GCH_READS_RELEASE = 1u << 5,        /* release (from a buffer) */
     GCH_READS_HPROF_REFS = 1u << 6,     /* hprof_compressed_refs */
-    GCH_READS_KEEP_PAYLOADS = 1u << 7   /* keep_payloads (from a buffer) */
+    GCH_READS_KEEP_PAYLOADS = 1u << 7,  /* keep_payloads (from a buffer) */
+    GCH_READS_PAYLOADS_IN_HEAP = 1u << 8 /* keep_payloads, kept in the heap (no offsets
+                                            into the input): from any input */
 };
 
 typedef struct gch_reader {

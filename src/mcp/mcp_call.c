@@ -467,12 +467,7 @@ void mcp_tools_call(mcp_server *s, const mj_doc *d, long id, long params)
     long token = meta >= 0 ? mj_get(d, (size_t)meta, "progressToken") : -1;
     if (token >= 0 && d->nodes[token].kind != MJ_STRING && d->nodes[token].kind != MJ_NUMBER)
         token = -1;
-    call c;
-    memset(&c, 0, sizeof c);
-    c.s = s;
-    c.d = d;
-    c.tool = tool;
-    c.limit = MCP_LIMIT_DEFAULT;
+    call c = { .s = s, .d = d, .tool = tool, .limit = MCP_LIMIT_DEFAULT };
     if (read_arguments(&c, args) == 0)
         execute(s, d, id, &c, token);
     else

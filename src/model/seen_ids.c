@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gcheap/alloc.h"
+#include "radix_sort.h"
 #include "resolve.h"
 
 static int set_insert(uint64_t *set, size_t mask, uint64_t id, const gch_hash_key *key)
@@ -193,40 +194,6 @@ int seen_ids_add(seen_ids *s, uint64_t id)
     return fresh;
 }
 
-/* Sorts v[0..n) with tmp (n entries) as scratch: least significant byte
- * first, skipping the bytes all keys share (the high bytes of addresses).
- * A section's roots are tens of thousands: qsort's comparisons took longer
- * than the walk they serve. */
-static void radix_sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
-{
-    uint64_t all_or = 0, all_and = UINT64_MAX;
-    for (size_t i = 0; i < n; i++) {
-        all_or |= v[i];
-        all_and &= v[i];
-    }
-    uint64_t *from = v, *to = tmp;
-    for (unsigned shift = 0; shift < 64; shift += 8) {
-        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
-            continue; /* every key has the same byte here */
-        size_t count[256] = { 0 };
-        for (size_t i = 0; i < n; i++)
-            count[(from[i] >> shift) & 0xff]++;
-        size_t at = 0;
-        for (unsigned d = 0; d < 256; d++) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            to[count[(from[i] >> shift) & 0xff]++] = from[i];
-        uint64_t *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != v)
-        memcpy(v, from, n * sizeof *v);
-}
-
 /* One walk over the increasing ids from a checkpoint, counting which of the
  * sorted ids [from, to) are absent (all of them >= the checkpoint's id). */
 typedef struct absent_walk {
@@ -271,7 +238,7 @@ int64_t seen_ids_count_absent_par(const seen_ids *s, const uint64_t *ids, size_t
     if (!sorted)
         return -1;
     memcpy(sorted, ids, n * sizeof *sorted);
-    radix_sort_u64(sorted, sorted + n, n);
+    gch_radix_sort_u64(sorted, NULL, n, sorted + n, NULL);
     absent_walk a = { s, sorted, 0, n, { 0, 0, 0 }, 0 };
     if (s->count == 0) {
         gch_free(sorted);

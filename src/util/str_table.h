@@ -2,7 +2,8 @@
  * ... in the order they were first put, kept in the table's own pool, hashed
  * with the process's secret key (hash.h: the strings come from the input).
  * Not walked to produce output. Users: the Ruby reader (class names, sites,
- * synthetic type names), leaks (type names and fields along paths).
+ * synthetic type names), the V8 DevTools view (class and interface names),
+ * leaks (type names and fields along paths).
  * Internal. */
 #ifndef GCHEAP_STR_TABLE_H
 #define GCHEAP_STR_TABLE_H

@@ -37,8 +37,8 @@ same() {
             return
         fi
         if [ "$(cat "$W/gcx.rc")" = 2 ] && grep -q 'give the dump, not its index' "$W/gcx.err"; then
-            # HPROF and Ruby values are read from the dump: the .gcx alone refuses.
-            case $d in *.hprof|*.json.gz) continue;; esac
+            # HPROF, Ruby and Dart values are read from the dump: the .gcx alone refuses.
+            case $d in *.hprof|*.json.gz|*.dartheap) continue;; esac
         fi
         if ! cmp -s "$W/ref.$p" "$W/gcx.$p"; then
             bad "$1: .gcx given: $p differs"

@@ -6,12 +6,16 @@
  *   4. gch_read_ruby_buffer with keep_payloads (String values kept: the same
  *      heap, and every payload a TEXT inside the string pool);
  *   5. under another hash key (fuzz_check_other_key).
+ * And line by line, the line parser's fast path (rb_parse_line_fast) either
+ * declines or fills the record the general parser fills.
  * A success must pass heap_check_dump, with each object's site an offset
  * into the pool; a failure must be EFORMAT or ELIMIT with a clean message and
  * a line inside the input. Same status, same error line and message.
  * Seeds: tests/fuzz/seeds/ruby/ (hand-written and cut from a real dump).
  */
 #include "fuzz_common.h"
+#include "gcheap/alloc.h"
+#include "ruby_line.h"
 
 #define H "fuzz_ruby"
 
@@ -32,8 +36,43 @@ static void check_extras(const gch_dump *d)
     }
 }
 
+static int same_str(rb_str a, rb_str b)
+{
+    return a.n == b.n && a.escaped == b.escaped && (a.n == 0 || a.p == b.p);
+}
+
+/* Each line: the fast path declines, or agrees with the general parser. */
+static void check_fast_path(const uint8_t *data, size_t size)
+{
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        rb_record f, g;
+        rb_refs rf = { NULL, 0, 0 }, rg = { NULL, 0, 0 };
+        size_t col;
+        if (rb_parse_line_fast(p, le, &f, &rf)) {
+            if (rb_parse_line_general(p, le, &g, &rg, &col) != NULL)
+                fuzz_fail(H, "the fast path took a line the general parser refuses");
+            if (f.kind != g.kind || !same_str(f.type, g.type) || f.address != g.address ||
+                f.klass != g.klass || f.superclass != g.superclass || f.memsize != g.memsize ||
+                f.line != g.line || f.has_address != g.has_address || f.has_type != g.has_type ||
+                f.has_line != g.has_line || f.has_value != g.has_value || f.has_file != g.has_file ||
+                f.has_name != g.has_name || !same_str(f.name, g.name) || !same_str(f.root, g.root) ||
+                !same_str(f.imemo_type, g.imemo_type) || !same_str(f.strct, g.strct) ||
+                !same_str(f.value, g.value) || !same_str(f.file, g.file) || f.nrefs != g.nrefs ||
+                (f.nrefs && memcmp(rf.v, rg.v, f.nrefs * sizeof *rf.v) != 0))
+                fuzz_fail(H, "the fast path and the general parser disagree on a line");
+        }
+        gch_free(rf.v);
+        gch_free(rg.v);
+        p = nl ? nl + 1 : end;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    check_fast_path(data, size);
     uint64_t lines = fuzz_line_count(data, size);
     gch_dump *whole = NULL, *streamed = NULL, *skipped = NULL, *texts = NULL;
     gch_error e1, e2, e3, e4;

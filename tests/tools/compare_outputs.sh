@@ -90,6 +90,11 @@ for d in $dumps; do
     each_format check "$d"
     each_format check --max-bytes 1KiB --max-type '*=1' --max-type-total '*=:1MiB' --live "$d"
     each_format diff "$d" "$d"
+    # Contents: waste (every section), its CI limit, the values of objects.
+    each_format waste --threshold 0 "$d"
+    each_format waste --threshold 0 --min-count 2 --holders --live "$d"
+    each_format check --max-waste 1KiB "$d"
+    each_format objects --values --top 20 "$d"
     if [ -n "$prev" ]; then
         each_format diff --fail-on-growth 1% --fail-on-type '*=+1' --retained "$prev" "$d"
     fi
@@ -113,7 +118,7 @@ compare --help
 compare help
 compare --version
 compare bogus
-for c in info stat roots top dom objsize retainers diff check; do
+for c in info stat roots top dom objsize retainers diff check waste; do
     compare "$c" --help
     compare "$c"
     compare "$c" --bogus basic.gclog

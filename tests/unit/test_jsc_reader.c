@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "chunks.h"
+#include "fail_alloc.h"
 
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
@@ -291,81 +292,30 @@ static void test_sparse_ids(void **state)
 
 /* Allocation failure: every allocation of a load fails in turn; each run
  * ends GCH_ENOMEM (or OK when only a shrink failed) and frees all it took. */
-static struct {
-    long calls, fail_at, live;
-    int hit;
-} A;
-
-typedef union header {
-    size_t size;
-    max_align_t align;
-} header;
-
-static void *t_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    if (++A.calls == A.fail_at) {
-        A.hit = 1;
-        return NULL;
-    }
-    header *h = malloc(sizeof *h + n);
-    if (!h)
-        return NULL;
-    h->size = n;
-    A.live++;
-    return h + 1;
-}
-
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (++A.calls == A.fail_at) {
-        A.hit = 1;
-        return NULL;
-    }
-    header *h = (header *)p - 1, *nh = realloc(h, sizeof *nh + n);
-    if (!nh)
-        return NULL;
-    nh->size = n;
-    return nh + 1;
-}
-
-static void t_free(void *ctx, void *p)
-{
-    (void)ctx;
-    if (!p)
-        return;
-    A.live--;
-    free((header *)p - 1);
-}
-
 static void test_alloc_failure(void **state)
 {
     (void)state;
-    static const gch_allocator counting = { t_malloc, t_realloc, t_free, NULL };
     const char *texts[] = { inspector, debugging };
-    gch_set_allocator(&counting);
     for (int t = 0; t < 2; t++)
         for (int streaming = 0; streaming < 2; streaming++)
             for (long n = 1;; n++) {
-                memset(&A, 0, sizeof A);
-                A.fail_at = n;
+                fail_alloc_install(n);
                 gch_dump *d = NULL;
                 gch_error err;
                 size_t len = strlen(texts[t]);
                 gch_status st = streaming ? load_stream(texts[t], len, 16, &d, &err)
                                           : gch_read_jsc_buffer(texts[t], len, NULL, &d, &err);
                 gch_dump_free(d);
-                if (A.live != 0)
-                    fail_msg("allocation %ld failed: %ld blocks leaked", n, A.live);
-                if (!A.hit) {
+                fail_alloc_remove();
+                if (fail_alloc.live != 0)
+                    fail_msg("allocation %ld failed: %ld blocks leaked", n, fail_alloc.live);
+                if (!fail_alloc.hit) {
                     assert_int_equal(st, GCH_OK);
                     break;
                 }
                 if (st != GCH_OK && st != GCH_ENOMEM)
                     fail_msg("allocation %ld failed: status %d", n, (int)st);
             }
-    gch_set_allocator(NULL);
 }
 
 static void test_detection(void **state)

@@ -2,7 +2,9 @@
  * (src/util/search.h) against a linear scan, the top-k heap (gcheap/topk.h)
  * against a full sort, the table growth rule and builder (hash.h) by finding
  * every entry again, the UTF-8 encoder (gcheap/utf8.h) against the bytes of
- * RFC 3629's table written out by hand, and the error at an offset. */
+ * RFC 3629's table written out by hand, the error at an offset, the 64-bit
+ * map (u64_map.h) against a list searched from end to end, and the radix sort
+ * (radix_sort.h) against insertion sort (stable by construction). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +18,9 @@
 #include "gcheap/topk.h"
 #include "gcheap/utf8.h"
 #include "hash.h"
+#include "radix_sort.h"
 #include "search.h"
+#include "u64_map.h"
 
 static uint32_t rnd(uint64_t *s)
 {
@@ -158,12 +162,114 @@ static void test_error_at(void **state)
     assert_int_equal(gch_error_at(NULL, 1, "x"), GCH_EFORMAT);
 }
 
+/* Keys that test the map's corners: 0 (its own slot), all ones, and runs
+ * sharing their high bits (addresses); values set through put's pointer. */
+static void test_u64_map(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static uint64_t keys[N];
+    static uint32_t vals[N];
+    size_t n = 0;
+    uint64_t s = 5;
+    gch_u64_map m = { 0 };
+    assert_int_equal(gch_u64_map_get(&m, 0), UINT32_MAX); /* a zeroed map is empty */
+    assert_int_equal(gch_u64_map_get(&m, 9), UINT32_MAX);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++) {
+            uint32_t pick = rnd(&s) % 8;
+            uint64_t k = pick == 0   ? 0
+                         : pick == 1 ? UINT64_MAX
+                         : pick < 5  ? 0x7f0000000000ULL + 8 * (rnd(&s) % 1000)
+                                     : (uint64_t)rnd(&s) << 32 | rnd(&s);
+            uint32_t v = rnd(&s) % 0xFFFFFF;
+            size_t at = 0; /* the oracle: a list searched from end to end */
+            while (at < n && keys[at] != k)
+                at++;
+            int found;
+            uint32_t *held = gch_u64_map_put(&m, k, v, &found);
+            assert_non_null(held);
+            assert_int_equal(found, at < n);
+            if (at == n) {
+                keys[n] = k;
+                vals[n++] = v;
+            }
+            assert_int_equal(*held, vals[at]);
+            if (pick == 3) { /* change it in place, as the Ruby reader's root bits do */
+                *held ^= 0x55;
+                vals[at] ^= 0x55;
+            }
+        }
+        assert_int_equal(m.count + (size_t)m.has_zero, n);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(gch_u64_map_get(&m, keys[i]), vals[i]);
+        for (int i = 0; i < 200; i++) { /* absent keys */
+            uint64_t k = 0x100000000ULL * (rnd(&s) | 1) + 3;
+            size_t at = 0;
+            while (at < n && keys[at] != k)
+                at++;
+            if (at == n)
+                assert_int_equal(gch_u64_map_get(&m, k), UINT32_MAX);
+        }
+        gch_u64_map_free(&m); /* and empty again for the second round */
+        assert_int_equal(gch_u64_map_get(&m, keys[0]), UINT32_MAX);
+        n = 0;
+    }
+}
+
+/* Random keys of a few distinct values (many ties: stability shows) and
+ * shared high bytes (the skipped digits), against insertion sort. */
+static void test_radix_sort(void **state)
+{
+    (void)state;
+    uint64_t s = 3;
+    for (int round = 0; round < 300; round++) {
+        size_t n = rnd(&s) % 500;
+        uint64_t *key = malloc((n + 1) * sizeof *key), *tmp = malloc((n + 1) * sizeof *tmp);
+        uint64_t *want = malloc((n + 1) * sizeof *want), *plain = malloc((n + 1) * sizeof *plain);
+        uint32_t *val = malloc((n + 1) * sizeof *val), *vtmp = malloc((n + 1) * sizeof *vtmp);
+        uint32_t *wval = malloc((n + 1) * sizeof *wval);
+        uint64_t high = round % 3 == 0 ? 0 : (uint64_t)rnd(&s) << 40;
+        uint32_t spread = round % 2 ? 7 : 0xFFFFFFFF;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = high | (uint64_t)(rnd(&s) % spread) << (round % 5 * 6);
+            if (round % 7 == 0)
+                k = (uint64_t)rnd(&s) << 32 | rnd(&s);
+            key[i] = plain[i] = k;
+            val[i] = (uint32_t)i;
+            size_t j = i; /* insertion: after every equal key */
+            while (j > 0 && want[j - 1] > k) {
+                want[j] = want[j - 1];
+                wval[j] = wval[j - 1];
+                j--;
+            }
+            want[j] = k;
+            wval[j] = (uint32_t)i;
+        }
+        gch_radix_sort_u64(key, val, n, tmp, vtmp);
+        gch_radix_sort_u64(plain, NULL, n, tmp, NULL);
+        if (n) {
+            assert_memory_equal(key, want, n * sizeof *key);
+            assert_memory_equal(val, wval, n * sizeof *val);
+            assert_memory_equal(plain, want, n * sizeof *plain);
+        }
+        free(key);
+        free(tmp);
+        free(want);
+        free(plain);
+        free(val);
+        free(vtmp);
+        free(wval);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lower_bound), cmocka_unit_test(test_top_k),
         cmocka_unit_test(test_table),       cmocka_unit_test(test_utf8),
-        cmocka_unit_test(test_error_at),
+        cmocka_unit_test(test_error_at),    cmocka_unit_test(test_u64_map),
+        cmocka_unit_test(test_radix_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

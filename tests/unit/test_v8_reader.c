@@ -19,6 +19,7 @@
 #include "gcheap/rules.h"
 #include "heap_check.h"
 #include "tuning.h"
+#include "fail_alloc.h"
 #include "v8_sample.h"
 #include "v8_writer.h"
 
@@ -691,11 +692,45 @@ static void test_bulk_gives_up_on_wide_values(void **state)
     free(text);
 }
 
+/* Allocation failure: every allocation of a load fails in turn, in DevTools'
+ * view and in the raw graph, from a buffer and from a stream; each run ends
+ * GCH_ENOMEM (or OK when the failed call was not needed) and frees all it
+ * took. */
+static void test_alloc_failure(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = sample(0, &len);
+    for (int raw = 0; raw < 2; raw++)
+        for (int streaming = 0; streaming < 2; streaming++)
+            for (long n = 1;; n++) {
+                gch_load_options o = { 0 };
+                o.v8_raw = raw;
+                fail_alloc_install(n);
+                gch_dump *d = NULL;
+                gch_error err;
+                gch_status st = streaming ? load_stream(text, len, 64, &o, &d, &err)
+                                          : gch_read_v8_buffer(text, len, &o, &d, &err);
+                gch_dump_free(d);
+                fail_alloc_remove();
+                if (fail_alloc.live != 0 || (fail_alloc.hit && st != GCH_OK && st != GCH_ENOMEM) ||
+                    (!fail_alloc.hit && st != GCH_OK)) {
+                    free(text);
+                    fail_msg("allocation %ld failed (raw %d, streaming %d): status %d (%s), %ld blocks leaked", n,
+                             raw, streaming, (int)st, st == GCH_OK ? "" : err.message, fail_alloc.live);
+                }
+                if (!fail_alloc.hit)
+                    break;
+            }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample_model_every_variant),
         cmocka_unit_test(test_devtools_view),
+        cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_fixture_matches_writer),
         cmocka_unit_test(test_node_with_many_edges),
         cmocka_unit_test(test_skip_refs),

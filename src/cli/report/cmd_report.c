@@ -35,7 +35,7 @@ static const cli_option report_options[] = {
     OPT_BOOL(0, "suspects", report_state, suspects,
              "add the leak suspects and leak-rule findings (as gcheap suspects; from the same dominator tree)"),
     OPT_BOOL(0, "waste", report_state, waste,
-             "add the wasted memory (as gcheap waste --threshold 0; HPROF)"),
+             "add the wasted memory (as gcheap waste --threshold 0; HPROF, V8, Ruby, Dart)"),
     OPT_END
 };
 
@@ -62,7 +62,7 @@ static const char description[] =
     "  read from a file; docs/leak-rules.md): the objects and what they retain,\n"
     "  the trace from a GC root with each step's leaking label and reason, the\n"
     "  suspect window marked;\n"
-    "- with --waste (HPROF read from a file), the wasted memory of each section:\n"
+    "- with --waste (HPROF read from a file; V8, Ruby, Dart), the wasted memory of each section:\n"
     "  the rows of `gcheap waste --threshold 0` (duplicate strings and arrays,\n"
     "  empty and under-filled collections, ...), the 100 largest.";
 

@@ -63,7 +63,8 @@ int report_write_waste(FILE *f, const char *path, const gch_dump *dump, gch_heap
     }
     gch_waste w;
     gch_waste_options o = { .read = read_at, .read_ctx = &pf, .text = pf.in_heap,
-                            .js = strcmp(dump->format, "v8") == 0 }; /* as `waste` reads V8 */
+                            .js = strcmp(dump->format, "v8") == 0, /* as `waste` reads V8 */
+                            .dart = strcmp(dump->format, "dart") == 0 };
     gch_error err;
     cli_phase(c, "looking for waste");
     gch_status st = gch_waste_find(h, &o, &w, &err);

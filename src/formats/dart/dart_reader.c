@@ -21,6 +21,8 @@
 #include "gcheap/alloc.h"
 #include "gcheap/heap.h"
 #include "gcheap/load.h"
+#include "gcheap/utf8.h"
+#include "builder_internal.h"
 
 #define REF_CHUNK 4096        /* references handed to the builder at a time */
 #define PROGRESS_EVERY 65536  /* objects between progress calls */
@@ -33,6 +35,15 @@ typedef struct dart_reader {
     uint64_t dropped_synthetic_refs; /* heap object -> synthetic object */
     char *isolates;                  /* "name, name" for the meta line */
     size_t isolates_len, isolates_cap;
+
+    /* keep_payloads: a TEXT entry per string, a LENGTH entry per object with
+     * LengthData (docs/dart-format.md, "Contents"). */
+    gch_payload *pay;
+    size_t npay, pay_cap;
+    uint64_t first_length_ref;       /* of the object being emitted: the first
+                                        heap object it references with LengthData */
+    unsigned char *utf8;             /* a string's text being converted */
+    size_t utf8_cap;
 
     /* Scratch. */
     uint64_t *refs;
@@ -144,6 +155,15 @@ static const char *field_walk_name(field_walk *w, uint64_t k)
     return NULL;
 }
 
+/* Remembers target (0 allowed) when it is the object's first reference to a
+ * heap object with LengthData (keep_payloads only). */
+static void note_length_ref(dart_reader *r, uint64_t target)
+{
+    if (!r->first_length_ref && target && gch_dart_has_length(&r->s, target) &&
+        !gch_dart_is_synthetic(&r->s, target))
+        r->first_length_ref = target;
+}
+
 /* Reads n references of o starting at position `from` into r->refs, with
  * references to synthetic objects replaced by 0 (dropped), and their labels
  * into r->labels when w is not NULL. */
@@ -158,6 +178,7 @@ static gch_status read_reference_chunk(dart_reader *r, uint64_t from, size_t n, 
             r->dropped_synthetic_refs++;
             target = 0;
         }
+        note_length_ref(r, target);
         r->refs[i] = target;
         if (w)
             r->labels[i] = field_walk_name(w, from + i);
@@ -175,6 +196,8 @@ static gch_status skip_references(dart_reader *r, const gch_dart_object *o)
         /* Counted here too: the metadata must not depend on skip_refs. */
         if (target != 0 && gch_dart_is_synthetic(&r->s, target))
             r->dropped_synthetic_refs++;
+        else
+            note_length_ref(r, target);
     }
     return GCH_OK;
 }
@@ -285,6 +308,85 @@ static gch_status emit_roots(dart_reader *r, const gch_dart_object *o)
     return st;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Contents (keep_payloads): strings' texts and recorded lengths */
+
+/* The kept code units of string o as UTF-8 in r->utf8 (*n bytes); *flags
+ * gets GCH_TEXT_LOSSY when U+0000 or a lone surrogate became U+FFFD (the
+ * pool holds NUL-free text; two different strings must not look equal). */
+static gch_status string_utf8(dart_reader *r, const gch_dart_object *o, size_t *n, uint8_t *flags)
+{
+    *n = 0;
+    /* At most 3 bytes a code unit (a pair: 4 for 2); kept is backed by the input. */
+    if (o->kept > (SIZE_MAX - 1) / 3 ||
+        !gch_dart_grow((void **)&r->utf8, &r->utf8_cap, (size_t)o->kept * 3 + 1, 1))
+        return oom(r);
+    for (uint64_t i = 0; i < o->kept; i++) {
+        uint32_t cp;
+        if (o->tag == 5) {
+            cp = o->chars[i];
+        } else {
+            cp = (uint32_t)o->chars[2 * i] | (uint32_t)o->chars[2 * i + 1] << 8;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < o->kept) {
+                uint32_t lo = (uint32_t)o->chars[2 * i + 2] | (uint32_t)o->chars[2 * i + 3] << 8;
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i++;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 0; /* a lone surrogate */
+        }
+        if (cp == 0) {
+            *flags |= GCH_TEXT_LOSSY;
+            cp = 0xFFFD;
+        }
+        *n += gch_utf8_encode(cp, r->utf8 + *n);
+    }
+    return GCH_OK;
+}
+
+static gch_payload *new_payload(dart_reader *r, uint64_t id, uint8_t kind)
+{
+    if (!gch_dart_grow((void **)&r->pay, &r->pay_cap, r->npay + 1, sizeof *r->pay))
+        return NULL;
+    gch_payload *p = &r->pay[r->npay++];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->kind = kind;
+    return p;
+}
+
+/* The payload entry of heap object o, if its data is a string or a length. */
+static gch_status keep_contents(dart_reader *r, const gch_dart_object *o)
+{
+    if (o->tag == 7) {
+        gch_payload *p = new_payload(r, o->index, GCH_PAYLOAD_LENGTH);
+        if (!p)
+            return oom(r);
+        p->value = o->length;
+        p->offset = r->first_length_ref;
+        return GCH_OK;
+    }
+    if (o->tag != 5 && o->tag != 6)
+        return GCH_OK;
+    uint8_t flags = o->kept < o->length ? GCH_TEXT_CUT : 0;
+    size_t n;
+    uint32_t off;
+    gch_status st = string_utf8(r, o, &n, &flags);
+    if (st == GCH_OK)
+        st = gch_builder_append_label(r->b, n ? (const char *)r->utf8 : "", n, &off, r->s.err);
+    if (st != GCH_OK)
+        return st;
+    gch_payload *p = new_payload(r, o->index, GCH_PAYLOAD_TEXT);
+    if (!p)
+        return oom(r);
+    p->offset = off;
+    p->length = (uint32_t)n; /* at most 4 bytes a code unit the input holds */
+    p->elem = flags;
+    return GCH_OK;
+}
+
 static gch_status emit_objects(dart_reader *r)
 {
     gch_dart_cursor *c = &r->s.cur;
@@ -292,8 +394,11 @@ static gch_status emit_objects(dart_reader *r)
     for (uint64_t i = 1; i <= r->s.object_count; i++) {
         gch_dart_object o;
         gch_status st = gch_dart_read_object_head(&r->s, i, &o);
+        r->first_length_ref = 0;
         if (st == GCH_OK)
             st = gch_dart_is_synthetic(&r->s, i) ? emit_roots(r, &o) : emit_heap_object(r, &o);
+        if (st == GCH_OK && r->s.opts->keep_payloads && !gch_dart_is_synthetic(&r->s, i))
+            st = keep_contents(r, &o);
         if (st != GCH_OK)
             return gch_dart_with_context(r->s.err, st, "object %llu", (unsigned long long)i);
         if (i % PROGRESS_EVERY == 0)
@@ -382,6 +487,20 @@ static void reader_free(dart_reader *r)
     gch_free(r->refs);
     gch_free(r->labels);
     gch_free(r->text);
+    gch_free(r->pay);
+    gch_free(r->utf8);
+}
+
+/* The payload entries onto the finished heap (made in id order). */
+static void attach_payloads(dart_reader *r, gch_dump *d)
+{
+    if (!r->s.opts->keep_payloads || !d || d->heap_count == 0)
+        return;
+    gch_heap *h = d->heaps[0];
+    h->payloads = r->pay;
+    h->payload_count = r->npay;
+    h->payloads_kept = 1;
+    r->pay = NULL;
 }
 
 gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_options *opts,
@@ -404,6 +523,8 @@ gch_status gch_read_dart_buffer(const void *data, size_t size, const gch_load_op
         st = emit(&r);
     if (st == GCH_OK)
         st = gch_builder_finish(r.b, out, err);
+    if (st == GCH_OK)
+        attach_payloads(&r, *out);
     if (st == GCH_OK)
         gch_dart_progress(&r.s, size);
     if (st != GCH_OK && err && err->status == GCH_OK)

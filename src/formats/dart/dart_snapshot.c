@@ -283,10 +283,12 @@ static gch_status read_object_data(gch_dart_snapshot *s, gch_dart_object *o)
         if (truncated > gch_dart_remaining(c) / unit)
             return gch_dart_fail_at(c, c->pos, "truncated input in the %s (%llu code units)", kind,
                                     (unsigned long long)truncated);
-        return gch_dart_read_bytes(c, truncated * unit, &bytes, kind);
+        o->length = length;
+        o->kept = truncated;
+        return gch_dart_read_bytes(c, truncated * unit, &o->chars, kind);
     }
     case TAG_LENGTH:
-        return gch_dart_read_uleb(c, &length, "length");
+        return gch_dart_read_uleb(c, &o->length, "length");
     case TAG_NAME:
         return gch_dart_read_string(c, &o->name, &o->name_len, "name");
     default:
@@ -352,6 +354,8 @@ static gch_status scan_object(gch_dart_snapshot *s, uint64_t index)
     if (st != GCH_OK)
         return st;
     s->object_class[index] = (uint32_t)o.class_id;
+    if (s->has_length && o.tag == TAG_LENGTH)
+        s->has_length[index >> 3] |= (unsigned char)(1u << (index & 7));
     if (o.size > UINT64_MAX - s->object_size_sum)
         return limit_at(s, s->cur.pos, "object sizes add up to more than 2^64 bytes (at object %llu)",
                         (unsigned long long)index);
@@ -379,6 +383,9 @@ static gch_status scan_objects(gch_dart_snapshot *s)
                         (unsigned long long)s->object_count);
     s->object_class = gch_calloc((size_t)s->object_count + 1, sizeof *s->object_class);
     if (!s->object_class)
+        return oom(s);
+    if (s->opts->keep_payloads &&
+        !(s->has_length = gch_calloc((size_t)(s->object_count >> 3) + 1, 1)))
         return oom(s);
     s->objects_offset = c->pos;
     for (uint64_t i = 1; i <= s->object_count; i++) {
@@ -487,4 +494,5 @@ void gch_dart_snapshot_free(gch_dart_snapshot *s)
     gch_free(s->fields), s->fields = NULL;
     gch_free(s->names), s->names = NULL;
     gch_free(s->object_class), s->object_class = NULL;
+    gch_free(s->has_length), s->has_length = NULL;
 }

@@ -55,6 +55,10 @@ typedef struct gch_dart_object {
     uint64_t tag;
     const char *name;    /* NameData (points into the input), else NULL */
     size_t name_len;
+    uint64_t length;     /* Latin-1 / UTF-16 string: its code units; LengthData: the length */
+    uint64_t kept;       /* string: the code units recorded (at most length) */
+    const unsigned char *chars; /* string: the kept code units (points into the input;
+                                   UTF-16 ones little-endian, as the VM writes them) */
     uint64_t ref_count;
 } gch_dart_object;
 
@@ -83,6 +87,8 @@ typedef struct gch_dart_snapshot {
     size_t names_size, names_cap;
 
     uint32_t *object_class;     /* 1..object_count: class id of each object */
+    unsigned char *has_length;  /* opts->keep_payloads: bit i set when object i has
+                                   LengthData (tag 7) */
     size_t objects_offset;      /* where the first object record starts */
 
     /* Found by the scan. */
@@ -105,6 +111,12 @@ gch_status gch_dart_read_object_head(gch_dart_snapshot *s, uint64_t index, gch_d
 /* Reads reference k (for messages) of the current object: an object index
  * 1..object_count, or 0 when omitted. */
 gch_status gch_dart_read_reference(gch_dart_snapshot *s, uint64_t k, uint64_t *target);
+/* Whether object `index` (1..object_count, after a scan with keep_payloads)
+ * has LengthData. */
+static inline int gch_dart_has_length(const gch_dart_snapshot *s, uint64_t index)
+{
+    return s->has_length && (s->has_length[index >> 3] >> (index & 7) & 1);
+}
 /* Whether object `index` (1..object_count, after the scan) is synthetic. */
 int gch_dart_is_synthetic(const gch_dart_snapshot *s, uint64_t index);
 

@@ -26,14 +26,30 @@ const char *rb_kind_word(rb_kind k)
 
 static rb_kind kind_of(rb_str s)
 {
-    /* the kinds that fill a heap first (one comparison), then the list */
-    static const rb_kind common[] = { RB_STRING, RB_ARRAY, RB_HASH, RB_OBJECT, RB_IMEMO, RB_DATA };
     if (s.escaped || s.n == 0 || s.n > 8)
         return RB_UNKNOWN;
-    for (size_t i = 0; i < sizeof common / sizeof *common; i++) {
-        const char *w = kind_words[common[i]];
-        if (w[0] == s.p[0] && strlen(w) == s.n && memcmp(w, s.p, s.n) == 0)
-            return common[i];
+    /* the kinds that fill a heap first (one comparison), then the list */
+    switch (s.n) {
+    case 4:
+        if (memcmp(s.p, "HASH", 4) == 0)
+            return RB_HASH;
+        if (memcmp(s.p, "DATA", 4) == 0)
+            return RB_DATA;
+        break;
+    case 5:
+        if (memcmp(s.p, "ARRAY", 5) == 0)
+            return RB_ARRAY;
+        if (memcmp(s.p, "IMEMO", 5) == 0)
+            return RB_IMEMO;
+        break;
+    case 6:
+        if (memcmp(s.p, "STRING", 6) == 0)
+            return RB_STRING;
+        if (memcmp(s.p, "OBJECT", 6) == 0)
+            return RB_OBJECT;
+        break;
+    default:
+        break;
     }
     for (int k = 1; k < RB_KIND_COUNT; k++) /* the first byte first: no strlen per word */
         if (kind_words[k][0] == s.p[0] && strlen(kind_words[k]) == s.n && memcmp(kind_words[k], s.p, s.n) == 0)
@@ -545,9 +561,275 @@ static const char *member(rb_str k, const char **pp, const char *end, rb_record 
     return skip_any(pp, end);
 }
 
-const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
+
+/* ---- the fast path: lines as dump_all writes them ----
+ *
+ * dump_object (objspace_dump.c) writes every object line the same way:
+ * {"address":"0x...", "type":"...", then more members each after ", ",
+ * with no other blank, and "}" ends the line. rb_parse_line_fast takes exactly
+ * such lines (object lines: ROOT lines start with "type") and fills the
+ * record as the general parser would; anything else (a blank elsewhere,
+ * an escaped member name, a nested array, a number it does not read
+ * whole, an error) makes it give up, and the general parser reads the
+ * line from its start, which also words the errors. */
+
+/* Whether [p, p + n) is a decimal integer the fast path takes: at most 19
+ * digits (no overflow), no leading zero unless it is "0", not followed by
+ * a fraction or exponent. *v its value, *pp past it. */
+static inline int fast_uint(const char **pp, const char *end, uint64_t *v)
 {
-    /* field by field: a memset of the whole record cost a tenth of the parse */
+    const char *p = *pp;
+    uint64_t x = 0;
+    int n = 0;
+    while (p < end && (unsigned)(*p - '0') < 10 && n < 20) {
+        x = x * 10 + (uint64_t)(*p - '0');
+        p++;
+        n++;
+    }
+    if (n == 0 || n > 19 || (n > 1 && **pp == '0') ||
+        (p < end && (*p == '.' || *p == 'e' || *p == 'E')))
+        return 0;
+    *v = x;
+    *pp = p;
+    return 1;
+}
+
+/* An address string "0x" + 1 to 16 lowercase or decimal hex digits + quote
+ * at *pp (which is at the opening quote). */
+static inline int fast_address(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp;
+    if (end - p < 5 || p[0] != '"' || p[1] != '0' || p[2] != 'x')
+        return 0;
+    p += 3;
+    const char *start = p;
+    uint64_t v = 0;
+    int d;
+    while (p < end && (d = hexval((unsigned char)*p)) >= 0) {
+        v = v << 4 | (uint64_t)d;
+        p++;
+    }
+    if (p == start || p - start > 16 || p >= end || *p != '"')
+        return 0;
+    *out = v;
+    *pp = p + 1;
+    return 1;
+}
+
+/* Skips the flat object at *pp ("flags"): members whose values are true,
+ * false or numbers, after ", ". */
+static inline int fast_flags(const char **pp, const char *end)
+{
+    const char *p = *pp + 1;
+    uint64_t u;
+    if (p < end && *p == '}') {
+        *pp = p + 1;
+        return 1;
+    }
+    for (;;) {
+        if (p >= end || *p != '"')
+            return 0;
+        const char *q = plain_run(p + 1, end);
+        if (q >= end || *q != '"' || end - q < 2 || q[1] != ':')
+            return 0;
+        p = q + 2;
+        if (end - p >= 4 && memcmp(p, "true", 4) == 0)
+            p += 4;
+        else if (end - p >= 5 && memcmp(p, "false", 5) == 0)
+            p += 5;
+        else if (!fast_uint(&p, end, &u))
+            return 0;
+        if (p < end && *p == '}') {
+            *pp = p + 1;
+            return 1;
+        }
+        if (end - p < 3 || p[0] != ',' || p[1] != ' ')
+            return 0;
+        p += 2;
+    }
+}
+
+/* "references": [ addresses after ", " ] (or []). */
+static inline int fast_refs(const char **pp, const char *end, rb_record *r, rb_refs *refs)
+{
+    const char *p = *pp + 1;
+    size_t n = 0, at = refs->at;
+    if (p < end && *p == ']') {
+        *pp = p + 1;
+        r->nrefs = 0;
+        return 1;
+    }
+    for (;;) {
+        if (at + n >= refs->cap &&
+            !gch_grow((void **)&refs->v, &refs->cap, at + n + 1, sizeof *refs->v, 64))
+            return 0; /* the general parser says "out of memory" */
+        if (!fast_address(&p, end, &refs->v[at + n]))
+            return 0;
+        n++;
+        if (p < end && *p == ']')
+            break;
+        if (end - p < 3 || p[0] != ',' || p[1] != ' ')
+            return 0;
+        p += 2;
+    }
+    *pp = p + 1;
+    r->nrefs = n;
+    return 1;
+}
+
+/* A plain string (no escape) or any string, at *pp. */
+static inline int fast_string(const char **pp, const char *end, rb_str *out)
+{
+    const char *p = *pp;
+    if (p >= end || *p != '"')
+        return 0;
+    const char *q = plain_run(p + 1, end);
+    if (q < end && *q == '"') {
+        out->p = p + 1;
+        out->n = (size_t)(q - out->p);
+        out->escaped = 0;
+        *pp = q + 1;
+        return 1;
+    }
+    return scan_string(pp, end, out) == NULL;
+}
+
+/* Any other member's value: a string, a number, true/false/null or a flat
+ * object; arrays and the rest go to the general parser. */
+static inline int fast_skip(const char **pp, const char *end)
+{
+    const char *p = *pp;
+    rb_str s;
+    uint64_t u;
+    int is_u64;
+    if (p >= end)
+        return 0;
+    switch (*p) {
+    case '"':
+        return fast_string(pp, end, &s);
+    case 't':
+        if (end - p >= 4 && memcmp(p, "true", 4) == 0) {
+            *pp = p + 4;
+            return 1;
+        }
+        return 0;
+    case 'f':
+        if (end - p >= 5 && memcmp(p, "false", 5) == 0) {
+            *pp = p + 5;
+            return 1;
+        }
+        return 0;
+    case 'n':
+        if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
+            *pp = p + 4;
+            return 1;
+        }
+        return 0;
+    case '{':
+        return fast_flags(pp, end);
+    default:
+        if (fast_uint(pp, end, &u)) /* most are: the general scan for the rest */
+            return 1;
+        if (*p == '-' || (*p >= '0' && *p <= '9'))
+            return scan_number(pp, end, &u, &is_u64) == NULL;
+        return 0;
+    }
+}
+
+#define FKEY(lit) (n == sizeof lit - 1 && memcmp(k, lit, sizeof lit - 1) == 0)
+
+/* One member named [k, k + n), its value at *pp. */
+static inline int fast_member(const char *k, size_t n, const char **pp, const char *end,
+                              rb_record *r, rb_refs *refs)
+{
+    switch (n) {
+    case 4:
+        if (FKEY("type")) {
+            if (!fast_string(pp, end, &r->type))
+                return 0;
+            r->has_type = 1;
+            r->kind = kind_of(r->type);
+            return 1;
+        }
+        if (FKEY("file")) {
+            r->has_file = 1;
+            return fast_string(pp, end, &r->file);
+        }
+        if (FKEY("line")) {
+            r->has_line = 1;
+            return fast_uint(pp, end, &r->line);
+        }
+        if (FKEY("name")) {
+            r->has_name = 1;
+            return fast_string(pp, end, &r->name);
+        }
+        if (FKEY("root"))
+            return fast_string(pp, end, &r->root);
+        break;
+    case 5:
+        if (FKEY("class"))
+            return fast_address(pp, end, &r->klass);
+        if (FKEY("value") && *pp < end && **pp == '"') {
+            r->has_value = 1;
+            return fast_string(pp, end, &r->value);
+        }
+        break;
+    case 6:
+        if (FKEY("struct"))
+            return fast_string(pp, end, &r->strct);
+        break;
+    case 7:
+        if (FKEY("memsize"))
+            return fast_uint(pp, end, &r->memsize);
+        if (FKEY("address")) {
+            r->has_address = 1;
+            return fast_address(pp, end, &r->address);
+        }
+        break;
+    case 10:
+        if (FKEY("references"))
+            return *pp < end && **pp == '[' && fast_refs(pp, end, r, refs);
+        if (FKEY("superclass"))
+            return fast_address(pp, end, &r->superclass);
+        if (FKEY("imemo_type"))
+            return fast_string(pp, end, &r->imemo_type);
+        break;
+    default:
+        break;
+    }
+    return fast_skip(pp, end);
+}
+
+/* The record of an object line in dump_all's own layout, or 0 (r and the
+ * references past refs->at then hold anything: the general parser starts
+ * over). r was cleared by the caller. */
+static int parse_fast(const char *p, const char *end, rb_record *r, rb_refs *refs)
+{
+    if (end - p < 16 || memcmp(p, "{\"address\":", 11) != 0)
+        return 0;
+    p += 11;
+    if (!fast_address(&p, end, &r->address))
+        return 0;
+    r->has_address = 1;
+    for (;;) {
+        if (end - p == 1 && *p == '}')
+            return 1;
+        if (end - p < 4 || p[0] != ',' || p[1] != ' ' || p[2] != '"')
+            return 0;
+        const char *k = p + 3;
+        const char *q = plain_run(k, end);
+        if (end - q < 2 || q[0] != '"' || q[1] != ':')
+            return 0;
+        p = q + 2;
+        if (!fast_member(k, (size_t)(q - k), &p, end, r, refs))
+            return 0;
+    }
+}
+
+/* An empty record, its strings pointing at the line. Field by field: a
+ * memset of the whole record cost a tenth of the parse. */
+static inline void rb_clear(rb_record *r, const char *line)
+{
     r->kind = RB_UNKNOWN;
     r->address = r->klass = r->superclass = r->memsize = r->line = 0;
     r->has_address = r->has_type = r->has_line = r->has_value = r->has_file = r->has_name = 0;
@@ -556,6 +838,25 @@ const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_re
     r->strct.escaped = r->value.escaped = r->file.escaped = 0;
     r->type.p = r->name.p = r->root.p = r->imemo_type.p = r->strct.p = r->value.p = r->file.p = line;
     r->nrefs = 0;
+}
+
+int rb_parse_line_fast(const char *line, const char *end, rb_record *r, rb_refs *refs)
+{
+    rb_clear(r, line);
+    return parse_fast(line, end, r, refs);
+}
+
+const char *rb_parse_line(const char *line, const char *end, rb_record *r, rb_refs *refs, size_t *col)
+{
+    if (rb_parse_line_fast(line, end, r, refs))
+        return NULL;
+    return rb_parse_line_general(line, end, r, refs, col);
+}
+
+const char *rb_parse_line_general(const char *line, const char *end, rb_record *r, rb_refs *refs,
+                                  size_t *col)
+{
+    rb_clear(r, line);
     const char *p = skip_blank(line, end);
     const char *msg = NULL;
     if (p >= end || *p != '{') {

@@ -65,6 +65,17 @@ typedef struct rb_refs {
  * when refs cannot grow. */
 const char *rb_parse_line(const char *p, const char *end, rb_record *r, rb_refs *refs, size_t *col);
 
+/* rb_parse_line is these two: the fast path, which takes the object lines
+ * laid out as dump_all writes them ("address" first, ", " between members,
+ * no other blank, nothing nested but "references" and a flat "flags") and
+ * returns 1 with *r (and the references) as the general parser would fill
+ * them, or 0 for any other line (then *r holds anything); and the general
+ * parser, any JSON object line, which also words every error. Apart for the
+ * tests that hold one to the other. */
+int rb_parse_line_fast(const char *p, const char *end, rb_record *r, rb_refs *refs);
+const char *rb_parse_line_general(const char *p, const char *end, rb_record *r, rb_refs *refs,
+                                  size_t *col);
+
 /* Writes the text of JSON string s (escapes resolved, \u0000 as U+FFFD so
  * the result holds no NUL) to out, which has room for s.n bytes (the
  * unescaped text is never longer). Returns its length. s was checked by

@@ -19,8 +19,8 @@
 #include "threading.h"
 #include "ruby_line.h"
 #include "ruby_pieces.h"
-#include "ruby_tables.h"
 #include "str_table.h"
+#include "u64_map.h"
 
 /* The longest line taken, as for .gclog (a ROOT line of millions of
  * addresses fits). */
@@ -35,6 +35,21 @@ typedef struct rb_class {
     uint64_t superclass;
     uint32_t name; /* in r->names, or UINT32_MAX */
 } rb_class;
+
+/* Recent allocation sites, by line and file name (objects of a few sites
+ * alternate in a dump: a site's hashing is then paid once). */
+#define RB_SITE_CACHE 64
+#define RB_SITE_FILE 48
+typedef struct rb_site_slot {
+    uint64_t line;
+    uint32_t site;     /* builder pool offset of "file:line" */
+    uint32_t len;      /* of the file name; 0: empty slot */
+    char file[RB_SITE_FILE];
+} rb_site_slot;
+
+/* Class addresses already named types (used_at), by address bits: most
+ * objects find theirs here instead of hashing. */
+#define RB_USED_CACHE 256
 
 /* An object whose allocation site the dump gives. */
 typedef struct rb_site {
@@ -59,12 +74,12 @@ typedef struct rb_reader {
     char *text;         /* an unescaped string */
     size_t text_cap;
 
-    rb_addr_map class_at; /* class address -> index in cls */
+    gch_u64_map class_at; /* class address -> index in cls */
     rb_class *cls;
     size_t ncls, cls_cap;
     gch_str_table names;     /* class names */
     /* Types named by a class: the class address is the raw type id. */
-    rb_addr_map used_at;  /* class address -> index in used */
+    gch_u64_map used_at;  /* class address -> index in used */
     uint64_t *used;
     uint8_t *used_kind;   /* the kind of the first object of that class */
     size_t nused, used_cap;
@@ -73,18 +88,14 @@ typedef struct rb_reader {
     gch_str_table synth;
     /* Roots: (category, address) pairs seen, to give each once. */
     gch_str_table root_cats;
-    rb_addr_map root_seen; /* address -> bit set of categories (first 32) */
+    gch_u64_map root_seen; /* address -> bit set of categories (first 32) */
     gch_str_table sites;      /* "file:line" -> number; pool offset in site_off */
     uint32_t *site_off;
     size_t site_cap;
     rb_site *site_of;
     size_t nsite_of, site_of_cap;
-    /* The last site seen, as the dump wrote it: objects of one site often
-     * come together, and then need no hashing. */
-    char *last_file;
-    size_t last_file_len, last_file_cap;
-    uint64_t last_line;
-    uint32_t last_site; /* UINT32_MAX: none yet */
+    rb_site_slot site_cache[RB_SITE_CACHE];
+    uint64_t used_cache[RB_USED_CACHE]; /* 0: empty */
     gch_payload *pay;
     size_t npay, pay_cap;
     uint64_t bytes_done;   /* for progress */
@@ -191,9 +202,13 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
     size_t len;
     const char *t;
     if (named_by_class(rec->kind) && rec->klass) {
-        uint32_t idx;
         int found;
-        if (!rb_addr_map_put(&r->used_at, rec->klass, (uint32_t)r->nused, &idx, &found))
+        uint64_t *cached = &r->used_cache[(rec->klass >> 3) % RB_USED_CACHE];
+        *raw = rec->klass;
+        if (*cached == rec->klass)
+            return GCH_OK;
+        *cached = rec->klass;
+        if (!gch_u64_map_put(&r->used_at, rec->klass, (uint32_t)r->nused, &found))
             return oom(r);
         if (!found) {
             size_t c1 = r->used_cap, c2 = r->used_cap;
@@ -234,10 +249,9 @@ static gch_status type_of(rb_reader *r, const rb_record *rec, uint64_t *raw)
  * same address is the builder's duplicate; its class facts are ignored. */
 static gch_status note_class(rb_reader *r, const rb_record *rec)
 {
-    uint32_t idx;
     int found;
     if (r->ncls >= UINT32_MAX - 1 ||
-        !rb_addr_map_put(&r->class_at, rec->address, (uint32_t)r->ncls, &idx, &found))
+        !gch_u64_map_put(&r->class_at, rec->address, (uint32_t)r->ncls, &found))
         return oom(r);
     if (found)
         return GCH_OK;
@@ -265,7 +279,7 @@ static gch_status name_class_types(rb_reader *r)
         uint64_t a = r->used[i];
         uint32_t name = UINT32_MAX;
         for (int step = 0; step < RB_SUPER_STEPS && a; step++) {
-            uint32_t c = rb_addr_map_get(&r->class_at, a);
+            uint32_t c = gch_u64_map_get(&r->class_at, a);
             if (c == UINT32_MAX)
                 break;
             if (r->cls[c].name != UINT32_MAX) {
@@ -322,18 +336,15 @@ static gch_status add_roots(rb_reader *r, const rb_record *rec, const uint64_t *
         if (!a)
             continue;
         /* The vm root names one object many times: once is enough. */
-        uint32_t bits, bit = ci < 32 ? 1u << ci : 0;
+        uint32_t bit = ci < 32 ? 1u << ci : 0;
         int found;
-        if (!rb_addr_map_put(&r->root_seen, a, bit, &bits, &found))
+        uint32_t *bits = gch_u64_map_put(&r->root_seen, a, bit, &found);
+        if (!bits)
             return oom(r);
         if (found && bit) {
-            if (bits & bit)
+            if (*bits & bit)
                 continue;
-            size_t mask = r->root_seen.cap - 1;
-            size_t s = (size_t)gch_hash_u64(a, &r->root_seen.key) & mask;
-            while (r->root_seen.keys[s] != a)
-                s = (s + 1) & mask;
-            r->root_seen.vals[s] |= bit;
+            *bits |= bit;
         }
         gch_status st = gch_builder_add_root(r->b, a, kind, 0, 0, 0, cat, r->err);
         if (st != GCH_OK)
@@ -354,9 +365,11 @@ static gch_status push_site(rb_reader *r, const rb_record *rec, uint32_t off)
 
 static gch_status note_site(rb_reader *r, const rb_record *rec)
 {
-    if (r->last_site != UINT32_MAX && rec->line == r->last_line && !rec->file.escaped &&
-        rec->file.n == r->last_file_len && memcmp(rec->file.p, r->last_file, rec->file.n) == 0)
-        return push_site(r, rec, r->last_site);
+    rb_site_slot *slot = &r->site_cache[(rec->line * 31 + rec->file.n) % RB_SITE_CACHE];
+    int cacheable = !rec->file.escaped && rec->file.n && rec->file.n <= RB_SITE_FILE;
+    if (cacheable && slot->len == rec->file.n && slot->line == rec->line &&
+        memcmp(rec->file.p, slot->file, rec->file.n) == 0)
+        return push_site(r, rec, slot->site);
     size_t len;
     const char *t = text_of(r, rec->file, &len);
     if (!t)
@@ -385,13 +398,11 @@ static gch_status note_site(rb_reader *r, const rb_record *rec)
         if (st != GCH_OK)
             return st;
     }
-    if (!rec->file.escaped) {
-        if (!gch_grow((void **)&r->last_file, &r->last_file_cap, rec->file.n + 1, 1, 256))
-            return oom(r);
-        memcpy(r->last_file, rec->file.p, rec->file.n);
-        r->last_file_len = rec->file.n;
-        r->last_line = rec->line;
-        r->last_site = r->site_off[i];
+    if (cacheable) {
+        memcpy(slot->file, rec->file.p, rec->file.n);
+        slot->len = (uint32_t)rec->file.n;
+        slot->line = rec->line;
+        slot->site = r->site_off[i];
     }
     return push_site(r, rec, r->site_off[i]);
 }
@@ -689,19 +700,18 @@ static void reader_free(rb_reader *r)
     gch_free(r->out);
     gch_free(r->outlab);
     gch_free(r->text);
-    rb_addr_map_free(&r->class_at);
+    gch_u64_map_free(&r->class_at);
     gch_free(r->cls);
     gch_str_table_free(&r->names);
-    rb_addr_map_free(&r->used_at);
+    gch_u64_map_free(&r->used_at);
     gch_free(r->used);
     gch_free(r->used_kind);
     gch_str_table_free(&r->synth);
     gch_str_table_free(&r->root_cats);
-    rb_addr_map_free(&r->root_seen);
+    gch_u64_map_free(&r->root_seen);
     gch_str_table_free(&r->sites);
     gch_free(r->site_off);
     gch_free(r->site_of);
-    gch_free(r->last_file);
     gch_free(r->pay);
 }
 
@@ -718,10 +728,6 @@ static gch_status read_ruby(const char *data, size_t size, const gch_source *src
     r.skip_refs = r.opts->skip_refs;
     r.labels = !r.skip_refs && !r.opts->skip_labels;
     r.keep_text = r.opts->keep_payloads;
-    r.last_site = UINT32_MAX;
-    rb_addr_map_init(&r.class_at);
-    rb_addr_map_init(&r.used_at);
-    rb_addr_map_init(&r.root_seen);
     gch_str_table_init(&r.names);
     gch_str_table_init(&r.synth);
     gch_str_table_init(&r.root_cats);

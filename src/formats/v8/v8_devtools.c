@@ -11,6 +11,8 @@
 #include "gcheap/builder.h"
 #include "gcheap/utf8.h"
 #include "grow.h"
+#include "str_table.h"
+#include "u64_map.h"
 #include "v8_devtools.h"
 
 #define BASE_SYSTEM_DISTANCE 100000000 /* HeapSnapshotModel.baseSystemDistance */
@@ -76,144 +78,15 @@ static uint8_t node_flags(const v8_graph *g, size_t i, uint8_t *memo, int rename
 }
 
 /* ------------------------------------------------------------------------ */
-/* A string set: names to dense numbers (class names, interface names). */
-
-typedef struct str_set {
-    char **s;
-    uint32_t n, cap;
-    uint32_t *slot; /* hash table of numbers + 1 */
-    size_t slots;
-} str_set;
-
-static uint64_t str_hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t k = 0; k < len; k++)
-        h = (h ^ (unsigned char)s[k]) * 1099511628211ULL;
-    return h ^ h >> 29;
-}
-
-static uint32_t mix_u32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    return x;
-}
+/* Names to dense numbers, in the order first seen (class names, interface
+ * names): the library's string table. */
 
 /* The number of s (len bytes), added when new; GCH_NONE when out of memory. */
-static uint32_t str_set_id(str_set *t, const char *s, size_t len)
+static uint32_t name_id(gch_str_table *t, const char *s, size_t len)
 {
-    if ((size_t)t->n * 2 + 2 > t->slots) {
-        size_t ns = t->slots ? t->slots * 2 : 64;
-        uint32_t *slot = gch_calloc(ns, sizeof *slot);
-        if (!slot)
-            return GCH_NONE;
-        for (uint32_t k = 0; k < t->n; k++) {
-            size_t h = str_hash(t->s[k], strlen(t->s[k])) & (ns - 1);
-            while (slot[h])
-                h = (h + 1) & (ns - 1);
-            slot[h] = k + 1;
-        }
-        gch_free(t->slot);
-        t->slot = slot;
-        t->slots = ns;
-    }
-    size_t h = str_hash(s, len) & (t->slots - 1);
-    for (; t->slot[h]; h = (h + 1) & (t->slots - 1)) {
-        const char *o = t->s[t->slot[h] - 1];
-        if (strncmp(o, s, len) == 0 && o[len] == '\0')
-            return t->slot[h] - 1;
-    }
-    if (t->n == t->cap) {
-        uint32_t nc = t->cap ? t->cap * 2 : 64;
-        char **ns = gch_reallocarray(t->s, nc, sizeof *ns);
-        if (!ns)
-            return GCH_NONE;
-        t->s = ns;
-        t->cap = nc;
-    }
-    char *copy = gch_malloc(len + 1);
-    if (!copy)
-        return GCH_NONE;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    t->s[t->n] = copy;
-    t->slot[h] = t->n + 1;
-    return t->n++;
-}
-
-static void str_set_free(str_set *t, int keep_strings)
-{
-    if (!keep_strings) {
-        for (uint32_t k = 0; k < t->n; k++)
-            gch_free(t->s[k]);
-        gch_free(t->s);
-    }
-    gch_free(t->slot);
-    memset(t, 0, sizeof *t);
-}
-
-/* A map of string indices (names of objects and natives: few distinct) to
- * class numbers. */
-typedef struct u32map {
-    uint32_t *key; /* index + 1, 0 empty */
-    uint32_t *val;
-    size_t slots, n;
-} u32map;
-
-static size_t u32map_slot(const u32map *m, uint32_t k)
-{
-    size_t h = (size_t)mix_u32(k) & (m->slots - 1);
-    while (m->key[h] && m->key[h] != k + 1)
-        h = (h + 1) & (m->slots - 1);
-    return h;
-}
-
-/* The value of k, GCH_NONE when none. */
-static uint32_t u32map_get(const u32map *m, uint32_t k)
-{
-    if (!m->slots)
-        return GCH_NONE;
-    size_t h = u32map_slot(m, k);
-    return m->key[h] ? m->val[h] : GCH_NONE;
-}
-
-static int u32map_put(u32map *m, uint32_t k, uint32_t v)
-{
-    if (m->n * 2 + 2 > m->slots) {
-        u32map o = *m;
-        m->slots = o.slots ? o.slots * 2 : 64;
-        m->key = gch_calloc(m->slots, sizeof *m->key);
-        m->val = gch_reallocarray(NULL, m->slots, sizeof *m->val);
-        if (!m->key || !m->val) {
-            gch_free(m->key);
-            gch_free(m->val);
-            *m = o;
-            return 0;
-        }
-        for (size_t j = 0; j < o.slots; j++) {
-            if (!o.key[j])
-                continue;
-            size_t h = u32map_slot(m, o.key[j] - 1);
-            m->key[h] = o.key[j];
-            m->val[h] = o.val[j];
-        }
-        gch_free(o.key);
-        gch_free(o.val);
-    }
-    size_t h = u32map_slot(m, k);
-    m->key[h] = k + 1;
-    m->val[h] = v;
-    m->n++;
-    return 1;
-}
-
-static void u32map_free(u32map *m)
-{
-    gch_free(m->key);
-    gch_free(m->val);
-    memset(m, 0, sizeof *m);
+    uint32_t k;
+    int added;
+    return gch_str_table_put(t, s, len, &k, &added) ? k : GCH_NONE;
 }
 
 /* A growable text. */
@@ -304,20 +177,12 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
 typedef struct weakmaps {
     uint8_t *state;      /* by string index, up to max_name */
     uint32_t max_name;
-    uint32_t *key;       /* hash table: string index + 1, 0 empty */
+    gch_u64_map at;      /* string index -> position in part and table */
     uint32_t *part;      /* the duplicatedPart's number */
     uint64_t *table;     /* the table id */
-    size_t slots, n;
-    str_set parts;
+    size_t n, part_cap, table_cap;
+    gch_str_table parts;
 } weakmaps;
-
-static size_t weakmap_slot(const weakmaps *w, uint32_t nm)
-{
-    size_t h = (size_t)mix_u32(nm) & (w->slots - 1);
-    while (w->key[h] && w->key[h] != nm + 1)
-        h = (h + 1) & (w->slots - 1);
-    return h;
-}
 
 /* Whether the name of an internal edge is a WeakMap edge's; then its
  * duplicatedPart number and table id. */
@@ -325,50 +190,28 @@ static int weakmap_name(const weakmaps *w, uint32_t nm, uint32_t *part, uint64_t
 {
     if (nm >= w->max_name || w->state[nm] != 2)
         return 0;
-    size_t h = weakmap_slot(w, nm);
-    *part = w->part[h];
-    *table = w->table[h];
+    uint32_t k = gch_u64_map_get(&w->at, nm);
+    *part = w->part[k];
+    *table = w->table[k];
     return 1;
 }
 
 static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
 {
-    if (w->n * 2 + 2 > w->slots) {
-        weakmaps o = *w;
-        w->slots = o.slots ? o.slots * 2 : 64;
-        w->key = gch_calloc(w->slots, sizeof *w->key);
-        w->part = gch_reallocarray(NULL, w->slots, sizeof *w->part);
-        w->table = gch_reallocarray(NULL, w->slots, sizeof *w->table);
-        if (!w->key || !w->part || !w->table) {
-            gch_free(w->key);
-            gch_free(w->part);
-            gch_free(w->table);
-            w->key = o.key, w->part = o.part, w->table = o.table, w->slots = o.slots;
-            return 0;
-        }
-        for (size_t k = 0; k < o.slots; k++) {
-            if (!o.key[k])
-                continue;
-            size_t h = weakmap_slot(w, o.key[k] - 1);
-            w->key[h] = o.key[k];
-            w->part[h] = o.part[k];
-            w->table[h] = o.table[k];
-        }
-        gch_free(o.key);
-        gch_free(o.part);
-        gch_free(o.table);
-    }
-    size_t h = weakmap_slot(w, nm);
-    w->key[h] = nm + 1;
-    w->part[h] = part;
-    w->table[h] = table;
-    w->n++;
+    int found;
+    if (!gch_grow((void **)&w->part, &w->part_cap, w->n + 1, sizeof *w->part, 16) ||
+        !gch_grow((void **)&w->table, &w->table_cap, w->n + 1, sizeof *w->table, 16) ||
+        !gch_u64_map_put(&w->at, nm, (uint32_t)w->n, &found))
+        return 0;
+    w->part[w->n] = part;
+    w->table[w->n++] = table;
     return 1;
 }
 
 static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 {
     memset(w, 0, sizeof *w);
+    gch_str_table_init(&w->parts);
     for (uint64_t e = 0; e < g->m; e++)
         if (erole(g, e) == ET_INTERNAL && g->ename[e] >= w->max_name)
             w->max_name = g->ename[e] + 1;
@@ -387,7 +230,7 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
         uint64_t table;
         if (!weakmap_edge(s, &dup, &table))
             continue;
-        uint32_t k = str_set_id(&w->parts, s + dup, strlen(s + dup));
+        uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
         if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
             return oom(err);
         w->state[nm] = 2;
@@ -398,10 +241,10 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 static void weakmaps_free(weakmaps *w)
 {
     gch_free(w->state);
-    gch_free(w->key);
+    gch_u64_map_free(&w->at);
     gch_free(w->part);
     gch_free(w->table);
-    str_set_free(&w->parts, 0);
+    gch_str_table_free(&w->parts);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -823,29 +666,12 @@ typedef struct iface_tree {
     uint32_t *match_props, *match_index;
     uint32_t *greatest;    /* string index of the greatest next property + 1, 0 none */
     uint32_t n, cap;
-    /* children: hash of (node << 32 | property string index) -> child */
-    uint64_t *ckey;
-    uint32_t *cval;
-    size_t cslots, cn;
+    gch_u64_map children; /* (node << 32 | property string index) -> child */
 } iface_tree;
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
 
 static uint32_t tree_child(const iface_tree *t, uint32_t node, uint32_t prop)
 {
-    if (!t->cslots)
-        return GCH_NONE;
-    uint64_t key = (uint64_t)node << 32 | prop;
-    for (size_t h = mix(key) & (t->cslots - 1); t->ckey[h] != UINT64_MAX; h = (h + 1) & (t->cslots - 1))
-        if (t->ckey[h] == key)
-            return t->cval[h];
-    return GCH_NONE;
+    return gch_u64_map_get(&t->children, (uint64_t)node << 32 | prop); /* GCH_NONE when absent */
 }
 
 static int tree_node(iface_tree *t)
@@ -868,39 +694,8 @@ static int tree_node(iface_tree *t)
 
 static int tree_add_child(iface_tree *t, uint32_t node, uint32_t prop, uint32_t child)
 {
-    if (t->cn * 2 + 2 > t->cslots) {
-        size_t ns = t->cslots ? t->cslots * 2 : 64;
-        uint64_t *k = gch_reallocarray(NULL, ns, sizeof *k);
-        uint32_t *v = gch_reallocarray(NULL, ns, sizeof *v);
-        if (!k || !v) {
-            gch_free(k);
-            gch_free(v);
-            return 0;
-        }
-        memset(k, 0xff, ns * sizeof *k);
-        for (size_t s = 0; s < t->cslots; s++) {
-            if (t->ckey[s] == UINT64_MAX)
-                continue;
-            size_t h = mix(t->ckey[s]) & (ns - 1);
-            while (k[h] != UINT64_MAX)
-                h = (h + 1) & (ns - 1);
-            k[h] = t->ckey[s];
-            v[h] = t->cval[s];
-        }
-        gch_free(t->ckey);
-        gch_free(t->cval);
-        t->ckey = k;
-        t->cval = v;
-        t->cslots = ns;
-    }
-    uint64_t key = (uint64_t)node << 32 | prop;
-    size_t h = mix(key) & (t->cslots - 1);
-    while (t->ckey[h] != UINT64_MAX)
-        h = (h + 1) & (t->cslots - 1);
-    t->ckey[h] = key;
-    t->cval[h] = child;
-    t->cn++;
-    return 1;
+    int found;
+    return gch_u64_map_put(&t->children, (uint64_t)node << 32 | prop, child, &found) != NULL;
 }
 
 static void tree_free(iface_tree *t)
@@ -909,8 +704,7 @@ static void tree_free(iface_tree *t)
     gch_free(t->match_props);
     gch_free(t->match_index);
     gch_free(t->greatest);
-    gch_free(t->ckey);
-    gch_free(t->cval);
+    gch_u64_map_free(&t->children);
 }
 
 static const v8_graph *sort_graph; /* qsort has no context argument; set around each sort, no thread shares it */
@@ -940,10 +734,11 @@ static int cmp_candidate(const void *a, const void *b)
 
 /* Classes of plain objects by the interfaces DevTools infers. cls_of_name:
  * the class number of each interface name is added to d's names. */
-static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtools *d, str_set *classes,
+static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_str_table *classes,
                              gch_error *err)
 {
-    str_set names = { 0 };
+    gch_str_table names;
+    gch_str_table_init(&names);
     candidate *cand = NULL;
     size_t cand_n = 0, cand_cap = 0;
     uint32_t *pool = NULL, *props = NULL, *states = NULL;
@@ -989,8 +784,8 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
             continue;
         if (!text_add(&t, "}", 1))
             goto done;
-        uint32_t before_n = names.n;
-        uint32_t k = str_set_id(&names, t.s, t.len);
+        uint32_t before_n = (uint32_t)names.n;
+        uint32_t k = name_id(&names, t.s, t.len);
         if (k == GCH_NONE)
             goto done;
         if (k < before_n) {
@@ -1033,7 +828,8 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
             cur = next;
         }
         if (!tree.match_name[cur]) {
-            uint32_t cls = str_set_id(classes, names.s[cand[k].name], strlen(names.s[cand[k].name]));
+            uint32_t cls = name_id(classes, gch_str_table_text(&names, cand[k].name),
+                                   gch_str_table_len(&names, cand[k].name));
             if (cls == GCH_NONE)
                 goto done;
             tree.match_name[cur] = cls + 1;
@@ -1107,7 +903,7 @@ static gch_status interfaces(const v8_graph *g, const uint8_t *flags, v8_devtool
     st = GCH_OK;
 done:
     sort_graph = NULL;
-    str_set_free(&names, 0);
+    gch_str_table_free(&names);
     gch_free(cand);
     gch_free(pool);
     gch_free(props);
@@ -1226,9 +1022,7 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
 void v8_devtools_free(v8_devtools *d)
 {
     gch_free(d->cls);
-    for (uint32_t k = 0; k < d->names_n; k++)
-        gch_free(d->names[k]);
-    gch_free(d->names);
+    gch_str_table_free(&d->names);
     gch_free(d->distance);
     gch_free(d->essential);
     gch_free(d->hung);
@@ -1239,13 +1033,13 @@ void v8_devtools_free(v8_devtools *d)
 gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
 {
     memset(d, 0, sizeof *d);
+    gch_str_table_init(&d->names);
     size_t n = g->n;
     gch_status st = GCH_OK;
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
     uint32_t max_name = 0;
-    u32map by_name_map = { 0 };
-    str_set classes = { 0 };
+    gch_u64_map by_name_map = { 0 };
     weakmaps w = { 0 };
     text t = { 0 }, dn = { 0 };
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
@@ -1305,7 +1099,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         }
         int by_name = named && !renamed;
         if (by_name) {
-            uint32_t c = g->name[i] == last_name ? last_cls : u32map_get(&by_name_map, g->name[i]);
+            uint32_t c = g->name[i] == last_name ? last_cls : gch_u64_map_get(&by_name_map, g->name[i]);
             if (c != GCH_NONE) {
                 d->cls[i] = c;
                 last_name = g->name[i];
@@ -1320,29 +1114,25 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
             goto done;
         }
         if (!class_name(g, i, renamed ? dn.s : name, &t) ||
-            (d->cls[i] = str_set_id(&classes, t.s, t.len)) == GCH_NONE) {
+            (d->cls[i] = name_id(&d->names, t.s, t.len)) == GCH_NONE) {
             st = oom(err);
             goto done;
         }
         if (memo)
             *memo = d->cls[i];
-        if (by_name && !u32map_put(&by_name_map, g->name[i], d->cls[i])) {
+        int found;
+        if (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found)) {
             st = oom(err);
             goto done;
         }
     }
-    u32map_free(&by_name_map);
-    if ((st = interfaces(g, flags, d, &classes, err)) != GCH_OK) goto done;
-    if ((!g->no_refs && (st = hang(g, d, err)) != GCH_OK)) goto done;
-    if ((st = statistics(g, flags, d, err)) != GCH_OK)
+    gch_u64_map_free(&by_name_map);
+    if ((st = interfaces(g, flags, d, &d->names, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
+        (st = statistics(g, flags, d, err)) != GCH_OK)
         goto done;
     for (size_t i = 0; d->folded && i < n; i++)
         d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
-    d->names = classes.s;
-    d->names_n = classes.n;
-    d->names_cap = classes.cap;
-    str_set_free(&classes, 1);
     weakmaps_free(&w);
     if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
         size_t k = 0;
@@ -1357,7 +1147,7 @@ done:
     gch_free(page);
     gch_free(flags);
     gch_free(memo);
-    u32map_free(&by_name_map);
+    gch_u64_map_free(&by_name_map);
     gch_free(t.s);
     gch_free(dn.s);
     if (st != GCH_OK)
@@ -1370,10 +1160,10 @@ done:
 
 static gch_status retype(const v8_devtools *d, gch_heap *h, gch_error *err)
 {
-    uint32_t nt = d->names_n;
+    uint32_t nt = (uint32_t)d->names.n;
     size_t add = 0;
     for (uint32_t k = 0; k < nt; k++)
-        add += strlen(d->names[k]) + 1;
+        add += strlen(gch_str_table_text(&d->names, k)) + 1;
     if (h->strings_size + add >= UINT32_MAX)
         return gch_error_set(err, GCH_ELIMIT, "type names past 4 GiB");
     char *pool = gch_realloc(h->strings, h->strings_size + add);
@@ -1398,9 +1188,10 @@ static gch_status retype(const v8_devtools *d, gch_heap *h, gch_error *err)
         return oom(err);
     }
     for (uint32_t k = 0; k < nt; k++) {
-        size_t len = strlen(d->names[k]) + 1;
+        const char *nm = gch_str_table_text(&d->names, k);
+        size_t len = strlen(nm) + 1; /* a name with a NUL in it ends there, as it reads */
         name[k] = (uint32_t)h->strings_size;
-        memcpy(h->strings + h->strings_size, d->names[k], len);
+        memcpy(h->strings + h->strings_size, nm, len);
         h->strings_size += len;
         module[k] = GCH_NONE;
         raw[k] = k;

@@ -13,6 +13,7 @@
 
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
+#include "str_table.h"
 
 /* Node types and edge types by role (the snapshot declares their numbers). */
 enum node_role { NT_OTHER, NT_HIDDEN, NT_OBJECT, NT_NATIVE, NT_CODE, NT_ARRAY, NT_SYNTHETIC, NT_CLOSURE,
@@ -66,8 +67,7 @@ typedef struct v8_devtools {
     uint64_t *size;          /* per node: DevTools' self size (the graph's array, folded
                                 in place: not owned) */
     uint32_t *cls;           /* per node: class number (names[cls]) */
-    char **names;            /* class names */
-    uint32_t names_n, names_cap;
+    gch_str_table names;     /* class names */
     int32_t *distance;       /* per node: DevTools' distance, V8_NO_DISTANCE when none
                                 (NULL with no_refs) */
     uint8_t *essential;      /* bit per edge: holds its target for the dominator tree */

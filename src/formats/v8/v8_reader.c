@@ -34,6 +34,7 @@
 #include "threading.h"
 #include "v8_bulk.h"
 #include "json_tokenizer.h"
+#include "u64_map.h"
 #include "v8_devtools.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
@@ -1212,6 +1213,7 @@ static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
         st = gch_builder_begin_heap(r->b, "v8", 2, r->err);
     if (st != GCH_OK) {
         gch_free(targets);
+        bulk_heap_free(h); /* the heap is the builder's or nobody's: on error, nobody's */
         return st;
     }
     gch_builder_set_id_radix(r->b, 10);
@@ -1235,6 +1237,7 @@ static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
     }
     if (st != GCH_OK) {
         gch_free(targets);
+        bulk_heap_free(h);
         return st;
     }
     st = gch_builder_adopt_indexed(r->b, (uint32_t)h->n, h->ids, h->types, h->sizes, h->starts, targets,
@@ -1885,42 +1888,39 @@ static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const ch
 }
 
 /* The graph's strings by index in O(1) (str_at searches the kept ones): a
- * table by index when most are kept, else a hash table of the kept ones. */
+ * table by index when most are kept, else a map from the kept ones' indices
+ * to their place in p. */
 typedef struct str_table {
-    const char **p;  /* by index (n), or by slot (slots) */
-    size_t n;
-    uint32_t *key;   /* by slot: index + 1, 0 empty */
-    size_t slots;
+    const char **p;  /* by index (n), or by place (the map's) */
+    size_t n, kept;
+    gch_u64_map at;  /* used when map */
+    int map;
 } str_table;
-
-static size_t str_slot(const str_table *t, uint32_t index)
-{
-    size_t h = (size_t)(index * 0x9e3779b1u) & (t->slots - 1);
-    while (t->key[h] && t->key[h] != index + 1)
-        h = (h + 1) & (t->slots - 1);
-    return h;
-}
 
 static const char *graph_str(const void *ctx, uint32_t index)
 {
     const str_table *t = ctx;
-    if (t->key) {
-        size_t h = str_slot(t, index);
-        return t->key[h] ? t->p[h] : "";
+    if (t->map) {
+        uint32_t k = gch_u64_map_get(&t->at, index);
+        return k != UINT32_MAX ? t->p[k] : "";
     }
     return index < t->n && t->p[index] ? t->p[index] : "";
 }
 
-static void str_table_put(str_table *t, uint32_t index, const char *s)
+static int str_table_put(str_table *t, uint32_t index, const char *s)
 {
-    if (!t->key) {
+    if (!t->map) {
         if (index < t->n)
             t->p[index] = s;
-        return;
+        return 1;
     }
-    size_t h = str_slot(t, index);
-    t->key[h] = index + 1;
-    t->p[h] = s;
+    int found;
+    uint32_t *v = gch_u64_map_put(&t->at, index, (uint32_t)t->kept, &found);
+    if (!v)
+        return 0;
+    if (!found)
+        t->p[t->kept++] = s;
+    return 1;
 }
 
 /* The kept strings (and the WeakMap names) of the reader into t. */
@@ -1928,25 +1928,23 @@ static gch_status str_table_make(v8_reader *r, str_table *t)
 {
     size_t kept = (r->wanted ? r->wanted_n : r->str_n) + r->wm_n;
     t->n = r->str_n;
-    if (r->wanted && kept < r->str_n / 4) {
-        for (t->slots = 64; t->slots < 2 * kept + 2;)
-            t->slots *= 2;
-        if (!(t->key = gch_calloc(t->slots, sizeof *t->key)) || !(t->p = gch_calloc(t->slots, sizeof *t->p)))
-            return oom(r);
-    } else if (!(t->p = gch_calloc(r->str_n ? r->str_n : 1, sizeof *t->p))) {
+    t->map = r->wanted && kept < r->str_n / 4;
+    if (!(t->p = gch_calloc(t->map ? kept + 1 : (r->str_n ? r->str_n : 1), sizeof *t->p)))
         return oom(r);
-    }
+    int ok = 1;
     if (r->wanted) {
         for (size_t k = 0; k < r->wanted_n; k++)
             if (r->wanted[k] < r->str_n && r->str_off[k] != UINT64_MAX)
-                str_table_put(t, r->wanted[k], r->pool.s + r->str_off[k]);
+                ok &= str_table_put(t, r->wanted[k], r->pool.s + r->str_off[k]);
     } else {
         for (size_t k = 0; k < r->str_n; k++)
             if (r->str_off[k] != UINT64_MAX)
-                str_table_put(t, (uint32_t)k, r->pool.s + r->str_off[k]);
+                ok &= str_table_put(t, (uint32_t)k, r->pool.s + r->str_off[k]);
     }
     for (size_t k = 0; k < r->wm_n; k++)
-        str_table_put(t, r->wm_index[k], r->pool.s + r->wm_off[k]);
+        ok &= str_table_put(t, r->wm_index[k], r->pool.s + r->wm_off[k]);
+    if (!ok)
+        return oom(r);
     return GCH_OK;
 }
 
@@ -1966,7 +1964,7 @@ static void devtools_run_free(devtools_run *dr)
 {
     gch_free(dr->estart);
     gch_free(dr->strs.p);
-    gch_free(dr->strs.key);
+    gch_u64_map_free(&dr->strs.at);
     gch_free(dr->id);
     gch_free(dr->size);
     v8_devtools_free(&dr->d);

@@ -1,27 +1,22 @@
-/* Hash tables of the Ruby reader (ruby_tables.h). */
-#include "ruby_tables.h"
+/* The 64-bit to 32-bit map: see u64_map.h. */
+#include "u64_map.h"
 
 #include <string.h>
 
 #include "gcheap/alloc.h"
-#include "grow.h"
 
-void rb_addr_map_init(rb_addr_map *m)
-{
-    memset(m, 0, sizeof *m);
-    m->key = gch_hash_key_get();
-}
-
-void rb_addr_map_free(rb_addr_map *m)
+void gch_u64_map_free(gch_u64_map *m)
 {
     gch_free(m->keys);
     gch_free(m->vals);
     memset(m, 0, sizeof *m);
 }
 
-uint32_t rb_addr_map_get(const rb_addr_map *m, uint64_t k)
+uint32_t gch_u64_map_get(const gch_u64_map *m, uint64_t k)
 {
-    if (!m->cap || !k)
+    if (!k)
+        return m->has_zero ? m->zero_val : UINT32_MAX;
+    if (!m->cap)
         return UINT32_MAX;
     size_t mask = m->cap - 1;
     for (size_t i = (size_t)gch_hash_u64(k, &m->key) & mask;; i = (i + 1) & mask) {
@@ -32,7 +27,7 @@ uint32_t rb_addr_map_get(const rb_addr_map *m, uint64_t k)
     }
 }
 
-static int addr_rehash(rb_addr_map *m, size_t ncap)
+static int rehash(gch_u64_map *m, size_t ncap)
 {
     uint64_t *keys = gch_calloc(ncap, sizeof *keys);
     uint32_t *vals = gch_malloc(ncap * sizeof *vals);
@@ -41,6 +36,8 @@ static int addr_rehash(rb_addr_map *m, size_t ncap)
         gch_free(vals);
         return 0;
     }
+    if (!m->cap)
+        m->key = gch_hash_key_get();
     size_t mask = ncap - 1;
     for (size_t j = 0; j < m->cap; j++) {
         if (!m->keys[j])
@@ -59,26 +56,31 @@ static int addr_rehash(rb_addr_map *m, size_t ncap)
     return 1;
 }
 
-int rb_addr_map_put(rb_addr_map *m, uint64_t k, uint32_t v, uint32_t *out, int *found)
+uint32_t *gch_u64_map_put(gch_u64_map *m, uint64_t k, uint32_t v, int *found)
 {
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        if (ncap > SIZE_MAX / 16 || !addr_rehash(m, ncap))
-            return 0;
+    if (!k) {
+        *found = m->has_zero;
+        if (!m->has_zero)
+            m->zero_val = v;
+        m->has_zero = 1;
+        return &m->zero_val;
+    }
+    if (gch_table_grows(m->count, m->cap)) {
+        size_t ncap = gch_table_next(m->cap, 64);
+        if (ncap > SIZE_MAX / 16 || !rehash(m, ncap))
+            return NULL;
     }
     size_t mask = m->cap - 1;
     size_t i = (size_t)gch_hash_u64(k, &m->key) & mask;
     for (; m->keys[i]; i = (i + 1) & mask) {
         if (m->keys[i] == k) {
             *found = 1;
-            *out = m->vals[i];
-            return 1;
+            return &m->vals[i];
         }
     }
     m->keys[i] = k;
     m->vals[i] = v;
     m->count++;
     *found = 0;
-    *out = v;
-    return 1;
+    return &m->vals[i];
 }
