@@ -29,6 +29,7 @@ static gch_status oom(gch_error *err) { return gch_error_set(err, GCH_ENOMEM, "o
 static uint8_t nrole(const v8_graph *g, size_t i) { return g->node_role[g->type[i]]; }
 static uint8_t erole(const v8_graph *g, uint64_t e) { return g->edge_role[g->etype[e]]; }
 static const char *raw_name(const v8_graph *g, size_t i) { return g->str(g->str_ctx, g->name[i]); }
+static uint8_t name_class(const v8_graph *g, uint32_t nm);
 static int string_named(uint8_t role) { return role != ET_ELEMENT && role != ET_HIDDEN; }
 
 /* What the steps below ask of a node's name, found once per node (and the
@@ -56,20 +57,24 @@ static uint8_t name_flags(const char *s)
 /* The flags of node i (renamed: it is Detached NAME now). */
 static uint8_t node_flags(const v8_graph *g, size_t i, uint8_t *memo, int renamed)
 {
-    uint8_t *m = &memo[g->name[i]];
-    if (!*m)
-        *m = name_flags(raw_name(g, i));
+    uint8_t mask;
     switch (nrole(g, i)) {
-    case NT_OBJECT: return *m & (FL_PLAIN_OBJECT | FL_ARRAY);
-    case NT_NATIVE: return renamed ? 0 : *m & (FL_EXTERNAL_STRING | FL_ARRAY_BUFFER);
-    case NT_HIDDEN: return *m & FL_NATIVE_CONTEXT;
-    case NT_ARRAY: return *m & (FL_MAP_DESCRIPTORS | FL_ARRAY);
+    case NT_OBJECT: mask = FL_PLAIN_OBJECT | FL_ARRAY; break;
+    case NT_NATIVE: mask = renamed ? 0 : FL_EXTERNAL_STRING | FL_ARRAY_BUFFER; break;
+    case NT_HIDDEN: mask = FL_NATIVE_CONTEXT; break;
+    case NT_ARRAY: mask = FL_MAP_DESCRIPTORS | FL_ARRAY; break;
     case NT_CODE:
     case NT_STRING:
     case NT_CONS_STRING:
-    case NT_SLICED_STRING: return 0;
-    default: return *m & FL_ARRAY;
+    case NT_SLICED_STRING: mask = 0; break;
+    default: mask = FL_ARRAY;
     }
+    if (!mask) /* strings (most names, each its own) are never looked up */
+        return 0;
+    uint8_t *m = &memo[g->name[i]];
+    if (!*m)
+        *m = name_flags(raw_name(g, i));
+    return *m & mask;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -131,7 +136,7 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
     size_t n = strlen(s), d = 0;
     while (d < n && s[d] >= '0' && s[d] <= '9')
         d++;
-    if (d == 0 || strncmp(s + d, key_open, sizeof key_open - 1) != 0)
+    if (d == 0 || s[d] != key_open[0] || strncmp(s + d, key_open, sizeof key_open - 1) != 0)
         return 0;
     size_t kstart = d + sizeof key_open - 1;
     /* the end: "table @" digits ")" */
@@ -166,13 +171,42 @@ static int weakmap_edge(const char *s, size_t *dup, uint64_t *table)
 }
 
 /* Per string index of internal edges: 0 not yet looked at, 1 not a WeakMap
- * edge, 2 + k the k-th distinct duplicatedPart. */
+ * edge, 2 a WeakMap edge, whose duplicatedPart number and table id a small
+ * hash table by string index holds (such names are few: a byte per name
+ * instead of twelve). */
 typedef struct weakmaps {
-    uint32_t *state;     /* by string index, up to max_name */
-    uint64_t *table;     /* by string index: the table id */
+    uint8_t *state;      /* by string index, up to max_name */
     uint32_t max_name;
+    gch_u64_map at;      /* string index -> position in part and table */
+    uint32_t *part;      /* the duplicatedPart's number */
+    uint64_t *table;     /* the table id */
+    size_t n, part_cap, table_cap;
     gch_str_table parts;
 } weakmaps;
+
+/* Whether the name of an internal edge is a WeakMap edge's; then its
+ * duplicatedPart number and table id. */
+static int weakmap_name(const weakmaps *w, uint32_t nm, uint32_t *part, uint64_t *table)
+{
+    if (nm >= w->max_name || w->state[nm] != 2)
+        return 0;
+    uint32_t k = gch_u64_map_get(&w->at, nm);
+    *part = w->part[k];
+    *table = w->table[k];
+    return 1;
+}
+
+static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
+{
+    int found;
+    if (!gch_grow((void **)&w->part, &w->part_cap, w->n + 1, sizeof *w->part, 16) ||
+        !gch_grow((void **)&w->table, &w->table_cap, w->n + 1, sizeof *w->table, 16) ||
+        !gch_u64_map_put(&w->at, nm, (uint32_t)w->n, &found))
+        return 0;
+    w->part[w->n] = part;
+    w->table[w->n++] = table;
+    return 1;
+}
 
 static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 {
@@ -181,26 +215,25 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
     for (uint64_t e = 0; e < g->m; e++)
         if (erole(g, e) == ET_INTERNAL && g->ename[e] >= w->max_name)
             w->max_name = g->ename[e] + 1;
-    w->state = gch_calloc(w->max_name ? w->max_name : 1, sizeof *w->state);
-    w->table = gch_calloc(w->max_name ? w->max_name : 1, sizeof *w->table);
-    if (!w->state || !w->table)
+    w->state = gch_calloc(w->max_name ? w->max_name : 1, 1);
+    if (!w->state)
         return oom(err);
     for (uint64_t e = 0; e < g->m; e++) {
         uint32_t nm = g->ename[e];
         if (erole(g, e) != ET_INTERNAL || w->state[nm])
             continue;
+        w->state[nm] = 1;
+        if (!(name_class(g, nm) & EC_WEAKMAP))
+            continue;
         const char *s = g->str(g->str_ctx, nm);
         size_t dup;
         uint64_t table;
-        if (!weakmap_edge(s, &dup, &table)) {
-            w->state[nm] = 1;
+        if (!weakmap_edge(s, &dup, &table))
             continue;
-        }
         uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
-        if (k == GCH_NONE)
+        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
             return oom(err);
-        w->state[nm] = 2 + k;
-        w->table[nm] = table;
+        w->state[nm] = 2;
     }
     return GCH_OK;
 }
@@ -208,6 +241,8 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 static void weakmaps_free(weakmaps *w)
 {
     gch_free(w->state);
+    gch_u64_map_free(&w->at);
+    gch_free(w->part);
     gch_free(w->table);
     gch_str_table_free(&w->parts);
 }
@@ -313,7 +348,9 @@ static void essential_edges(const v8_graph *g, const uint8_t *page, const weakma
         for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
             uint8_t role = erole(g, e);
             uint32_t t = g->eto[e];
-            if (role == ET_INTERNAL && w->state[g->ename[e]] >= 2 && w->table[g->ename[e]] == g->id[i])
+            uint32_t part;
+            uint64_t table;
+            if (role == ET_INTERNAL && weakmap_name(w, g->ename[e], &part, &table) && table == g->id[i])
                 continue; /* the WeakMap table's edge: the key's edge holds the value */
             if (role == ET_WEAK || t == i)
                 continue;
@@ -337,8 +374,7 @@ static int is_user_root(const v8_graph *g, size_t i)
 static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
     size_t n = g->n, r = g->root;
-    for (size_t i = 0; i < n; i++)
-        d->size[i] = g->size[i];
+    d->size = g->size; /* folded in place */
     int user = 0;
     for (uint64_t e = g->estart[r]; e < g->estart[r + 1] && !user; e++)
         user = is_user_root(g, g->eto[e]);
@@ -350,37 +386,56 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
     d->folded = 1;
     const uint32_t unvisited = UINT32_MAX, multiple = UINT32_MAX - 1;
     uint32_t *owner = gch_reallocarray(NULL, n ? n : 1, sizeof *owner);
-    uint32_t *work = gch_reallocarray(NULL, n ? 2 * n : 1, sizeof *work);
-    if (!owner || !work) {
+    uint8_t *owned = gch_calloc(n / 8 + 1, 1); /* bit per node: hidden, array or ExternalStringData */
+    if (!owner || !owned) {
         gch_free(owner);
-        gch_free(work);
+        gch_free(owned);
         return oom(err);
     }
-    size_t wl = 0;
+    size_t nowned = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
         if (role == NT_HIDDEN || role == NT_ARRAY || (flags[i] & FL_EXTERNAL_STRING)) {
             owner[i] = unvisited;
+            BIT_SET(owned, i);
+            nowned++;
         } else {
             owner[i] = (uint32_t)i;
-            work[wl++] = (uint32_t)i;
         }
     }
-    while (wl) {
-        uint32_t id = work[--wl], own = owner[id];
-        for (uint64_t e = g->estart[id]; e < g->estart[id + 1]; e++) {
-            if (erole(g, e) == ET_WEAK)
-                continue;
-            uint32_t t = g->eto[e];
-            if (owner[t] == unvisited) {
-                owner[t] = own;
-                work[wl++] = t;
-            } else if (owner[t] != t && owner[t] != own && owner[t] != multiple) {
-                owner[t] = multiple;
-                work[wl++] = t; /* each node enters at most twice: 2n slots */
+    /* From each owner in turn, through the nodes it may own: the owners
+     * that reach a node form a set, whatever the order of the walk, so this
+     * gives what DevTools' one worklist of every owner gives. Each owned
+     * node enters the stack at most twice (reached, then shared): 2 slots
+     * each and one for the owner. */
+    uint32_t *work = gch_reallocarray(NULL, 2 * nowned + 1, sizeof *work);
+    if (!work) {
+        gch_free(owner);
+        gch_free(owned);
+        return oom(err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (BIT_GET(owned, i))
+            continue;
+        size_t wl = 0;
+        work[wl++] = (uint32_t)i;
+        while (wl) {
+            uint32_t id = work[--wl], own = owner[id];
+            for (uint64_t e = g->estart[id]; e < g->estart[id + 1]; e++) {
+                uint32_t t = g->eto[e];
+                if (!BIT_GET(owned, t) || erole(g, e) == ET_WEAK)
+                    continue; /* an owner is nobody's to own */
+                if (owner[t] == unvisited) {
+                    owner[t] = own;
+                    work[wl++] = t;
+                } else if (owner[t] != own && owner[t] != multiple) {
+                    owner[t] = multiple;
+                    work[wl++] = t;
+                }
             }
         }
     }
+    gch_free(owned);
     for (size_t i = 0; i < n; i++) {
         uint32_t o = owner[i];
         if (o == unvisited || o == multiple || o == i || nrole(g, o) == NT_SYNTHETIC || o == r)
@@ -419,6 +474,35 @@ static int64_t parse_int(const char *s, int *nan)
     return neg ? -v : v;
 }
 
+uint8_t v8_edge_name_class(const char *s)
+{
+    uint8_t c = EC_KNOWN;
+    if (*s == 'e' || *s == 's') { /* neither a number nor a WeakMap name */
+        if (strcmp(s, "elements") == 0)
+            c |= EC_ELEMENTS;
+        else if (strcmp(s, "sloppy_function_map") == 0)
+            c |= EC_SLOPPY;
+        return c;
+    }
+    size_t dup;
+    uint64_t table;
+    int nan = 0;
+    int64_t index = parse_int(s, &nan);
+    if (!nan && !(index < 2 || index % 3 != 1))
+        c |= EC_MD_DROP;
+    if (*s >= '0' && *s <= '9' && weakmap_edge(s, &dup, &table))
+        c |= EC_WEAKMAP;
+    return c;
+}
+
+/* The class of string nm as an edge name. */
+static uint8_t name_class(const v8_graph *g, uint32_t nm)
+{
+    if (g->eclass)
+        return nm < g->eclass_n ? g->eclass[nm] : 0;
+    return v8_edge_name_class(g->str(g->str_ctx, nm));
+}
+
 typedef struct dist_filter {
     const v8_graph *g;
     const weakmaps *w;
@@ -430,17 +514,17 @@ static int dist_keep(dist_filter *f, size_t i, uint64_t e)
 {
     const v8_graph *g = f->g;
     uint8_t special = f->flags[i], role = erole(g, e);
-    if ((special & FL_NATIVE_CONTEXT) && string_named(role) && strcmp(g->str(g->str_ctx, g->ename[e]), "sloppy_function_map") == 0)
+    if ((special & FL_NATIVE_CONTEXT) && string_named(role) && (name_class(g, g->ename[e]) & EC_SLOPPY))
         return 0;
     if (special & FL_MAP_DESCRIPTORS) {
-        int nan = 0;
-        int64_t index = string_named(role) ? parse_int(g->str(g->str_ctx, g->ename[e]), &nan) : g->ename[e];
-        if (nan)
-            return 1; /* NaN < 2 and NaN % 3 !== 1: kept */
+        if (string_named(role)) /* parseInt's NaN: NaN < 2 and NaN % 3 !== 1: kept */
+            return !(name_class(g, g->ename[e]) & EC_MD_DROP);
+        int64_t index = g->ename[e];
         return index < 2 || index % 3 != 1;
     }
-    if (role == ET_INTERNAL && f->w->state[g->ename[e]] >= 2) {
-        uint32_t k = f->w->state[g->ename[e]] - 2;
+    uint32_t k;
+    uint64_t table;
+    if (role == ET_INTERNAL && weakmap_name(f->w, g->ename[e], &k, &table)) {
         if (!BIT_GET(f->pending, k)) {
             BIT_SET(f->pending, k);
             return 0;
@@ -891,7 +975,7 @@ static gch_status hang(const v8_graph *g, v8_devtools *d, gch_error *err)
 /* calculateStatistics (:4518-4602), on the folded sizes. */
 static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
-    uint32_t *retainers = gch_calloc(g->n ? g->n : 1, sizeof *retainers);
+    uint8_t *retainers = gch_calloc(g->n ? g->n : 1, 1); /* 0, 1 or 2 (more) */
     if (!retainers)
         return oom(err);
     for (uint64_t e = 0; e < g->m; e++)
@@ -919,7 +1003,7 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
             if (flags[i] & FL_ARRAY) {
                 uint64_t s = sz; /* calculateArraySize: its elements when only it retains them */
                 for (uint64_t e = g->estart[i]; e < g->estart[i + 1]; e++) {
-                    if (erole(g, e) != ET_INTERNAL || strcmp(g->str(g->str_ctx, g->ename[e]), "elements") != 0)
+                    if (erole(g, e) != ET_INTERNAL || !(name_class(g, g->ename[e]) & EC_ELEMENTS))
                         continue;
                     if (retainers[g->eto[e]] == 1)
                         s += d->size[g->eto[e]];
@@ -937,7 +1021,6 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
 
 void v8_devtools_free(v8_devtools *d)
 {
-    gch_free(d->size);
     gch_free(d->cls);
     gch_str_table_free(&d->names);
     gch_free(d->distance);
@@ -955,16 +1038,16 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     gch_status st = GCH_OK;
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
-    uint32_t *by_name = NULL, max_name = 0;
+    uint32_t max_name = 0;
+    gch_u64_map by_name_map = { 0 };
     weakmaps w = { 0 };
     text t = { 0 }, dn = { 0 };
-    d->size = gch_reallocarray(NULL, n ? n : 1, sizeof *d->size);
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
     if (!g->no_refs) {
         d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
         d->essential = gch_calloc(g->m / 8 + 1, 1);
     }
-    if (!det || !page || !flags || !d->size || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
+    if (!det || !page || !flags || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
         st = oom(err);
         goto done;
     }
@@ -1004,19 +1087,25 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     uint32_t by_type[256];
     for (size_t k = 0; k < 256; k++)
         by_type[k] = GCH_NONE;
-    if (!(by_name = gch_reallocarray(NULL, max_name ? max_name : 1, sizeof *by_name))) {
-        st = oom(err);
-        goto done;
-    }
-    memset(by_name, 0xff, (size_t)(max_name ? max_name : 1) * sizeof *by_name);
+    uint32_t last_name = GCH_NONE, last_cls = GCH_NONE; /* objects of one class often come in a row */
     for (size_t i = 0; i < n; i++) {
         uint8_t role = nrole(g, i);
         int named = role == NT_OBJECT || role == NT_NATIVE;
         int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
-        uint32_t *memo = renamed || role == NT_SYNTHETIC ? NULL : named ? &by_name[g->name[i]] : &by_type[g->type[i]];
+        uint32_t *memo = renamed || named || role == NT_SYNTHETIC ? NULL : &by_type[g->type[i]];
         if (memo && *memo != GCH_NONE) {
             d->cls[i] = *memo;
             continue;
+        }
+        int by_name = named && !renamed;
+        if (by_name) {
+            uint32_t c = g->name[i] == last_name ? last_cls : gch_u64_map_get(&by_name_map, g->name[i]);
+            if (c != GCH_NONE) {
+                d->cls[i] = c;
+                last_name = g->name[i];
+                last_cls = c;
+                continue;
+            }
         }
         const char *name = raw_name(g, i);
         dn.len = 0;
@@ -1031,12 +1120,18 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         }
         if (memo)
             *memo = d->cls[i];
+        int found;
+        if (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found)) {
+            st = oom(err);
+            goto done;
+        }
     }
-    gch_free(by_name);
-    by_name = NULL;
+    gch_u64_map_free(&by_name_map);
     if ((st = interfaces(g, flags, d, &d->names, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
         (st = statistics(g, flags, d, err)) != GCH_OK)
         goto done;
+    for (size_t i = 0; d->folded && i < n; i++)
+        d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
     weakmaps_free(&w);
     if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
@@ -1052,7 +1147,7 @@ done:
     gch_free(page);
     gch_free(flags);
     gch_free(memo);
-    gch_free(by_name);
+    gch_u64_map_free(&by_name_map);
     gch_free(t.s);
     gch_free(dn.s);
     if (st != GCH_OK)
@@ -1194,7 +1289,7 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
 {
     if (h->object_count != g->n)
         return GCH_OK; /* duplicate ids (not V8's output): the graph stays as written */
-    if (d->folded)
+    if (d->folded && !d->sizes_given)
         for (size_t i = 0; i < g->n; i++)
             h->object_size32[i] = (uint32_t)d->size[i]; /* below 2^32 - 1: shallow_sizes checked */
     gch_status st = retype(d, h, err);
@@ -1216,7 +1311,7 @@ gch_status v8_devtools_apply(v8_devtools *d, const v8_graph *g, gch_heap *h, gch
         if (!(h->v8_pseudo = gch_calloc(g->n ? g->n : 1, 1)))
             return oom(err);
         for (size_t i = 0; i < g->n; i++)
-            h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && d->size[i] == 0;
+            h->v8_pseudo[i] = nrole(g, i) == NT_SYNTHETIC && gch_object_size(h, (uint32_t)i) == 0;
         h->v8_distance = d->distance;
         d->distance = NULL;
         h->v8_detachedness = d->det;

@@ -23,6 +23,19 @@ enum edge_role { ET_OTHER, ET_CONTEXT, ET_ELEMENT, ET_PROPERTY, ET_INTERNAL, ET_
 
 #define V8_NO_DISTANCE (-5) /* DevTools' #noDistance */
 
+/* What DevTools' steps ask of an edge name (a string of the snapshot),
+ * found once per distinct name: the reader classifies the names it does not
+ * keep as it reads them (v8_edge_name_class). */
+enum edge_name_class {
+    EC_KNOWN = 1,    /* classified */
+    EC_ELEMENTS = 2, /* "elements" (calculateArraySize) */
+    EC_SLOPPY = 4,   /* "sloppy_function_map" (the NativeContext distance filter) */
+    EC_MD_DROP = 8,  /* parseInt gives an index >= 2 with index % 3 == 1 (the map
+                        descriptors filter drops the edge) */
+    EC_WEAKMAP = 16  /* a WeakMap ephemeron edge name: its text is kept */
+};
+uint8_t v8_edge_name_class(const char *s);
+
 /* The whole snapshot graph as read (every edge, weak ones included). */
 typedef struct v8_graph {
     size_t n, root;          /* nodes; the root's position */
@@ -32,7 +45,8 @@ typedef struct v8_graph {
     const uint8_t *det;      /* per node: detachedness as written (0 without the field) */
     int has_det;             /* the snapshot declares detachedness */
     const uint64_t *id;      /* per node: id */
-    const uint64_t *size;    /* per node: self size as written */
+    uint64_t *size;          /* per node: self size as written; DevTools' self sizes
+                                replace them in place (v8_devtools.size) */
     const uint32_t *estart;  /* n + 1: node i's edges are estart[i] .. estart[i + 1] - 1 */
     const uint8_t *etype;    /* per edge: type number */
     const uint32_t *ename;   /* per edge: name string index or index */
@@ -41,13 +55,17 @@ typedef struct v8_graph {
     const char *const *node_type_name;   /* by type number: "object", ... */
     int no_refs;             /* the heap gets no references: no essential edges, holding
                                 of unreached nodes nor distances are needed */
+    const uint8_t *eclass;   /* by string index below eclass_n: edge_name_class bits
+                                (NULL: found from the texts) */
+    size_t eclass_n;
     const char *(*str)(const void *ctx, uint32_t index);
     const void *str_ctx;
     uint64_t extra_native_bytes;
 } v8_graph;
 
 typedef struct v8_devtools {
-    uint64_t *size;          /* per node: DevTools' self size */
+    uint64_t *size;          /* per node: DevTools' self size (the graph's array, folded
+                                in place: not owned) */
     uint32_t *cls;           /* per node: class number (names[cls]) */
     gch_str_table names;     /* class names */
     int32_t *distance;       /* per node: DevTools' distance, V8_NO_DISTANCE when none
@@ -58,6 +76,8 @@ typedef struct v8_devtools {
     int folded;              /* the snapshot has user roots: owned arrays were folded */
     int refs_given;          /* the reader gave the heap only the essential references
                                 and the hung ones: apply leaves them */
+    int sizes_given;         /* the reader gave the heap DevTools' self sizes: apply
+                                leaves them */
     uint64_t detached;       /* nodes named Detached ... */
     uint8_t *det;            /* per node: DOM state after propagation (0 unknown, 1 attached,
                                 2 detached); NULL when no node has one */
@@ -65,7 +85,9 @@ typedef struct v8_devtools {
     uint64_t st_total, st_code, st_strings, st_js_arrays, st_typed_arrays, st_system, st_native;
 } v8_devtools;
 
-/* Computes DevTools' view of g into d. GCH_ENOMEM; d is freed on error. */
+/* Computes DevTools' view of g into d; g->size becomes DevTools' self
+ * sizes (cut to 32 bits where folding passed them: as the heap keeps them).
+ * GCH_ENOMEM; d is freed on error. */
 gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err);
 
 /* Applies d to the finished heap h (objects in node order, with the

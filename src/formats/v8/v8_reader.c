@@ -34,6 +34,7 @@
 #include "threading.h"
 #include "v8_bulk.h"
 #include "json_tokenizer.h"
+#include "u64_map.h"
 #include "v8_devtools.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
@@ -175,6 +176,14 @@ typedef struct v8_reader {
     size_t str_n, str_cap;
     uint32_t *wanted;
     size_t wanted_n;
+    /* DevTools' view: edge names are classified as they are read (by string
+     * index below eclass_n: v8_edge_name_class), their texts not kept
+     * unless wanted or WeakMap names (wm_index, wm_off: those, by index) */
+    uint8_t *eclass;
+    size_t eclass_n;
+    uint32_t *wm_index;
+    uint64_t *wm_off;
+    size_t wm_n, wm_cap;
     int strings_done;
 
     /* counts for info */
@@ -195,6 +204,7 @@ typedef struct v8_reader {
      * g_eto is the edges' values array, turned into targets in place). */
     bulk_heap pending;
     int has_pending;
+    int ids_unique;             /* pending's ids are unique (checked before the view) */
     /* keep_text: a GCH_PAYLOAD_TEXT entry per string node (id: its position
      * until the heap is finished) */
     gch_payload *texts;
@@ -1421,14 +1431,18 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* DevTools' view reads the names of the nodes that are not strings, numbers
- * or code, and of every edge named by a string: those strings (and the
- * classes' and labels', which are among them) are kept. */
+ * or code, the names of property edges (interface names) and, with labels,
+ * of every edge named by a string: those strings (and the classes', which
+ * are among them) are kept. Of the other edge names it asks a few questions
+ * (v8_edge_name_class), answered as each is read: eclass marks those. */
 static gch_status collect_wanted_graph(v8_reader *r)
 {
     uint64_t top = r->any_string ? r->max_string + 1 : 0;
+    int labels = !r->opts->skip_refs && !r->opts->skip_labels;
     uint8_t *bits = gch_calloc((size_t)(top / 8 + 1), 1);
-    if (!bits)
-        return oom(r);
+    if (!bits || !(r->eclass = gch_calloc((size_t)(top ? top : 1), 1)))
+        return gch_free(bits), oom(r);
+    r->eclass_n = (size_t)top;
     for (size_t i = 0; i < r->node_n; i++) {
         uint8_t role = r->node_role[r->g_type[i]];
         if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
@@ -1437,8 +1451,12 @@ static gch_status collect_wanted_graph(v8_reader *r)
     }
     for (uint64_t e = 0; e < r->edge_n; e++) {
         uint8_t role = r->edge_role[r->g_etype[e]];
-        if (role != ET_ELEMENT && role != ET_HIDDEN)
-            bits[r->g_ename[e] >> 3] |= (uint8_t)(1u << (r->g_ename[e] & 7));
+        if (role == ET_ELEMENT || role == ET_HIDDEN)
+            continue;
+        uint32_t nm = r->g_ename[e];
+        r->eclass[nm] = 1; /* to classify */
+        if (labels || role == ET_PROPERTY)
+            bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
     }
     size_t u = 0;
     for (uint64_t k = 0; k < top; k++)
@@ -1500,6 +1518,30 @@ static gch_status collect_wanted(v8_reader *r)
 
 static gch_status table_string(v8_reader *r, int keep);
 
+/* Classifies edge name k from its bytes in the input when it is short and
+ * plain (no escape, no control byte: the bytes are the text), and skips
+ * it; *pending = 0 then. A WeakMap name is left to be read the usual way
+ * and kept (its parts are read later). */
+static gch_status classify_plain(v8_reader *r, size_t k, int *pending)
+{
+    char buf[64];
+    if (r->in.src || gch_json_peek(&r->in) != '"')
+        return GCH_OK;
+    const unsigned char *p = r->in.p, *q = v8_bulk_plain_string(p, r->in.end);
+    size_t len = q ? (size_t)(q - p) - 2 : 0;
+    if (!q || len >= sizeof buf)
+        return GCH_OK;
+    memcpy(buf, p + 1, len);
+    buf[len] = '\0';
+    uint8_t c = v8_edge_name_class(buf);
+    if (c & EC_WEAKMAP)
+        return GCH_OK; /* read the usual way and kept */
+    r->eclass[k] = c;
+    r->in.p = q;
+    *pending = 0;
+    return GCH_OK;
+}
+
 static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
@@ -1529,14 +1571,31 @@ static gch_status read_strings(v8_reader *r)
             r->str_off[next_wanted] = r->pool.len;
         else if (!r->wanted)
             r->str_off[r->str_n] = r->pool.len;
-        r->str_n++;
-        if ((st = table_string(r, keep)) != GCH_OK)
+        size_t k = r->str_n++, at = r->pool.len;
+        int classify = k < r->eclass_n && r->eclass[k];
+        int pending = 1; /* the string is still to read */
+        if (classify && !keep && (st = classify_plain(r, k, &pending)) != GCH_OK)
             return st;
-        if (keep) {
+        classify = classify && pending;
+        if (pending && (st = table_string(r, keep || classify)) != GCH_OK)
+            return st;
+        if (keep || classify) {
             /* Strings are kept NUL-terminated in the pool. */
             if (!gch_grow((void **)&r->pool.s, &r->pool.cap, r->pool.len + 2, 1, 64))
                 return oom(r);
             r->pool.s[r->pool.len++] = '\0';
+        }
+        if (classify) {
+            r->eclass[k] = v8_edge_name_class(r->pool.s + at);
+            if (!keep && (r->eclass[k] & EC_WEAKMAP)) {
+                if (!gch_grow((void **)&r->wm_index, &r->wm_cap, r->wm_n + 1, sizeof *r->wm_index, 16) ||
+                    !(r->wm_off = gch_reallocarray(r->wm_off, r->wm_cap, sizeof *r->wm_off)))
+                    return oom(r);
+                r->wm_index[r->wm_n] = (uint32_t)k;
+                r->wm_off[r->wm_n++] = at;
+            } else if (!keep) {
+                r->pool.len = at; /* classified: the text is not needed */
+            }
         }
         int more;
         if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
@@ -1800,6 +1859,13 @@ static void free_arrays(v8_reader *r)
     gch_free(r->pool.s);
     gch_free(r->str_off);
     gch_free(r->wanted);
+    gch_free(r->eclass);
+    gch_free(r->wm_index);
+    gch_free(r->wm_off);
+    r->eclass = NULL;
+    r->wm_index = NULL;
+    r->wm_off = NULL;
+    r->eclass_n = r->wm_n = r->wm_cap = 0;
     r->n_class = r->n_edges = r->label_keys = r->wanted = NULL;
     r->refs = r->str_off = NULL;
     r->held = NULL;
@@ -1821,16 +1887,65 @@ static gch_status add_node_root(v8_reader *r, size_t i, unsigned flags, const ch
     return gch_builder_add_root(r->b, w_get(&r->n_id, i), GCH_ROOT_INTERNAL, flags, 0, 0, label, r->err);
 }
 
-/* The graph's strings by index in O(1) (str_at searches the kept ones). */
+/* The graph's strings by index in O(1) (str_at searches the kept ones): a
+ * table by index when most are kept, else a map from the kept ones' indices
+ * to their place in p. */
 typedef struct str_table {
-    const char **p;
-    size_t n;
+    const char **p;  /* by index (n), or by place (the map's) */
+    size_t n, kept;
+    gch_u64_map at;  /* used when map */
+    int map;
 } str_table;
 
 static const char *graph_str(const void *ctx, uint32_t index)
 {
     const str_table *t = ctx;
+    if (t->map) {
+        uint32_t k = gch_u64_map_get(&t->at, index);
+        return k != UINT32_MAX ? t->p[k] : "";
+    }
     return index < t->n && t->p[index] ? t->p[index] : "";
+}
+
+static int str_table_put(str_table *t, uint32_t index, const char *s)
+{
+    if (!t->map) {
+        if (index < t->n)
+            t->p[index] = s;
+        return 1;
+    }
+    int found;
+    uint32_t *v = gch_u64_map_put(&t->at, index, (uint32_t)t->kept, &found);
+    if (!v)
+        return 0;
+    if (!found)
+        t->p[t->kept++] = s;
+    return 1;
+}
+
+/* The kept strings (and the WeakMap names) of the reader into t. */
+static gch_status str_table_make(v8_reader *r, str_table *t)
+{
+    size_t kept = (r->wanted ? r->wanted_n : r->str_n) + r->wm_n;
+    t->n = r->str_n;
+    t->map = r->wanted && kept < r->str_n / 4;
+    if (!(t->p = gch_calloc(t->map ? kept + 1 : (r->str_n ? r->str_n : 1), sizeof *t->p)))
+        return oom(r);
+    int ok = 1;
+    if (r->wanted) {
+        for (size_t k = 0; k < r->wanted_n; k++)
+            if (r->wanted[k] < r->str_n && r->str_off[k] != UINT64_MAX)
+                ok &= str_table_put(t, r->wanted[k], r->pool.s + r->str_off[k]);
+    } else {
+        for (size_t k = 0; k < r->str_n; k++)
+            if (r->str_off[k] != UINT64_MAX)
+                ok &= str_table_put(t, (uint32_t)k, r->pool.s + r->str_off[k]);
+    }
+    for (size_t k = 0; k < r->wm_n; k++)
+        ok &= str_table_put(t, r->wm_index[k], r->pool.s + r->wm_off[k]);
+    if (!ok)
+        return oom(r);
+    return GCH_OK;
 }
 
 /* DevTools' view being made: the graph, the result, the arrays the graph
@@ -1849,6 +1964,7 @@ static void devtools_run_free(devtools_run *dr)
 {
     gch_free(dr->estart);
     gch_free(dr->strs.p);
+    gch_u64_map_free(&dr->strs.at);
     gch_free(dr->id);
     gch_free(dr->size);
     v8_devtools_free(&dr->d);
@@ -1862,8 +1978,23 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
 {
     size_t n = r->node_n;
     const uint32_t *estart = r->pending.starts;
-    const uint64_t *id = r->pending.ids, *size = r->pending.sizes;
-    if (!r->has_pending) { /* the careful path: its own arrays */
+    const uint64_t *id = r->pending.ids;
+    uint64_t *size = r->pending.sizes;
+    if (r->has_pending) {
+        /* Unique ids (V8's): the heap gets DevTools' self sizes, folded in
+         * the sizes it adopts. Else it keeps the raw ones (and the view is
+         * not applied): the view folds a copy. */
+        int unique = gch_ids_unique(r->pending.ids, (uint32_t)n);
+        if (unique < 0)
+            return oom(r);
+        r->ids_unique = unique;
+        if (!unique) {
+            if (!(dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size)))
+                return oom(r);
+            memcpy(dr->size, size, n * sizeof *size);
+            size = dr->size;
+        }
+    } else { /* the careful path: its own arrays */
         dr->estart = gch_reallocarray(NULL, n + 1, sizeof *dr->estart);
         dr->id = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->id);
         dr->size = gch_reallocarray(NULL, n ? n : 1, sizeof *dr->size);
@@ -1882,24 +2013,17 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
     for (unsigned k = 0; k < r->ntypes; k++)
         dr->type_names[k] = list_name(r->node_types, k);
     /* every string index the graph uses is below str_n (parse checked) */
-    dr->strs.n = r->str_n;
-    if (!(dr->strs.p = gch_calloc(r->str_n ? r->str_n : 1, sizeof *dr->strs.p)))
-        return oom(r);
-    if (r->wanted) {
-        for (size_t k = 0; k < r->wanted_n; k++)
-            if (r->wanted[k] < r->str_n && r->str_off[k] != UINT64_MAX)
-                dr->strs.p[r->wanted[k]] = r->pool.s + r->str_off[k];
-    } else {
-        for (size_t k = 0; k < r->str_n; k++)
-            dr->strs.p[k] = r->str_off[k] != UINT64_MAX ? r->pool.s + r->str_off[k] : NULL;
-    }
+    gch_status st = str_table_make(r, &dr->strs);
+    if (st != GCH_OK)
+        return st;
     dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->edge_n, .type = r->g_type, .name = r->g_name,
                         .det = r->g_det, .has_det = r->has_detachedness, .id = id, .size = size,
                         .estart = estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
-                        .no_refs = r->opts->skip_refs, .str = graph_str, .str_ctx = &dr->strs,
+                        .no_refs = r->opts->skip_refs, .eclass = r->eclass, .eclass_n = r->eclass_n,
+                        .str = graph_str, .str_ctx = &dr->strs,
                         .extra_native_bytes = r->extra_native_bytes };
-    gch_status st = v8_devtools_run(&dr->g, &dr->d, r->err);
+    st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
 }
@@ -1913,10 +2037,8 @@ static gch_status devtools_refs(v8_reader *r, devtools_run *dr)
 {
     bulk_heap *h = &r->pending;
     v8_devtools *d = &dr->d;
-    int unique = gch_ids_unique(h->ids, (uint32_t)h->n), raw = !unique;
+    int unique = r->ids_unique, raw = !unique;
     gch_status st = GCH_OK;
-    if (unique < 0)
-        return oom(r);
     d->refs_given = unique;
     uint32_t *to = r->g_eto, *label = r->opts->skip_labels ? NULL : r->g_ename;
     uint64_t w = 0, e = 0, edges = r->edge_n;
@@ -2059,6 +2181,10 @@ static gch_status build(v8_reader *r, gch_dump **out)
         dr.d.refs_given = 1; /* without references: nothing for apply to rewire */
         st = r->opts->skip_refs ? bulk_adopt(r, &r->pending, NULL) : devtools_refs(r, &dr);
         bulk_heap_free(&r->pending);
+        if (!dr.size) { /* the heap's sizes were the view's (and are gone with pending) */
+            dr.d.sizes_given = 1;
+            dr.d.size = NULL;
+        }
     }
     if (st != GCH_OK) {
         devtools_run_free(&dr);
