@@ -74,28 +74,34 @@ case $parallel in '' | *[!0-9]* | 0) parallel=1 ;; esac
 failed=0
 found=0
 running=0
-names=""
+batch=""
+# Prints the results of the harnesses that ran together, as they end.
+report_batch() {
+    for name in $batch; do
+        cat "$build/fuzz-$name.result"
+        if [ -f "$build/fuzz-$name.result.failed" ]; then
+            failed=1
+            cat "$build/fuzz-$name.result.failed" >&2
+        fi
+    done
+    batch=""
+    running=0
+}
 for bin in "$build"/tests/fuzz/fuzz_*; do
     [ -x "$bin" ] || continue
     found=1
     name=${bin##*/fuzz_}
     rm -f "$build/fuzz-$name.result" "$build/fuzz-$name.result.failed"
-    names="$names $name"
+    batch="$batch $name"
     run_harness "$bin" &
     running=$((running + 1))
     if [ "$running" -ge "$parallel" ]; then
         wait
-        running=0
+        report_batch
     fi
 done
 wait
-for name in $names; do
-    cat "$build/fuzz-$name.result"
-    if [ -f "$build/fuzz-$name.result.failed" ]; then
-        failed=1
-        cat "$build/fuzz-$name.result.failed" >&2
-    fi
-done
+report_batch
 if [ "$found" = 0 ]; then
     echo "fuzz: no harness built in $build/tests/fuzz" >&2
     exit 1
