@@ -1,6 +1,7 @@
-/* Scaling of the Ruby reader (slow): 4x the input must cost under 6x the
- * processor time (the fastest of three runs each), on shapes that would
- * turn quadratic in a careless reader: every object of its own unnamed
+/* Scaling of the Ruby reader (slow): 4x the input must cost under 8x the
+ * processor time, the fastest of three runs each (quadratic work costs 16x;
+ * at 4n the tables outgrow a 512 KiB L2: CI measured 6.7x on a quiet
+ * machine), on shapes that would turn quadratic in a careless reader: every object of its own unnamed
  * class at the end of a long superclass chain (naming walks at most 64
  * links), every object with its own allocation site, a ROOT line naming
  * every object twice, one object holding every other, every String with a
@@ -115,7 +116,7 @@ static void test_growth(void **state)
     buf small = make(N), big = make(4 * N);
     double ts = fastest(&small, N), tb = fastest(&big, 4 * N);
     printf("# n=%d: %.3f s, 4n: %.3f s, ratio %.2f\n", N, ts, tb, tb / (ts > 1e-6 ? ts : 1e-6));
-    if (tb > 6 * ts + 0.05)
+    if (tb > 8 * ts + 0.05)
         fail_msg("4x the input took %.1fx the time (%.3f s against %.3f s)", tb / ts, tb, ts);
     free(small.s);
     free(big.s);
