@@ -165,15 +165,15 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
 
 /* Whether the command needs what only the dump holds: the values (payloads,
  * instance fields) that HPROF and Ruby readers keep on request, and the
- * strings and lengths of a Dart snapshot when the command reads them
- * (waste, objects --values: payloads without the leak rules' fields, or with
- * waste's); the other formats keep none, and their index serves every
- * command. */
+ * strings and lengths of a Dart snapshot and the strings of a V8 one when
+ * the command reads them (waste, objects --values: payloads without the
+ * leak rules' fields, or with waste's); the other formats keep none, and
+ * their index serves every command. */
 static int needs_the_dump(const gch_dump *d, int need)
 {
     if (!(need & (CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS)))
         return 0;
-    if (strcmp(d->format, "dart") == 0)
+    if (strcmp(d->format, "dart") == 0 || strcmp(d->format, "v8") == 0)
         return (need & CLI_LOAD_PAYLOADS) && ((need & CLI_LOAD_FIELDS) || !(need & CLI_LOAD_RULE_FIELDS));
     return strcmp(d->format, "hprof") == 0 || strcmp(d->format, "ruby") == 0;
 }

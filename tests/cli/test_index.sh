@@ -102,6 +102,16 @@ case $(cat "$tmp/err") in *"the dump was modified since it was indexed"*) ok ".g
 expect ".gcx alone, a command without values: served" "$("$G" top "$r.gcx" 2>/dev/null | sed "s|$r.gcx|$r|g")" \
     "$("$G" top --no-index "$r" 2>/dev/null)"
 
+# V8 strings (waste's duplicate strings) are not in the index: waste reads
+# the snapshot, with the index beside it or given alone.
+v=$tmp/node.heapsnapshot.gz
+cp "$T/v8/node-server.heapsnapshot.gz" "$v"
+"$G" index "$v" > /dev/null
+vref=$("$G" waste --no-index "$v" 2>&1)
+case $vref in *duplicate-strings*) ok "V8 waste counts duplicate strings";; *) bad "V8 waste: $vref";; esac
+expect "V8 waste, index beside" "$("$G" waste "$v" 2>&1)" "$vref"
+expect "V8 waste, .gcx alone" "$("$G" waste "$v.gcx" 2>&1 | sed "s|$v.gcx|$v|g")" "$vref"
+
 # The cache: a read-only folder's dump is indexed under $XDG_CACHE_HOME/gcheap/.
 mkdir "$tmp/ro" "$tmp/cache"
 cp "$T/basic.gclog" "$tmp/ro/basic.gclog"
