@@ -211,27 +211,50 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
 }
 
 /* Every GCH_SIZE_BIG slot has its big size (gch_heap_big_size's promise),
- * and the sizes add up to the recorded total. */
+ * and the sizes add up to the recorded total. With per-type totals (stat's
+ * histogram), they equal a count of the objects whenever the objects are
+ * loaded: a command never prints totals that its rows contradict. One pass
+ * over the types and sizes for both. */
 static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
 {
     uint64_t sum = 0, big = 0;
     int over = 0;
-    for (uint32_t o = 0; o < h->object_count; o++) {
-        uint32_t s = h->object_size32[o];
-        if (s == GCH_SIZE_BIG) {
+    size_t nt = h->type_count ? h->type_count : 1;
+    int totals = h->type_objects && h->type_bytes;
+    uint64_t *objects = totals ? gch_calloc(nt, sizeof *objects) : NULL;
+    uint64_t *bytes = totals ? gch_calloc(nt, sizeof *bytes) : NULL;
+    if (totals && (!objects || !bytes)) {
+        gch_free(objects);
+        gch_free(bytes);
+        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
+        return;
+    }
+    const uint32_t *type = h->object_type, *size = h->object_size32;
+    uint32_t o = 0;
+    for (; o < h->object_count; o++) {
+        uint64_t v = size[o];
+        if (v == GCH_SIZE_BIG) {
             if (big >= h->big_size_count || h->big_size_object[big] != o)
                 break;
-            uint64_t v = h->big_size_value[big++];
-            over |= v < GCH_SIZE_BIG || sum + v < sum;
-            sum += v;
-        } else {
-            over |= sum + s < sum;
-            sum += s;
+            v = h->big_size_value[big++];
+            over |= v < GCH_SIZE_BIG;
+        }
+        over |= sum + v < sum;
+        sum += v;
+        if (totals) {
+            objects[type[o]]++;
+            bytes[type[o]] += v;
         }
     }
-    if (big != h->big_size_count || over || sum != total)
+    if (o < h->object_count || big != h->big_size_count || over || sum != total)
         l->st = gch_error_at(l->err, 0, "index: section %u: object sizes disagree with the "
                              "big sizes or the total", l->heap);
+    for (uint32_t t = 0; totals && l->st == GCH_OK && t < h->type_count; t++)
+        if (objects[t] != h->type_objects[t] || bytes[t] != h->type_bytes[t])
+            l->st = gch_error_at(l->err, 0, "index: section %u: the totals of type %" PRIu32
+                                 " disagree with its objects", l->heap, t);
+    gch_free(objects);
+    gch_free(bytes);
 }
 
 int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
@@ -253,10 +276,10 @@ int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *
 static void check_distinct_ids(loader *l, const gch_heap *h)
 {
     uint32_t n = h->object_count;
-    uint32_t i = 1;
-    while (i < n && h->object_id[i - 1] < h->object_id[i])
-        i++;
-    if (i >= n)
+    unsigned falls = 0; /* no early exit: the loop vectorizes */
+    for (uint32_t i = 1; i < n; i++)
+        falls |= h->object_id[i - 1] >= h->object_id[i];
+    if (!falls)
         return;
     (void)gcx_get(l->ix, l->heap, GCX_IDOR, 0, 4, n, 1, gcx_ids_sorted, h, &l->st, l->err);
 }
@@ -283,33 +306,6 @@ static void check_root_ids(loader *l, const gch_heap *h)
             return;
         }
     }
-}
-
-/* The per-type totals (stat's histogram) equal a count of the objects
- * whenever the objects are loaded: a command never prints totals that its
- * rows contradict. */
-static void check_type_totals(loader *l, const gch_heap *h)
-{
-    if (!h->type_objects || !h->type_bytes)
-        return;
-    size_t nt = h->type_count ? h->type_count : 1;
-    uint64_t *objects = gch_calloc(nt, sizeof *objects), *bytes = gch_calloc(nt, sizeof *bytes);
-    if (!objects || !bytes) {
-        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
-    } else {
-        for (uint32_t i = 0; i < h->object_count; i++) {
-            objects[h->object_type[i]]++;
-            bytes[h->object_type[i]] += gch_object_size(h, i);
-        }
-        for (uint32_t t = 0; t < h->type_count; t++)
-            if (objects[t] != h->type_objects[t] || bytes[t] != h->type_bytes[t]) {
-                l->st = gch_error_at(l->err, 0, "index: section %u: the totals of type %" PRIu32
-                                     " disagree with its objects", l->heap, t);
-                break;
-            }
-    }
-    gch_free(objects);
-    gch_free(bytes);
 }
 
 /* The reference chunks of heap hi (CSR starts, targets, labels when asked
@@ -355,8 +351,6 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     h->total_size = r->total_size;
     if (l->st == GCH_OK)
         check_sizes(l, h, r->total_size);
-    if (l->st == GCH_OK)
-        check_type_totals(l, h);
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
     if (!(flags & GCH_INDEX_REFS_LATER) && l->st == GCH_OK)
