@@ -430,12 +430,13 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         if (!mask)
             return gch_error_set(err, GCH_ENOMEM, "out of memory");
         uint64_t c = 0, b = 0;
-        for (uint32_t o = 0; o < n; o++)
-            if (v->dist[o] != GCH_NONE) {
-                mask[o] = 1;
-                c++;
-                b += gch_object_size(heap, o);
-            }
+        for (uint32_t o = 0; o < n; o++) { /* no branch on the object: most are live */
+            unsigned in = v->dist[o] != GCH_NONE;
+            uint32_t s32 = heap->object_size32[o];
+            mask[o] = (uint8_t)in;
+            c += in;
+            b += !in ? 0 : s32 != GCH_SIZE_BIG ? s32 : gch_heap_big_size(heap, o);
+        }
         v->live = mask;
         if (!v->has_totals) {
             v->live_count = c;
