@@ -327,6 +327,12 @@ static void source_paths(gch_analysis *a, const gch_heap *heap, view *v, int inc
     }
 }
 
+gch_status gch__analysis_refs(gch_analysis *a, const gch_heap *heap, gch_error *err)
+{
+    heap_state *s = state_of(a, heap, err);
+    return s ? need_refs(a, s, err) : GCH_EINVAL;
+}
+
 void gch__analysis_paths_ready(gch_analysis *a, const gch_heap *heap, int include_weak,
                                const gch_paths **out)
 {

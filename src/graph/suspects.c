@@ -618,7 +618,8 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
      * fields of the suspects). */
     int counted = ready && f.count;
     bfs_job job;
-    if ((st = bfs_start(&f, &job, err)) != GCH_OK)
+    /* The BFS reads the references: an index may have deferred them. */
+    if ((st = gch__analysis_refs(an, heap, err)) != GCH_OK || (st = bfs_start(&f, &job, err)) != GCH_OK)
         goto fail;
     gch_parallel par = gch_parallel_for(opts->threads);
     gch_thread bfs_thread;

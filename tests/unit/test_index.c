@@ -598,6 +598,28 @@ static void refs_later(void **state)
     assert_non_null(gch_analysis_source_error(ia));
     gch_analysis_free(ia);
     free(b.p);
+    /* The suspects' own search (the paths damaged: no tree to read them
+     * from) with the references deferred: read first (fuzz_index found the
+     * search walking absent references), the chain's path. */
+    b = fixed_index();
+    put32(chunk(&b, "PPAR", 0) + 3 * 4, 6);
+    fix(&b);
+    ia = open_later(&b, &st);
+    h = gch_analysis_dump(ia)->heaps[0];
+    gch_suspects s;
+    gch_suspects_options so = GCH_SUSPECTS_OPTIONS_INIT;
+    assert_int_equal(gch_suspects_find_in(ia, h, &so, &s, NULL), GCH_OK);
+    assert_non_null(h->out_start);
+    assert_int_equal(s.count, 1);
+    assert_int_equal(s.items[0].object, 0);
+    assert_int_equal(s.items[0].retained, 8 * 10 + 45);
+    /* The path to the accumulation point: along the chain from root 0. */
+    assert_int_equal(s.items[0].path_len, s.items[0].accumulation + 1);
+    for (size_t i = 0; i < s.items[0].path_len; i++)
+        assert_int_equal(s.path[s.items[0].path_start + i], i);
+    gch_suspects_free(&s);
+    gch_analysis_free(ia);
+    free(b.p);
 }
 
 /* XXH64 against the reference implementation: each value is what xxhsum -H1
