@@ -388,7 +388,7 @@ if [ "$HUGE" = 1 ]; then
     if [ -n "$hx_top" ] && [ -n "$hx_wall" ]; then
         awk -v s="$hx_size" -v b="$hb" -v w="$hx_wall" -v t="$huge_wall" 'BEGIN {
             printf "  info  index built in %.1f s wall (%.2fx top from the dump), %.2f GB (%.2fx the .gclog)\n",
-                w, t > 0 ? w / t : 0, s / 1e9, s / b }'
+                w, (t > 0 ? w / t : 0), s / 1e9, s / b }'
         awk -v w="$hx_top" 'BEGIN { printf "  %s  top from the index %.2f s wall (target < 3 s)\n", w < 3 ? "PASS" : "FAIL", w }'
     else
         echo "  n/a   the index or top from it did not complete"
