@@ -126,9 +126,10 @@ static const unsigned char *edges_close(const unsigned char *b, const unsigned c
         for (;; c--) {
             if (*c == ']')
                 depth++;
-            else if (*c == '[' && --depth == 0)
-                break;
-            else if (*c != ',' && *c != '-' && !(*c >= '0' && *c <= '9') && !blank(*c))
+            else if (*c == '[') {
+                if (--depth == 0)
+                    break;
+            } else if (*c != ',' && *c != '-' && !(*c >= '0' && *c <= '9') && !blank(*c))
                 return NULL;
             if (c == b)
                 return NULL;
