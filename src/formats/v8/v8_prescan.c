@@ -31,6 +31,27 @@ static uint8_t name_flag(const char *s, size_t len)
 
 static int blank(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+/* The last byte before q (not before b) that is c1 or c2, or NULL; eight
+ * bytes at a time where none is (a word has a byte equal to c when the
+ * word xor c has a zero byte: Hacker's Delight, 6-1). */
+static const unsigned char *rfind2(const unsigned char *b, const unsigned char *q, unsigned char c1, unsigned char c2)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u, m1 = ones * c1, m2 = ones * c2;
+    while (q - b >= 8) {
+        uint64_t w, x, y;
+        memcpy(&w, q - 8, 8);
+        x = w ^ m1;
+        y = w ^ m2;
+        if (((x - ones) & ~x & highs) | ((y - ones) & ~y & highs))
+            break; /* one of these eight */
+        q -= 8;
+    }
+    while (q > b)
+        if (*--q == c1 || *q == c2)
+            return q;
+    return NULL;
+}
+
 /* The last byte before q (not before b) that is not blank, or NULL. */
 static const unsigned char *back(const unsigned char *b, const unsigned char *q)
 {
@@ -74,11 +95,13 @@ static const unsigned char *strings_back(const unsigned char *b, const unsigned 
         const unsigned char *o = q;
         int esc = 0;
         for (;;) {
-            while (o > b && o[-1] != '"')
-                esc |= *--o == '\\';
-            if (o == b)
+            if (!(o = rfind2(b, o, '"', '\\')))
                 goto fail;
-            o--; /* a quote: escaped when an odd run of backslashes comes before it */
+            if (*o == '\\') {
+                esc = 1;
+                continue;
+            }
+            /* a quote: escaped when an odd run of backslashes comes before it */
             size_t k = 0;
             while (o - k > b && o[-(ptrdiff_t)k - 1] == '\\')
                 k++;
@@ -122,17 +145,13 @@ static const unsigned char *edges_close(const unsigned char *b, const unsigned c
         const unsigned char *close = c;
         if ((size_t)(end - q) >= sizeof after_edges - 1 && memcmp(q, after_edges, sizeof after_edges - 1) == 0)
             return close;
-        size_t depth = 0; /* back to the '[' that opens the value */
-        for (;; c--) {
-            if (*c == ']')
-                depth++;
-            else if (*c == '[') {
-                if (--depth == 0)
-                    break;
-            } else if (*c != ',' && *c != '-' && !(*c >= '0' && *c <= '9') && !blank(*c))
+        /* back to the '[' that opens the value (what lies between is the
+         * reader's to check: a list of anything else at worst misleads this
+         * guess) */
+        for (size_t depth = 1; depth;) {
+            if (!(c = rfind2(b, c, '[', ']')))
                 return NULL;
-            if (c == b)
-                return NULL;
+            depth = *c == ']' ? depth + 1 : depth - 1;
         }
         if (!(c = back(b, c)) || *c != ':' || !(c = back(b, c)) || *c != '"')
             return NULL;
