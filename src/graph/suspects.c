@@ -372,6 +372,8 @@ static gch_status bfs_start(const finder *f, bfs_job *j, gch_error *err)
         bfs_free(j);
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     }
+    for (size_t k = 0; k < f->count; k++)
+        j->at[k] = GCH_NONE; /* until the search reaches it */
     return GCH_OK;
 }
 
@@ -456,6 +458,13 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
 {
     const gch_heap *h = f->h;
     size_t total = 0;
+    for (size_t k = 0; k < f->count; k++)
+        if (j->at[k] == GCH_NONE) { /* live in the tree, not reached: a damaged index */
+            bfs_free(j);
+            return gch_error_set(err, GCH_EFORMAT, "leak suspects: an accumulation point of the "
+                                 "dominator tree is not reached from the roots (the tree and the "
+                                 "references disagree)");
+        }
     for (size_t k = 0; k < f->count; k++) {
         size_t len = 1;
         for (uint32_t q = j->at[k]; j->from[q] != GCH_NONE; q = j->from[q])

@@ -284,12 +284,13 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
     if (t->psz && types)
         t->pty = gcx_get(ix, hi, GCX_DPTY, view, 2, live, 0, preorder_types, h, &st, err);
     gch_status own = st;
-    gch_error mine = *err;
+    gch_error mine;
+    gcx_error_keep(&mine, err);
     t->pre = gcx_get_join(ix, &pre, &st, err);
     if (!t->pre)
         return st; /* the preorder's error first, as when checked first */
     if (own != GCH_OK)
-        *err = mine;
+        gcx_error_put(err, &mine);
     st = own;
     if (!t->psz || st != GCH_OK) {
         t->pre = t->pid = t->psz = NULL;
@@ -386,10 +387,20 @@ static gch_status get_reverse(gch_index *ix, uint32_t hi, const gch_heap *h, con
     gcx_limit32 objs = { h->object_count, 0 };
     uint64_t refs = h->ref_count;
     *source = NULL;
+    gcx_get_job sources = { .heap = hi, .tag = GCX_INSR, .elem = 4, .count = refs, .required = 1,
+                            .check = gcx_below32, .ctx = &objs };
+    gcx_get_beside(ix, &sources);
     *start = gcx_get(ix, hi, GCX_INST, 0, 4, (uint64_t)h->object_count + 1, 1, gcx_csr_starts,
                      &refs, &st, err);
-    if (*start)
-        *source = gcx_get(ix, hi, GCX_INSR, 0, 4, refs, 1, gcx_below32, &objs, &st, err);
+    gch_status own = st;
+    gch_error mine;
+    gcx_error_keep(&mine, err);
+    *source = gcx_get_join(ix, &sources, &st, err);
+    if (!*start) { /* the starts' error first, as when checked first */
+        st = own;
+        gcx_error_put(err, &mine);
+        *source = NULL;
+    }
     return *start && *source ? GCH_OK : st;
 }
 

@@ -97,7 +97,7 @@ const void *gcx_get_join(gch_index *ix, gcx_get_job *job, gch_status *st, gch_er
     }
     *st = job->st;
     if (job->st != GCH_OK)
-        *err = job->err;
+        gcx_error_put(err, &job->err);
     return job->out;
 }
 
@@ -381,12 +381,23 @@ gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gc
     limit32 objs = { r.object_count, 0 };
     uint32_t ss = r.strings_size > UINT32_MAX ? UINT32_MAX : (uint32_t)r.strings_size;
     limit32 str = { ss, 1 };
+    /* The targets' check beside the starts' (and the labels'). */
+    gcx_get_job targets = { .heap = hi, .tag = GCX_OTGT, .elem = 4, .count = r.ref_count,
+                            .required = 1, .check = gcx_below32, .ctx = &objs };
+    gcx_get_beside(ix, &targets);
     const uint32_t *start = get(&l, GCX_OSTA, 4, (uint64_t)r.object_count + 1, 1, gcx_csr_starts,
                                 &r.ref_count);
-    const uint32_t *target = get(&l, GCX_OTGT, 4, r.ref_count, 1, gcx_below32, &objs);
     const uint32_t *label = NULL;
     if (labels && (r.has & GCX_HAS_LABELS))
         label = get(&l, GCX_OLAB, 4, r.ref_count, 1, gcx_below32, &str);
+    gch_status own = l.st;
+    gch_error mine;
+    gcx_error_keep(&mine, err);
+    const uint32_t *target = gcx_get_join(ix, &targets, &l.st, err);
+    if (own != GCH_OK && (target || !start)) { /* first error in the old order: starts, targets, labels */
+        l.st = own;
+        gcx_error_put(err, &mine);
+    }
     if (l.st != GCH_OK)
         return l.st;
     h->out_start = (uint32_t *)start;
@@ -417,11 +428,12 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
         check_sizes(l, h, r->total_size);
     if (ids_started) { /* the ids' error first, as when checked first */
         gch_status own = l->st;
-        gch_error mine = *l->err;
+        gch_error mine;
+        gcx_error_keep(&mine, l->err);
         h->object_id = (uint64_t *)gcx_get_join(l->ix, &ids, &l->st, l->err);
         if (h->object_id && own != GCH_OK) {
             l->st = own;
-            *l->err = mine;
+            gcx_error_put(l->err, &mine);
         }
         if (l->st == GCH_OK)
             check_distinct_ids(l, h);

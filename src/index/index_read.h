@@ -68,6 +68,20 @@ typedef struct gcx_get_job {
 void gcx_get_beside(gch_index *ix, gcx_get_job *job);
 const void *gcx_get_join(gch_index *ix, gcx_get_job *job, gch_status *st, gch_error *err);
 
+/* A caller's error kept aside and put back (err may be NULL: nothing). */
+static inline void gcx_error_keep(gch_error *to, const gch_error *err)
+{
+    if (err)
+        *to = *err;
+    else
+        gch_error_clear(to);
+}
+static inline void gcx_error_put(gch_error *err, const gch_error *from)
+{
+    if (err)
+        *err = *from;
+}
+
 /* Value checks shared by the model and the derived chunks. */
 typedef struct gcx_limit32 {
     uint32_t below;          /* every value < below ... */
