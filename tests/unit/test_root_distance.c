@@ -17,6 +17,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/load.h"
+#include "gcheap/paths.h"
 #include "graph_heap.h"
 
 /* Relaxation: start with 0 at every counted root object, then lower
@@ -59,6 +60,22 @@ static void check_heap(const gch_heap *h, int include_weak)
             fail_msg("object %u: distance %u, oracle %u", o, got[o], want[o]);
         assert_int_equal(got[o] != GCH_NONE, live[o] != 0);
     }
+    /* The path search's depths (against a walk up each object's parents)
+     * and distances (against the oracle). */
+    gch_paths p;
+    uint32_t *dist = malloc(((size_t)h->object_count + 1) * sizeof *dist);
+    uint8_t *depth = malloc((size_t)h->object_count + 1);
+    gch_paths_options po = { .include_weak = include_weak, .dist = dist, .depth8 = depth };
+    assert_int_equal(gch_paths_build_ex(h, &po, &p, &err), GCH_OK);
+    for (uint32_t o = 0; o < h->object_count; o++) {
+        uint32_t walked = gch_paths_depth(&p, o);
+        assert_int_equal(depth[o], walked < 255 ? walked : 255);
+        if (dist[o] != want[o])
+            fail_msg("object %u: distance with the paths %u, oracle %u", o, dist[o], want[o]);
+    }
+    gch_paths_free(&p);
+    free(dist);
+    free(depth);
     gch_free(got);
     gch_free(live);
     free(want);
