@@ -1,12 +1,12 @@
 /* gch_analysis_build_views (include/gcheap/analysis.h): the reverse
  * references and, per view, the dominator tree and the path tree with its
- * depths and distances are independent tasks over one read-only heap. The
- * caller and one helper thread (threading.h) take them in a fixed order from
- * a shared list; the trees wait for the reverse references (the dominator
- * build reads them when present, and they are written by the first task).
- * Each task fills its own slot; the results go into the views on the
- * caller's thread once both workers are done, so that the analysis itself is
- * only ever touched by one thread. */
+ * depths and distances are independent tasks over one heap that only the
+ * reverse references' task writes (heap->in_start/in_source, which the
+ * others do not read: the dominator builds ignore them, and are faster for
+ * it). The caller and one helper thread (threading.h) take the tasks in a
+ * fixed order from a shared list. Each task fills its own slot; the results
+ * go into the views on the caller's thread once both workers are done, so
+ * that the analysis itself is only ever touched by one thread. */
 #include <string.h>
 
 #include "analysis_internal.h"
@@ -33,9 +33,7 @@ typedef struct pool {
     unsigned tree_threads;     /* the dominator builder's threads */
     task tasks[5];
     unsigned count, next;      /* next: under m */
-    int reverse_done;          /* under m */
     gch_mutex m;
-    gch_cond c;
 } pool;
 
 static void run_task(pool *p, task *t)
@@ -43,20 +41,13 @@ static void run_task(pool *p, task *t)
     gch_error_clear(&t->err);
     if (t->kind == T_REVERSE) {
         t->st = gch_heap_build_reverse(p->h, &t->err);
-        gch_mutex_lock(&p->m);
-        p->reverse_done = 1;
-        gch_cond_broadcast(&p->c);
-        gch_mutex_unlock(&p->m);
     } else if (t->kind == T_PATHS) {
         t->st = gch__paths_depths_dist(p->h, t->view, &t->paths, &t->depth8, &t->dist, &t->err);
     } else {
-        gch_mutex_lock(&p->m);
-        while (!p->reverse_done)
-            gch_cond_wait(&p->c, &p->m);
-        gch_mutex_unlock(&p->m);
         gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
         o.include_weak = t->view;
         o.threads = p->tree_threads;
+        o.ignore_reverse = 1;
         t->got = gch__analysis_tree_options(p->want[t->view], &o);
         t->st = gch_domtree_build_ex(p->h, &o, &t->tree, &t->err);
     }
@@ -141,14 +132,9 @@ gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int v
     pool p;
     memset(&p, 0, sizeof p);
     p.h = s->h;
-    /* The order the two workers take them in: the reverse references (the
-     * trees wait for them) and the shorter searches first, then the trees,
-     * the larger view's first, so that both finish about together. */
-    if (!heap->in_start)
-        add_task(&p, T_REVERSE, 0);
-    for (int v = 0; v < views; v++)
-        if (!s->v[v].depth8)
-            add_task(&p, T_PATHS, v);
+    /* The order the two workers take them in, longest first (the trees,
+     * the larger view's first, then the searches, then the reverse
+     * references), so that both finish about together. */
     for (int v = views - 1; v >= 0; v--) {
         const view *w = &s->v[v];
         p.want[v] = a->o.keep_whole_trees ? ALL_PARTS : parts | w->parts;
@@ -156,19 +142,18 @@ gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int v
         if (!w->parts || (w->parts & need) != need)
             add_task(&p, T_TREE, v);
     }
-    p.reverse_done = heap->in_start != NULL;
+    for (int v = views - 1; v >= 0; v--)
+        if (!s->v[v].depth8)
+            add_task(&p, T_PATHS, v);
+    if (!heap->in_start)
+        add_task(&p, T_REVERSE, 0);
     if (!gch_mutex_init(&p.m))
         return gch_error_set(err, GCH_ENOMEM, "cannot create a mutex");
-    if (!gch_cond_init(&p.c)) {
-        gch_mutex_destroy(&p.m);
-        return gch_error_set(err, GCH_ENOMEM, "cannot create a condition variable");
-    }
     gch_parallel par = gch_parallel_for(a->o.threads);
     int two = p.count >= 2 && gch_parallel_worth(&par, heap->ref_count);
     /* Two trees at once each get one thread; alone, a tree gets them all. */
     p.tree_threads = two ? 1 : a->o.threads;
     gch_run_two(par.workers, two, worker, &p, two ? &p : NULL);
-    gch_cond_destroy(&p.c);
     gch_mutex_destroy(&p.m);
     gch_status st = GCH_OK;
     for (unsigned k = 0; k < p.count; k++) {
