@@ -3,7 +3,9 @@
  * relaxation over the whole reference array until nothing changes, on
  * thousands of random graphs, a long chain, and the real .gcdump corpus; and
  * the reverse references (what `gcheap refs` lists as incoming) against a
- * count over every edge. */
+ * count over every edge. The path search's own distances and depths
+ * (gch_paths_options.dist, .depth8) against the same oracle and a walk up
+ * each object's parents. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +133,19 @@ static void test_chain(void **state)
     for (uint32_t o = 0; o < n; o++)
         assert_int_equal(dist[o], o);
     gch_free(dist);
+    /* the path search's distances and byte depths (255 from 255 on) */
+    uint32_t *pd = malloc((size_t)n * sizeof *pd);
+    uint8_t *d8 = malloc(n);
+    gch_paths p;
+    gch_paths_options po = { .dist = pd, .depth8 = d8 };
+    assert_int_equal(gch_paths_build_ex(h, &po, &p, &err), GCH_OK);
+    for (uint32_t o = 0; o < n; o++) {
+        assert_int_equal(pd[o], o);
+        assert_int_equal(d8[o], o < 255 ? o : 255);
+    }
+    gch_paths_free(&p);
+    free(pd);
+    free(d8);
     gch_dump_free(d);
 }
 
