@@ -21,7 +21,10 @@ while [ $# -gt 1 ]; do
     *) break ;;
     esac
 done
-[ $# -eq 1 ] || { echo "usage: $0 [--gcheap PATH] [--runs N] DUMP.gclog" >&2; exit 2; }
+usage="usage: $0 [--gcheap PATH] [--runs N] DUMP.gclog"
+case ${1:-} in -h|--help) echo "$usage"; exit 0 ;; esac
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
+[ -f "$1" ] || { echo "index_bench.sh: $1: no such file" >&2; exit 2; }
 src=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 work=$(mktemp -d "${TMPDIR:-/tmp}/index-bench.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT

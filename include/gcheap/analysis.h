@@ -93,6 +93,16 @@ void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts)
 gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int include_weak,
                                 unsigned parts, const gch_domtree **out, gch_error *err);
 
+/* gch_analysis_domtree and gch_analysis_paths of one view at once, for a
+ * caller that needs both (gcheap report): with two threads or more in the
+ * analysis's options, the path tree's breadth-first search runs on a second
+ * thread while the dominator tree is built (it reads only the references and
+ * roots). The results are the two functions' own, owned by the analysis;
+ * an error of either is returned (the dominator tree's first). */
+gch_status gch_analysis_domtree_and_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                          unsigned parts, const gch_domtree **tree,
+                                          const gch_paths **paths, gch_error *err);
+
 /* Retained size of every type (gch_type_retained) of a view: *per_type has
  * heap->type_count entries, owned by the analysis. */
 gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int include_weak,

@@ -85,9 +85,10 @@ static const char description[] =
     "A Model Context Protocol server on standard input and output (JSON-RPC 2.0, one\n"
     "message per line; revisions 2025-06-18 and 2025-11-25) for AI agents and MCP hosts.\n"
     "One tool per command (info, stat, top, retainers, ...): each takes 'dump' (diff:\n"
-    "'base', 'new'; leaks: 'dumps') and the command's options named like the long\n"
-    "options with '-' as '_'; the result is the command's --format json document, its\n"
-    "rows paged by 'limit' (default 100) and 'cursor'. Dumps stay loaded between calls.\n"
+    "'base', 'new'; leaks: 'dumps'; report: 'dump' or 'dumps') and the command's\n"
+    "options named like the long options with '-' as '_'; the result is the command's\n"
+    "--format json document, its rows paged by 'limit' (default 100) and 'cursor'.\n"
+    "Dumps stay loaded between calls.\n"
     "Paths must lie inside the --allow folders (and the client's roots, when it declares\n"
     "them); '..' and symlinks that leave them are refused. Diagnostics go to stderr;\n"
     "end of input ends the server with status 0. See docs/mcp.md.";

@@ -5,6 +5,7 @@
 #include "gcheap/analysis.h"
 #include "gcheap/graph.h"
 #include "analysis_internal.h"
+#include "gcheap/task.h"
 #include "graph_internal.h"
 
 gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
@@ -396,6 +397,60 @@ gch_status gch_analysis_path_depths(gch_analysis *a, const gch_heap *heap, int i
     }
     *depth = v->depth8;
     return GCH_OK;
+}
+
+typedef struct paths_job {
+    const gch_heap *heap;
+    int include_weak;
+    gch_paths paths;
+    gch_error err;
+    gch_status st;
+} paths_job;
+
+static int paths_thread(void *arg)
+{
+    paths_job *j = arg;
+    gch_paths_options o = { j->include_weak, NULL, NULL, NULL, NULL };
+    j->st = gch_paths_build_ex(j->heap, &o, &j->paths, &j->err);
+    return 0;
+}
+
+gch_status gch_analysis_domtree_and_paths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                          unsigned parts, const gch_domtree **tree,
+                                          const gch_paths **paths, gch_error *err)
+{
+    *tree = NULL;
+    *paths = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    source_paths(a, heap, v, include_weak);
+    gch_status st = GCH_OK;
+    if (v->has_paths || a->o.threads < 2 || (st = need_refs(a, s, err)) != GCH_OK) {
+        if (st == GCH_OK)
+            st = gch_analysis_domtree(a, heap, include_weak, parts, tree, err);
+        return st == GCH_OK ? gch_analysis_paths(a, heap, include_weak, paths, err) : st;
+    }
+    paths_job job;
+    memset(&job, 0, sizeof job);
+    job.heap = heap;
+    job.include_weak = include_weak;
+    gch_task *task = gch_task_start(a->o.threads, paths_thread, &job);
+    st = gch_analysis_domtree(a, heap, include_weak, parts, tree, err);
+    gch_task_finish(task);
+    if (job.st == GCH_OK) {
+        v->paths = job.paths;
+        v->has_paths = 1;
+        a->counts[GCH_STEP_PATHS]++;
+        *paths = &v->paths;
+    } else if (st == GCH_OK) {
+        *err = job.err;
+        st = job.st;
+    }
+    if (st != GCH_OK)
+        *tree = NULL, *paths = NULL;
+    return st;
 }
 
 /* The source's distances of view v (1 when it has them, now in v->dist). */

@@ -40,6 +40,7 @@ typedef struct call {
     argv_list opts, pos;     /* options; positionals in usage order */
     char *dump_paths[3];     /* the canonical dump paths (dump or base, new) for the report tool */
     char *output;            /* report: the canonical output path */
+    int series;              /* report: given dumps, listed as files in its answer */
     uint64_t limit, skip;
     int cursor_given;
     uint64_t cursor_hash;
@@ -247,6 +248,19 @@ static int match_arguments(call *c, long args, long *found)
     return 0;
 }
 
+/* report's dumps: two or more, and not with dump (whose path, if given,
+ * came first among the positionals). */
+static int series_count(call *c, size_t node)
+{
+    const mj_node *n = &c->d->nodes[node];
+    if (c->pos.n)
+        return fail(c, "give '%s' or 'dumps', not both", "dump");
+    if (n->kind == MJ_ARRAY && n->count < 2)
+        return fail(c, "argument '%s' needs two dumps or more (one dump: 'dump')", "dumps");
+    c->series = 1;
+    return 0;
+}
+
 /* The arguments object into options and positionals. */
 static int read_arguments(call *c, long args)
 {
@@ -264,11 +278,17 @@ static int read_arguments(call *c, long args)
                 rc = fail(c, "missing argument '%s'", p->name);
             continue;
         }
+        if (p->series && rc == 0)
+            rc = series_count(c, (size_t)found[i]);
+        if (rc)
+            break;
         rc = p->role == MCP_OPTION ? add_option(c, p, (size_t)found[i])
                                    : add_positional(c, p, (size_t)found[i]);
         if (rc == 0 && p->role == MCP_DUMP && i < 3 && c->pos.n)
             c->dump_paths[i] = c->pos.v[c->pos.n - 1];
     }
+    if (rc == 0 && t->writes_file && c->pos.n == 0)
+        rc = fail(c, "missing argument '%s' (or 'dumps': two dumps, or three or more for a series)", "dump");
     free(found);
     return rc;
 }
@@ -390,6 +410,12 @@ static void report_result(mcp_server *s, const mj_doc *d, long id, const call *c
     json_string(&w, "command", c->tool->spec->name);
     if (c->dump_paths[0])
         json_string(&w, "file", c->dump_paths[0]);
+    if (c->series) {
+        json_begin_array(&w, "files");
+        for (size_t i = 0; i < c->pos.n; i++)
+            json_string(&w, NULL, c->pos.v[i]);
+        json_end_array(&w);
+    }
     json_string(&w, "output", c->output ? c->output : "");
     json_end_object(&w);
     sb_add(&text, "report: wrote the HTML page to ");

@@ -126,6 +126,22 @@ static size_t count_options(const cli_option *o)
     return n;
 }
 
+/* report's other usage lines (BASE NEW, DUMP1 DUMP2 DUMP3 ...) as one more
+ * argument, dumps: the tool takes dump or dumps, and says so when neither or
+ * both come (mcp_call.c). */
+static void add_series(mcp_tool *t)
+{
+    for (size_t i = 0; i < t->nparams; i++)
+        if (t->params[i].role == MCP_DUMP)
+            t->params[i].required = 0;
+    mcp_param *p = &t->params[t->nparams++];
+    memset(p, 0, sizeof *p);
+    set_name(p, "dumps", 5);
+    p->role = MCP_DUMPS;
+    p->path = 1;
+    p->series = 1;
+}
+
 static int build(mcp_tool *t, const cli_spec *spec, const cli_option *common)
 {
     size_t cap = 8 + count_options(spec->options) + count_options(common);
@@ -134,12 +150,14 @@ static int build(mcp_tool *t, const cli_spec *spec, const cli_option *common)
     if (!t->params)
         return -1;
     t->nparams = positionals(spec, t->params);
+    t->writes_file = strcmp(spec->name, "report") == 0;
+    if (t->writes_file)
+        add_series(t);
     for (const cli_option *o = spec->options; o && o->kind != CLI_OPT_END; o++)
         add_option(t, o, spec);
     for (const cli_option *o = common; o && o->kind != CLI_OPT_END; o++)
         if (!common_hidden(o->long_name))
             add_option(t, o, spec);
-    t->writes_file = strcmp(spec->name, "report") == 0;
     for (size_t i = 0; i < t->nparams; i++)
         if (t->writes_file && t->params[i].path == 2)
             t->params[i].required = 1;
@@ -255,11 +273,15 @@ static void param_schema(json_writer *w, const mcp_param *p, const cli_spec *spe
         } else
             json_string(w, "type", "string");
         json_end_object(w);
-        if (p->role == MCP_DUMPS && spec->min_args > 0)
+        if (p->series)
+            json_u64(w, "minItems", 2);
+        else if (p->role == MCP_DUMPS && spec->min_args > 0)
             json_u64(w, "minItems", (uint64_t)spec->min_args);
-        json_string(w, "description", p->role == MCP_DUMPS
-                                          ? "heap dump paths, oldest first (inside the allowed folders)"
-                                          : "object ids as the dump writes them (hex or decimal)");
+        json_string(w, "description",
+                    p->series ? "instead of dump: two heap dump paths (what changed, base then new) or "
+                                "three or more (a leak series, oldest first), inside the allowed folders"
+                    : p->role == MCP_DUMPS ? "heap dump paths, oldest first (inside the allowed folders)"
+                                           : "object ids as the dump writes them (hex or decimal)");
     } else if (p->role == MCP_DUMP) {
         json_string(w, "type", "string");
         json_string(w, "description", strcmp(p->name, "base") == 0 ? "the older heap dump's path"
@@ -319,6 +341,13 @@ static void output_schema(json_writer *w, const mcp_tool *t)
         json_begin_object(w, "output");
         json_string(w, "type", "string");
         json_string(w, "description", "the path the HTML report was written to");
+        json_end_object(w);
+        json_begin_object(w, "files");
+        json_string(w, "type", "array");
+        json_begin_object(w, "items");
+        json_string(w, "type", "string");
+        json_end_object(w);
+        json_string(w, "description", "with dumps: the dumps the report read, as the server resolved them");
         json_end_object(w);
     } else {
         json_begin_object(w, "sections");

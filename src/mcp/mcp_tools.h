@@ -14,7 +14,7 @@
 typedef enum mcp_role {
     MCP_OPTION,    /* a command or common option: --long=value */
     MCP_DUMP,      /* a dump path, one positional (dump, base, new) */
-    MCP_DUMPS,     /* an array of dump paths (leaks) */
+    MCP_DUMPS,     /* an array of dump paths (leaks; report's series) */
     MCP_ARG,       /* one other positional (dom's id) */
     MCP_ARG_LIST   /* several (ids) */
 } mcp_role;
@@ -26,6 +26,7 @@ typedef struct mcp_param {
     const char *const *words; /* OPT_ENUM / OPT_WORD: the accepted words, or NULL */
     int required;
     int path;                 /* 1 read, 2 write: checked against the allowed folders */
+    int series;               /* report's dumps: in place of dump, two or more */
 } mcp_param;
 
 typedef struct mcp_tool {

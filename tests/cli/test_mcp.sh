@@ -10,7 +10,7 @@
 #     make the same document;
 #   - failures (missing dump, truncated dump, bad option, a path outside the
 #     allowed folders) are tool errors with the CLI's message; report writes
-#     the same HTML as the CLI;
+#     the same HTML as the CLI, from one dump, two and a series of three;
 #   - malformed lines get -32700 / -32600 / -32601 / -32602 and the server
 #     keeps answering.
 #   sh test_mcp.sh GCHEAP_BIN TESTDATA_DIR BUILD_TESTS_DIR
@@ -78,6 +78,20 @@ done
 case_ report "{\"dump\":\"$data/v8/sample.heapsnapshot\",\"output\":\"$tmp/mcp.html\"}" 1 -- \
     -o "$tmp/cli.html" -- "$data/v8/sample.heapsnapshot"
 sed -i "s|\"expect\":\"$tmp/$n.out\"|\"expect\":\"$tmp/cli.html\"|" "$plan"
+# report's other forms through 'dumps': two dumps (what changed), three (a series)
+S="\"$data/v8/sample.heapsnapshot\""
+case_ report "{\"dumps\":[$S,$S],\"output\":\"$tmp/mcp2.html\"}" 1 -- \
+    -o "$tmp/cli2.html" -- "$data/v8/sample.heapsnapshot" "$data/v8/sample.heapsnapshot"
+sed -i "s|\"expect\":\"$tmp/$n.out\"|\"expect\":\"$tmp/cli2.html\"|" "$plan"
+L="\"$data/hprof/leak.hprof\""
+case_ report "{\"dumps\":[$L,$L,$L],\"output\":\"$tmp/mcp3.html\"}" 1 -- \
+    -o "$tmp/cli3.html" -- "$data/hprof/leak.hprof" "$data/hprof/leak.hprof" "$data/hprof/leak.hprof"
+sed -i "s|\"expect\":\"$tmp/$n.out\"|\"expect\":\"$tmp/cli3.html\"|" "$plan"
+for bad in "{\"dump\":$S,\"dumps\":[$S,$S],\"output\":\"$tmp/x.html\"}|not both" \
+    "{\"output\":\"$tmp/x.html\"}|missing argument 'dump'" \
+    "{\"dumps\":[$S],\"output\":\"$tmp/x.html\"}|two dumps or more"; do
+    printf '{"tool":"report","args":%s,"status":2,"contains":"%s"}\n' "${bad%|*}" "${bad#*|}" >> "$plan"
+done
 case_ top "{\"dump\":\"$data/hprof/truncated.hprof\"}" 1 -- -- "$data/hprof/truncated.hprof"
 case_ top "{\"dump\":\"missing.hprof\"}" 1 -- -- missing.hprof
 # outside the allowed folders: no CLI twin; the message names the rule

@@ -101,6 +101,8 @@ for (const c of plan) {
   if (c.tool === 'report') {
     const res = await client.callTool({ name: c.tool, arguments: c.args });
     check(!res.isError && res.structuredContent?.output === c.args.output, `${label}: ${JSON.stringify(res)}`);
+    if (c.args.dumps)
+      check(isDeepStrictEqual(res.structuredContent?.files, c.args.dumps), `${label}: files ${JSON.stringify(res.structuredContent?.files)}`);
     check(isDeepStrictEqual(readFileSync(c.args.output), readFileSync(c.expect)), `${label}: the HTML differs from the CLI's`);
     continue;
   }

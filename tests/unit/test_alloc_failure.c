@@ -16,61 +16,8 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/load.h"
+#include "fail_alloc.h"
 #include "heap_check.h"
-
-typedef union header {
-    size_t size;
-    max_align_t align;
-} header;
-
-static struct {
-    long mallocs, reallocs;       /* calls so far */
-    long fail_malloc, fail_realloc; /* 1-based call to fail; 0 = never */
-    int hit, hit_shrink;
-    long live;                     /* blocks outstanding */
-} A;
-
-static void *t_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    if (++A.mallocs == A.fail_malloc) {
-        A.hit = 1;
-        return NULL;
-    }
-    header *h = malloc(sizeof *h + n);
-    if (!h)
-        return NULL;
-    h->size = n;
-    A.live++;
-    return h + 1;
-}
-
-static void *t_realloc(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    header *h = (header *)p - 1;
-    if (++A.reallocs == A.fail_realloc) {
-        A.hit = 1;
-        A.hit_shrink = n <= h->size;
-        return NULL;
-    }
-    header *nh = realloc(h, sizeof *nh + n);
-    if (!nh)
-        return NULL;
-    nh->size = n;
-    return nh + 1;
-}
-
-static void t_free(void *ctx, void *p)
-{
-    (void)ctx;
-    if (!p)
-        return;
-    A.live--;
-    free((header *)p - 1);
-}
-
-static const gch_allocator counting = { t_malloc, t_realloc, t_free, NULL };
 
 #define MAX_HEAPS 4
 
@@ -183,42 +130,37 @@ static long sweep(int fail_reallocs, int streaming)
     char *dump = make_dump(&len);
     result ref, got;
 
-    memset(&A, 0, sizeof A);
-    gch_set_allocator(&counting);
+    fail_alloc_kind kind = fail_reallocs ? FAIL_ALLOC_REALLOC : FAIL_ALLOC_MALLOC;
+    const char *what = fail_reallocs ? "realloc" : "malloc";
+    fail_alloc_install_kind(0, kind);
     run_pipeline(dump, len, streaming, &ref);
     assert_int_equal(ref.st, GCH_OK);
-    assert_int_equal(A.live, 0);
+    assert_int_equal(fail_alloc.live, 0);
     assert_int_equal(ref.heaps, 3);
-    long total = fail_reallocs ? A.reallocs : A.mallocs;
+    long total = fail_alloc.calls;
     assert_true(total > 10);
 
     long failing = 0;
     for (long n = 1;; n++) {
-        memset(&A, 0, sizeof A);
-        if (fail_reallocs)
-            A.fail_realloc = n;
-        else
-            A.fail_malloc = n;
+        fail_alloc_install_kind(n, kind);
         run_pipeline(dump, len, streaming, &got);
-        if (A.live != 0)
-            fail_msg("%s %ld failed: %ld blocks leaked (status %d)", fail_reallocs ? "realloc" : "malloc",
-                     n, A.live, (int)got.st);
-        if (!A.hit) {
+        if (fail_alloc.live != 0)
+            fail_msg("%s %ld failed: %ld blocks leaked (status %d)", what, n, fail_alloc.live, (int)got.st);
+        if (!fail_alloc.hit) {
             assert_int_equal(got.st, GCH_OK);
             same_results(&ref, &got);
             break;
         }
         failing++;
         if (got.st == GCH_OK) {
-            if (!A.hit_shrink)
-                fail_msg("%s %ld failed but the run succeeded", fail_reallocs ? "realloc" : "malloc", n);
+            if (!fail_alloc.hit_shrink)
+                fail_msg("%s %ld failed but the run succeeded", what, n);
             same_results(&ref, &got);
         } else if (got.st != GCH_ENOMEM) {
-            fail_msg("%s %ld failed: status %d, expected GCH_ENOMEM", fail_reallocs ? "realloc" : "malloc",
-                     n, (int)got.st);
+            fail_msg("%s %ld failed: status %d, expected GCH_ENOMEM", what, n, (int)got.st);
         }
     }
-    gch_set_allocator(NULL);
+    fail_alloc_remove();
     free(dump);
     assert_int_equal(failing, total);
     return failing;

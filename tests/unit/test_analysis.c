@@ -140,6 +140,62 @@ static void random_heaps(void **state)
     }
 }
 
+/* The dominator tree and the path tree at once (gcheap report), with the
+ * path tree's search on a second thread: both equal direct builds, each is
+ * built once, and asking again builds nothing. Also with one thread (one
+ * after the other) and with the path tree already there. */
+static void domtree_and_paths_at_once(void **state)
+{
+    (void)state;
+    th_rng r = { 0x2545f4914f6cdd1du };
+    for (int k = 0; k < 60; k++) {
+        gch_dump *d = th_random_dump(&r, 80 + 40 * (k % 5));
+        gch_heap *h = d->heaps[0];
+        const uint32_t n = h->object_count;
+        gch_analysis *an;
+        gch_analysis_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.threads = k % 3 ? 2 : 1;
+        assert_int_equal(gch_analysis_of_heap(h, &opt, &an, NULL), GCH_OK);
+        int weak = k % 2;
+        const gch_paths *early = NULL;
+        if (k % 6 == 5) /* the paths first: then only the tree is built */
+            assert_int_equal(gch_analysis_paths(an, h, weak, &early, NULL), GCH_OK);
+        const gch_domtree *t;
+        const gch_paths *ap;
+        assert_int_equal(gch_analysis_domtree_and_paths(an, h, weak, GCH_TREE_PREORDER_IDOM, &t, &ap, NULL),
+                         GCH_OK);
+        gch_domtree pre;
+        gch_domtree_options o = GCH_DOMTREE_OPTIONS_INIT;
+        o.include_weak = weak;
+        o.children = 0;
+        o.preorder_only = 1;
+        o.preorder_idom = 1;
+        assert_int_equal(gch_domtree_build_ex(h, &o, &pre, NULL), GCH_OK);
+        assert_int_equal(t->live_count, pre.live_count);
+        same_u32(t->preorder, pre.preorder, (size_t)pre.live_count);
+        same_u64(t->preorder_retained, pre.preorder_retained, (size_t)pre.live_count);
+        same_u32(t->preorder_idom, pre.preorder_idom, (size_t)pre.live_count);
+        gch_paths p;
+        assert_int_equal(gch_paths_build(h, weak, &p, NULL), GCH_OK);
+        same_u32(ap->parent, p.parent, n);
+        assert_int_equal(ap->root_object_count, p.root_object_count);
+        same_u32(ap->root_objects, p.root_objects, p.root_object_count);
+        same_u32(ap->root_records, p.root_records, p.root_object_count);
+        if (early)
+            assert_ptr_equal(ap, early);
+        gch_paths_free(&p);
+        gch_domtree_free(&pre);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 1);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 1);
+        assert_int_equal(gch_analysis_domtree_and_paths(an, h, weak, GCH_TREE_PREORDER, &t, &ap, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 1);
+        assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 1);
+        gch_analysis_free(an);
+        gch_dump_free(d);
+    }
+}
+
 /* `report --suspects` in the one-shot program (lean trees): the report's
  * tree in preorder, the retained sizes by type, then the suspects, all from
  * one build (it built two before the loaded heap); and the suspects equal
@@ -189,6 +245,7 @@ static gch_status ask_all(gch_analysis *an, gch_heap *h)
     gch_status st;
     for (int weak = 0; weak < 2; weak++) {
         if ((st = gch_analysis_live(an, h, weak, NULL, NULL, NULL, NULL)) != GCH_OK ||
+            (st = gch_analysis_domtree_and_paths(an, h, weak, GCH_TREE_PREORDER_IDOM, &t, &p, NULL)) != GCH_OK ||
             (st = gch_analysis_domtree(an, h, weak, GCH_TREE_PREORDER, &t, NULL)) != GCH_OK ||
             (st = gch_analysis_domtree(an, h, weak, GCH_TREE_CHILDREN, &t, NULL)) != GCH_OK ||
             (st = gch_analysis_type_retained(an, h, weak, &tr, NULL)) != GCH_OK ||
@@ -389,6 +446,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_heaps),
+        cmocka_unit_test(domtree_and_paths_at_once),
         cmocka_unit_test(alloc_failure),
         cmocka_unit_test(build_views),
         cmocka_unit_test(build_views_alloc_failure),

@@ -105,7 +105,11 @@ static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim
     gch_error err;
     memset(s, 0, sizeof *s);
     const gch_domtree *tree;
-    gch_status st = gch_analysis_domtree(an, h, c->include_weak, GCH_TREE_PREORDER_IDOM, &tree, &err);
+    const gch_paths *paths; /* the instance rows' paths: built beside the tree */
+    gch_status st = lim->instances && lim->instance_types
+                        ? gch_analysis_domtree_and_paths(an, h, c->include_weak, GCH_TREE_PREORDER_IDOM,
+                                                         &tree, &paths, &err)
+                        : gch_analysis_domtree(an, h, c->include_weak, GCH_TREE_PREORDER_IDOM, &tree, &err);
     if (st == GCH_OK)
         s->tree = *tree;
     const uint32_t types = h->type_count;
