@@ -74,8 +74,9 @@ static void add_task(pool *p, int kind, int view)
     t->view = view;
 }
 
-/* Moves task t's results into the analysis (or frees them when the view got
- * its own meanwhile, which cannot happen here but costs nothing to honour). */
+/* Moves task t's results into the analysis; a path tree or distances the
+ * view had already (asked for alone before) are kept, the task's copies
+ * (the same values) freed. */
 static void install(gch_analysis *a, heap_state *s, task *t)
 {
     view *v = &s->v[t->view];
