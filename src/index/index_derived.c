@@ -238,23 +238,25 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
 }
 
 /* Retained sizes in preorder, from the shallow sizes kept in preorder
- * (read in order; a big one from the model's big sizes): every object
- * comes after its immediate dominator, so one pass from the end adds each
- * subtree into its dominator's. They must add up to the live bytes. */
+ * (a big one from the model's big sizes) into ret, which starts zeroed:
+ * every object comes after its immediate dominator, so one pass from the
+ * end finds each object's subtree summed in ret[i], adds its own size and
+ * passes the total up (one pass over fresh memory, not a fill and then a
+ * pass: the 100M-object index). They must add up to the live bytes. */
 static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
                                  uint64_t *ret, gch_error *err)
 {
     uint64_t live = t->rec[0], sum = 0;
     const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
-    for (uint64_t i = 0; i < live; i++)
-        ret[i] = psz[i] != GCH_SIZE_BIG ? psz[i] : gch_heap_big_size(h, pre[i]);
     for (uint64_t i = live; i-- > 0;) {
         if (i >= 32 && pid[i - 32] != GCH_DOM_VROOT)
             __builtin_prefetch(&ret[pid[i - 32]], 1);
+        uint64_t r = ret[i] + (psz[i] != GCH_SIZE_BIG ? psz[i] : gch_heap_big_size(h, pre[i]));
+        ret[i] = r;
         if (pid[i] == GCH_DOM_VROOT)
-            sum += ret[i];
+            sum += r;
         else
-            ret[pid[i]] += ret[i];
+            ret[pid[i]] += r;
     }
     if (sum != t->rec[1])
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
@@ -339,7 +341,7 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
     for (unsigned v = 0; v < 2 && st == GCH_OK; v++) {
         st = get_tree(ix, hi, h, v, &t, err);
         if (st == GCH_OK) {
-            uint64_t *ret = gch_reallocarray(NULL, t.rec[0] ? (size_t)t.rec[0] : 1, sizeof *ret);
+            uint64_t *ret = gch_calloc(t.rec[0] ? (size_t)t.rec[0] : 1, sizeof *ret);
             st = ret ? retained_sizes(&t, h, hi, ret, err)
                      : gch_error_set(err, GCH_ENOMEM, "out of memory checking the index");
             gch_free(ret);
@@ -366,16 +368,21 @@ static int heap_index(const gcx_keep *k, const gch_heap *h, uint32_t *hi)
     return 0;
 }
 
-static void *keep_alloc(gcx_keep *k, size_t n, size_t size)
+static void *keep_alloc_ex(gcx_keep *k, size_t n, size_t size, int zeroed)
 {
     void **grown = gch_reallocarray(k->owned, k->nowned + 1, sizeof *k->owned);
     if (!grown)
         return NULL;
     k->owned = grown;
-    void *p = gch_reallocarray(NULL, n ? n : 1, size);
+    void *p = zeroed ? gch_calloc(n ? n : 1, size) : gch_reallocarray(NULL, n ? n : 1, size);
     if (p)
         k->owned[k->nowned++] = p;
     return p;
+}
+
+static void *keep_alloc(gcx_keep *k, size_t n, size_t size)
+{
+    return keep_alloc_ex(k, n, size, 0);
 }
 
 static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gch_domtree *out,
@@ -396,7 +403,7 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
     out->object_count = n;
     out->live_count = t.rec[0];
     out->live_bytes = t.rec[1];
-    uint64_t *prr = keep_alloc(k, (size_t)t.rec[0], sizeof *prr);
+    uint64_t *prr = keep_alloc_ex(k, (size_t)t.rec[0], sizeof *prr, 1);
     if (!prr)
         return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
     if ((st = retained_sizes(&t, heap, hi, prr, err)) != GCH_OK)

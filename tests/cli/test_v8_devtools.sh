@@ -55,6 +55,15 @@ compare() { # NAME SNAPSHOT
         bad "$1: gcheap differs from DevTools"
     fi
     sed "s/^/  $1: /" "$tmp/$1.out"
+    # Without references (lean edges: only those the view asks about) the
+    # rows must be those of --retained, which DevTools just confirmed.
+    "$bin" stat --format tsv "$2" | LC_ALL=C sort > "$tmp/$1.lean" || bad "$1: stat exit $?"
+    "$bin" stat --retained --format tsv "$2" | cut -f 1,2,4,5 | LC_ALL=C sort > "$tmp/$1.full"
+    if [ -s "$tmp/$1.lean" ] && cmp -s "$tmp/$1.lean" "$tmp/$1.full"; then
+        ok
+    else
+        bad "$1: stat without references differs from stat --retained"
+    fi
 }
 
 (cd "$tmp" && node "$here/node/leaky.js" "$tmp/leaky.heapsnapshot" 1000 > /dev/null &&

@@ -1,7 +1,8 @@
 /* fuzz_v8: the V8 heap snapshot reader on arbitrary bytes: from a buffer,
  * fully and with skip_refs (fuzz_binary_reader_once in fuzz_common.h says
  * what must hold), and through a source in 5-byte reads, which must give the
- * same verdict and, on malformed input, the same offset and message. The
+ * same verdict and, on malformed input, the same offset and message, with
+ * references and without (where the buffer reads lean edges). The
  * buffer takes the bulk path where it can and the source never does, so
  * this compares the two; on odd-sized inputs the buffer's bulk parse also
  * hands part of the edges to a second thread (tuning knobs lowered).
@@ -40,20 +41,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gch_internal_set_tuning(&knobs);
     }
 
-    gch_dump *whole = NULL, *piped = NULL;
-    gch_error e1, e2;
-    gch_status s1 = gch_read_v8_buffer(data, size, NULL, &whole, &e1);
-    chunks c = { data, size };
-    gch_source src = { chunk_read, &c };
-    gch_status s2 = gch_read_v8(&src, NULL, &piped, &e2);
-    if (s1 != s2)
-        fuzz_fail("fuzz_v8", "buffer and stream disagree");
-    if (s1 == GCH_OK)
-        FUZZ_CHECK("fuzz_v8", heap_check_same_dump(whole, piped, 0));
-    else if (s1 == GCH_EFORMAT && (e1.offset != e2.offset || strcmp(e1.message, e2.message) != 0))
-        fuzz_fail("fuzz_v8", "buffer and stream report different errors");
-    gch_dump_free(whole);
-    gch_dump_free(piped);
+    /* with references, then without (the buffer's lean edges against the
+     * stream's every edge) */
+    for (int skip = 0; skip < 2; skip++) {
+        gch_load_options o = { 0 };
+        o.skip_refs = skip;
+        gch_dump *whole = NULL, *piped = NULL;
+        gch_error e1, e2;
+        gch_status s1 = gch_read_v8_buffer(data, size, &o, &whole, &e1);
+        chunks c = { data, size };
+        gch_source src = { chunk_read, &c };
+        gch_status s2 = gch_read_v8(&src, &o, &piped, &e2);
+        if (s1 != s2)
+            fuzz_fail("fuzz_v8", "buffer and stream disagree");
+        if (s1 == GCH_OK)
+            FUZZ_CHECK("fuzz_v8", heap_check_same_dump(whole, piped, 0));
+        else if (s1 == GCH_EFORMAT && (e1.offset != e2.offset || strcmp(e1.message, e2.message) != 0))
+            fuzz_fail("fuzz_v8", "buffer and stream report different errors");
+        gch_dump_free(whole);
+        gch_dump_free(piped);
+    }
     gch_internal_set_tuning(NULL);
     return 0;
 }

@@ -975,12 +975,15 @@ static gch_status hang(const v8_graph *g, v8_devtools *d, gch_error *err)
 /* calculateStatistics (:4518-4602), on the folded sizes. */
 static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
 {
-    uint8_t *retainers = gch_calloc(g->n ? g->n : 1, 1); /* 0, 1 or 2 (more) */
-    if (!retainers)
-        return oom(err);
-    for (uint64_t e = 0; e < g->m; e++)
-        if (retainers[g->eto[e]] < 2)
-            retainers[g->eto[e]]++;
+    uint8_t *counted = NULL; /* 0, 1 or 2 (more) */
+    if (!g->retainers) {
+        if (!(counted = gch_calloc(g->n ? g->n : 1, 1)))
+            return oom(err);
+        for (uint64_t e = 0; e < g->m; e++)
+            if (counted[g->eto[e]] < 2)
+                counted[g->eto[e]]++;
+    }
+    const uint8_t *retainers = g->retainers ? g->retainers : counted;
     uint64_t total = 0;
     for (size_t i = 0; i < g->n; i++)
         total += d->size[i];
@@ -1013,7 +1016,7 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
             }
         }
     }
-    gch_free(retainers);
+    gch_free(counted);
     return GCH_OK;
 }
 
@@ -1036,7 +1039,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     gch_str_table_init(&d->names);
     size_t n = g->n;
     gch_status st = GCH_OK;
-    uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = gch_calloc(n ? n : 1, 1);
+    uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = g->no_refs ? NULL : gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
     uint32_t max_name = 0;
     gch_u64_map by_name_map = { 0 };
@@ -1047,7 +1050,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
         d->essential = gch_calloc(g->m / 8 + 1, 1);
     }
-    if (!det || !page || !flags || !d->cls || (!g->no_refs && (!d->distance || !d->essential))) {
+    if (!det || !flags || !d->cls || (!g->no_refs && (!page || !d->distance || !d->essential))) {
         st = oom(err);
         goto done;
     }

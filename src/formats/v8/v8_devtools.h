@@ -61,6 +61,10 @@ typedef struct v8_graph {
     const char *(*str)(const void *ctx, uint32_t index);
     const void *str_ctx;
     uint64_t extra_native_bytes;
+    const uint8_t *retainers; /* with no_refs, per node: 0, 1 or 2 (more) edges of the
+                                 whole snapshot point at it, when the edges given are
+                                 only those the view asks about (the reader's lean
+                                 edges); NULL: counted from the edges given */
 } v8_graph;
 
 typedef struct v8_devtools {

@@ -36,6 +36,7 @@
 #include "json_tokenizer.h"
 #include "u64_map.h"
 #include "v8_devtools.h"
+#include "v8_prescan.h"
 
 #define MAX_FIELDS 64        /* node or edge fields declared by snapshot.meta */
 #define MAX_TYPES 255        /* entries of a type enumeration */
@@ -217,6 +218,18 @@ typedef struct v8_reader {
     const unsigned char *bulk_nodes, *bulk_edges; /* the bytes after each '[' */
     const unsigned char *bulk_edges_close;        /* the edges' ']' */
     int max_string_in_edges;    /* bulk: max_string_at is a value index of nodes or edges */
+
+    /* Lean edges (the bulk path, DevTools' view without references: stat):
+     * the strings are looked at before the edges (v8_prescan), and of the
+     * edges only those the view asks about are kept in the g_e arrays
+     * (lean_keep); retainers are counted as the edges pass. */
+    int no_lean;                /* this read may not (a lean read failed: read again) */
+    int lean;                   /* the edges were read lean */
+    int lean_tried;             /* lean edges were begun (even if the bulk path then gave up) */
+    v8_prescan ps;              /* flags until the edges are read; then where the strings are */
+    uint8_t *lean_node;         /* per node: LN_ bits (while the edges are read) */
+    uint8_t *retainers;         /* per node: 0, 1 or 2 (more) edges point at it */
+    uint64_t g_m;               /* edges in the g_e arrays: edge_n, or the kept ones */
 } v8_reader;
 
 static gch_status oom(v8_reader *r)
@@ -929,6 +942,12 @@ static void free_graph(v8_reader *r)
     r->g_type = r->g_det = r->g_etype = NULL;
     r->g_name = r->g_ename = r->g_eto = NULL;
     r->g_ecap = 0;
+    v8_prescan_free(&r->ps);
+    gch_free(r->lean_node);
+    gch_free(r->retainers);
+    r->lean_node = r->retainers = NULL;
+    r->lean = 0;
+    r->g_m = 0;
 }
 
 /* Forgets what a failed bulk attempt counted, for the careful path. */
@@ -965,6 +984,53 @@ typedef struct node_pass {
     uint64_t edge_sum;
     int oom;
 } node_pass;
+
+/* Lean edges: what the view asks of a node (by its role and, from the
+ * strings looked at ahead, its name) when deciding which edges to keep. */
+enum {
+    LN_OWNABLE = 1, /* hidden, array or a native named system / ExternalStringData:
+                       shallow sizes may fold it into an owner */
+    LN_NATIVE = 2,  /* DOM states flow between natives */
+    LN_PLAIN = 4,   /* an object named Object: its property names make interfaces */
+    LN_ARRAY = 8    /* named Array, neither hidden, native, code nor a string: the
+                       Statistics count its "elements" */
+};
+
+static uint8_t lean_bits(const v8_reader *r, uint32_t type, uint32_t name)
+{
+    uint8_t role = r->node_role[type], f = name < r->ps.n ? r->ps.flag[name] : 0, b = 0;
+    if (role == NT_HIDDEN || role == NT_ARRAY || (role == NT_NATIVE && (f & V8_PS_EXTERNAL)))
+        b |= LN_OWNABLE;
+    if (role == NT_NATIVE)
+        b |= LN_NATIVE;
+    if (role == NT_OBJECT && (f & V8_PS_OBJECT))
+        b |= LN_PLAIN;
+    if ((f & V8_PS_ARRAY) && role != NT_HIDDEN && role != NT_NATIVE && role != NT_CODE && role != NT_STRING &&
+        role != NT_CONS_STRING && role != NT_SLICED_STRING)
+        b |= LN_ARRAY;
+    return b;
+}
+
+/* Whether the view without references asks about edge `from` -> `to`: a
+ * superset, per step of v8_devtools_run, of the edges that step looks at
+ * (each step filters them again): every edge of the root (user roots);
+ * the strong edges into nodes shallow sizes may fold; the edges DOM states
+ * flow through (natives to natives); the property edges of plain objects
+ * (interfaces); the internal "elements" edges of arrays (Statistics). */
+static inline int lean_keep(const v8_reader *r, size_t from, uint32_t to, uint8_t erole, uint32_t name)
+{
+    if (from == r->root)
+        return 1;
+    uint8_t s = r->lean_node[from], t = r->lean_node[to];
+    if (erole != ET_WEAK && (t & LN_OWNABLE))
+        return 1;
+    if (r->has_detachedness && (s & t & LN_NATIVE) && erole != ET_HIDDEN && erole != ET_INVISIBLE &&
+        erole != ET_WEAK)
+        return 1;
+    if (erole == ET_PROPERTY)
+        return (s & LN_PLAIN) != 0;
+    return erole == ET_INTERNAL && (s & LN_ARRAY) && name < r->ps.n && (r->ps.flag[name] & V8_PS_ELEMENTS);
+}
 
 static int node_rows(void *ctx, const uint32_t *vals, size_t nrows)
 {
@@ -1176,23 +1242,54 @@ typedef struct edge_pass {
     size_t node;        /* the node whose edges come */
     uint64_t left;      /* how many of them */
     uint64_t e;         /* the next edge */
+    int lean;           /* lean edges to begin at the first edge (the strings were looked at) */
 } edge_pass;
+
+/* Lean edges, once every node is read (the strings were looked at:
+ * lean_strings): the per-node bits and retainer counts the edge pass
+ * fills. Without memory for them every edge is kept, as before. */
+static void lean_begin(v8_reader *r, size_t n)
+{
+    if (!(r->lean_node = gch_reallocarray(NULL, n ? n : 1, 1)) || !(r->retainers = gch_calloc(n ? n : 1, 1))) {
+        v8_prescan_free(&r->ps);
+        gch_free(r->lean_node);
+        gch_free(r->retainers);
+        r->lean_node = r->retainers = NULL;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        r->lean_node[i] = lean_bits(r, r->g_type[i], r->g_name[i]);
+    r->lean = r->lean_tried = 1;
+}
 
 static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
 {
     edge_pass *ep = ctx;
     v8_reader *r = ep->r;
+    if (ep->lean) {
+        lean_begin(r, ep->h->n);
+        ep->lean = 0;
+    }
     const unsigned ef = r->efields;
     for (size_t k = 0; k < nrows; k++) {
         while (ep->left == 0) {
             if (++ep->node >= ep->h->n)
                 return 0; /* more edges than the nodes have */
             ep->left = ep->h->starts[ep->node + 1];
+            if (r->lean) /* that count is read: starts[node] becomes the kept edges' start */
+                ep->h->starts[ep->node] = (uint32_t)r->g_m;
         }
         uint32_t type, name, target;
         if (!edge_row(r, vals + k * ef, ep->pos, &ep->by_fields, ep->h->n, ep->e, ep->node, &type, &name, &target))
             return 0;
-        if (r->devtools && ep->e < r->g_ecap) {
+        if (r->lean) {
+            r->retainers[target] += r->retainers[target] < 2;
+            if (r->g_m < r->g_ecap && lean_keep(r, ep->node, target, r->edge_role[type], name)) {
+                r->g_etype[r->g_m] = (uint8_t)type;
+                r->g_ename[r->g_m] = name;
+                r->g_eto[r->g_m++] = target;
+            }
+        } else if (r->devtools && ep->e < r->g_ecap) {
             r->g_etype[ep->e] = (uint8_t)type;
             r->g_ename[ep->e] = name;
             r->g_eto[ep->e] = target;
@@ -1246,6 +1343,40 @@ static gch_status bulk_adopt(v8_reader *r, bulk_heap *h, uint32_t *targets)
     return st;
 }
 
+
+/* After the lean edge pass: the kept edges' starts for the nodes after the
+ * last one with edges (last: that node, (size_t)-1 for none); the arrays cut
+ * to the kept edges; the strings' flags are no longer needed. */
+static void lean_end(v8_reader *r, bulk_heap *h, size_t last)
+{
+    for (size_t j = last + 1; j <= h->n; j++)
+        h->starts[j] = (uint32_t)r->g_m;
+    size_t m = r->g_m ? (size_t)r->g_m : 1;
+    uint8_t *t = gch_reallocarray(r->g_etype, m, 1);
+    uint32_t *nm = gch_reallocarray(r->g_ename, m, sizeof *nm), *to = gch_reallocarray(r->g_eto, m, sizeof *to);
+    r->g_etype = t ? t : r->g_etype; /* a failed shrink keeps the larger array */
+    r->g_ename = nm ? nm : r->g_ename;
+    r->g_eto = to ? to : r->g_eto;
+    gch_free(r->ps.flag);
+    r->ps.flag = NULL;
+    gch_free(r->lean_node);
+    r->lean_node = NULL;
+}
+
+/* Lean edges are possible when the strings that end the snapshot can be
+ * looked at before the edges are read (v8_prescan). Returns the edges' ']'
+ * when it was found back from the strings and the bytes before it back
+ * the declared count (as list_close checks), else NULL (list_close finds
+ * it). */
+static const unsigned char *lean_strings(v8_reader *r, const unsigned char *eopen, const unsigned char *end)
+{
+    if (!v8_prescan_strings(eopen + 1, end, &r->ps))
+        return NULL; /* every edge then, as before */
+    const unsigned char *close = r->ps.edges_close;
+    uint64_t room = close ? (uint64_t)(close - (eopen + 1)) / 2 + 1 : 0, rows = r->edge_count_decl;
+    return close && rows <= room / r->efields ? close : NULL;
+}
+
 /* Reads the nodes array (its '[' consumed) and the edges array after it
  * the bulk way, when the input is in memory and declares its counts: *done
  * says it did; otherwise the careful path reads them from the same place. */
@@ -1260,18 +1391,24 @@ static gch_status bulk_read(v8_reader *r, int *done)
      * declared counts (two bytes a value but the last). A count too large
      * finds the wrong ']', after which no edges follow, or values, which the
      * parse then refuses. */
+    const int counted = r->opts->skip_refs;
+    bulk_reset(r);
     const unsigned char *nclose = list_close(nb, end, r->node_count_decl, r->nfields);
     const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
-    const unsigned char *eclose = eopen ? list_close(eopen + 1, end, r->edge_count_decl, r->efields) : NULL;
-    if (!eclose)
+    const unsigned char *eclose = NULL;
+    if (eopen && counted && r->devtools && !r->no_lean)
+        eclose = lean_strings(r, eopen, end);
+    if (eopen && !eclose)
+        eclose = list_close(eopen + 1, end, r->edge_count_decl, r->efields);
+    if (!eclose) {
+        bulk_reset(r);
         return GCH_OK;
+    }
     bulk_heap h = { .n = (size_t)r->node_count_decl };
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
     v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
-    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0 };
-    const int counted = r->opts->skip_refs;
-    bulk_reset(r);
+    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0, 0 };
     int ok;
     gch_status st = node_pass_begin(r, &h, &np, &ok);
     if (st == GCH_OK && ok && counted) {
@@ -1279,6 +1416,7 @@ static gch_status bulk_read(v8_reader *r, int *done)
         ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
         if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl, 1))
             st = oom(r);
+        ep.lean = r->ps.open != NULL;
         r->root = (size_t)(r->root_index / r->nfields);
         ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
         edges.rows = edge_rows;
@@ -1308,7 +1446,9 @@ static gch_status bulk_read(v8_reader *r, int *done)
         return st;
     }
     if (r->devtools) { /* the heap goes to the builder once DevTools' view is made */
-        if (counted)
+        if (r->lean)
+            lean_end(r, &h, ep.node);
+        else if (counted)
             for (size_t i = 0; i < h.n; i++)
                 h.starts[i + 1] += h.starts[i];
         r->pending = h;
@@ -1430,6 +1570,37 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Without references (stat) the view asks only two things of edge names:
+ * the property names of plain objects (interface names: objects' property
+ * edges, kept) and whether an internal edge of a node the Statistics may
+ * count as an Array is "elements" (calculateArraySize: internal edges of
+ * nodes neither hidden, native, code nor strings, classified). The other
+ * edge names (most of them: element numbers written as strings, the
+ * internal edges of hidden nodes) are skipped unread. */
+static void stat_names(v8_reader *r, uint8_t *bits)
+{
+    uint64_t e = 0, m = r->lean ? r->g_m : r->edge_n;
+    for (size_t i = 0; i < r->node_n && e < m; i++) {
+        uint64_t end = r->has_pending ? r->pending.starts[i + 1] : e + r->n_edges[i];
+        uint8_t nrole = r->node_role[r->g_type[i]];
+        int object = nrole == NT_OBJECT;
+        int array = !(nrole == NT_HIDDEN || nrole == NT_NATIVE || nrole == NT_CODE || nrole == NT_STRING ||
+                      nrole == NT_CONS_STRING || nrole == NT_SLICED_STRING);
+        if (!object && !array) {
+            e = end;
+            continue;
+        }
+        for (; e < end && e < m; e++) {
+            uint8_t role = r->edge_role[r->g_etype[e]];
+            uint32_t nm = r->g_ename[e];
+            if (role == ET_INTERNAL && array)
+                r->eclass[nm] = 1; /* to classify */
+            else if (role == ET_PROPERTY && object)
+                bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
+        }
+    }
+}
+
 /* DevTools' view reads the names of the nodes that are not strings, numbers
  * or code, the names of property edges (interface names) and, with labels,
  * of every edge named by a string: those strings (and the classes', which
@@ -1449,14 +1620,18 @@ static gch_status collect_wanted_graph(v8_reader *r)
             role == NT_SYNTHETIC || (role == NT_STRING && r->keep_text))
             bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
     }
-    for (uint64_t e = 0; e < r->edge_n; e++) {
-        uint8_t role = r->edge_role[r->g_etype[e]];
-        if (role == ET_ELEMENT || role == ET_HIDDEN)
-            continue;
-        uint32_t nm = r->g_ename[e];
-        r->eclass[nm] = 1; /* to classify */
-        if (labels || role == ET_PROPERTY)
-            bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
+    if (r->opts->skip_refs) {
+        stat_names(r, bits);
+    } else {
+        for (uint64_t e = 0; e < r->edge_n; e++) {
+            uint8_t role = r->edge_role[r->g_etype[e]];
+            if (role == ET_ELEMENT || role == ET_HIDDEN)
+                continue;
+            uint32_t nm = r->g_ename[e];
+            r->eclass[nm] = 1; /* to classify */
+            if (labels || role == ET_PROPERTY)
+                bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
+        }
     }
     size_t u = 0;
     for (uint64_t k = 0; k < top; k++)
@@ -1542,6 +1717,14 @@ static gch_status classify_plain(v8_reader *r, size_t k, int *pending)
     return GCH_OK;
 }
 
+/* The strings read are not those looked at ahead (the lean edges were
+ * kept by the wrong names): the read fails, and is made again without
+ * lean edges (gch_read_v8_buffer). */
+static gch_status lean_mismatch(v8_reader *r)
+{
+    return gch_error_set(r->err, GCH_EFORMAT, "the strings are not where they were looked for");
+}
+
 static gch_status read_strings(v8_reader *r)
 {
     gch_status st;
@@ -1553,8 +1736,10 @@ static gch_status read_strings(v8_reader *r)
     if ((st = gch_json_expect(&r->in, '[', "'[' (strings)")) != GCH_OK)
         return st;
     r->strings_done = 1;
+    if (r->lean && r->in.p != r->ps.open)
+        return lean_mismatch(r);
     if (closes_empty(&r->in, ']'))
-        return GCH_OK;
+        return r->lean && r->ps.n != 0 ? lean_mismatch(r) : GCH_OK;
     size_t next_wanted = 0;
     for (;;) {
         if (r->str_n >= UINT32_MAX)
@@ -1598,8 +1783,10 @@ static gch_status read_strings(v8_reader *r)
             }
         }
         int more;
-        if ((st = after_item(&r->in, ']', &more)) != GCH_OK || !more)
+        if ((st = after_item(&r->in, ']', &more)) != GCH_OK)
             return st;
+        if (!more)
+            return r->lean && r->str_n != r->ps.n ? lean_mismatch(r) : GCH_OK;
     }
 }
 
@@ -2016,13 +2203,14 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
     gch_status st = str_table_make(r, &dr->strs);
     if (st != GCH_OK)
         return st;
-    dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->edge_n, .type = r->g_type, .name = r->g_name,
+    dr->g = (v8_graph){ .n = n, .root = r->root, .m = r->lean ? r->g_m : r->edge_n, .type = r->g_type,
+                        .name = r->g_name,
                         .det = r->g_det, .has_det = r->has_detachedness, .id = id, .size = size,
                         .estart = estart, .etype = r->g_etype, .ename = r->g_ename, .eto = r->g_eto,
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
                         .no_refs = r->opts->skip_refs, .eclass = r->eclass, .eclass_n = r->eclass_n,
                         .str = graph_str, .str_ctx = &dr->strs,
-                        .extra_native_bytes = r->extra_native_bytes };
+                        .extra_native_bytes = r->extra_native_bytes, .retainers = r->retainers };
     st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
@@ -2312,6 +2500,19 @@ gch_status gch_read_v8_buffer(const void *data, size_t size, const gch_load_opti
     r->par = gch_parallel_for(r->opts->threads);
     gch_json_init_buffer(&r->in, data, size, r->opts, err);
     gch_status st = run(r, out);
+    /* A read with lean edges that fails is made again without them: the
+     * snapshot's faults are then found and said as without (the bytes stay
+     * readable until the load returns: gch_load_options.release). */
+    int again = r->lean_tried && st != GCH_OK && st != GCH_ENOMEM && st != GCH_EIO;
+    reader_free(r);
+    if (!again)
+        return st;
+    if (!(r = reader_new(opts, out, err)))
+        return GCH_ENOMEM;
+    r->no_lean = 1;
+    r->par = gch_parallel_for(r->opts->threads);
+    gch_json_init_buffer(&r->in, data, size, r->opts, err);
+    st = run(r, out);
     reader_free(r);
     return st;
 }
