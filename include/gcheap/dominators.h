@@ -67,6 +67,14 @@ typedef struct gch_domtree {
      * at each position of preorder, the position of the immediate dominator
      * (always smaller), or GCH_DOM_VROOT for a child of the virtual root. */
     uint32_t *preorder_idom;
+    /* Only from an index (gcheap/index.h), NULL otherwise; borrowed from it,
+     * never freed by gch_domtree_free: at each position of preorder, the
+     * object's type (when the heap has at most 65,536 types) and its 32-bit
+     * size (as gch_heap.object_size32: GCH_SIZE_BIG for a big one). Read in
+     * order, they spare a walk in preorder (`gcheap suspects`) the random
+     * reads of the per-object arrays. */
+    const uint16_t *preorder_type16;
+    const uint32_t *preorder_size32;
 } gch_domtree;
 
 /* Computes the dominator tree and retained sizes of heap into *out.

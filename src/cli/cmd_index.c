@@ -38,7 +38,9 @@ static const char description[] =
     "stderr says why) and --no-index parses DUMP anyway. The index itself may be\n"
     "given as DUMP. An index is only built by this command, never implicitly;\n"
     "gzip dumps can be indexed, standard input cannot. Commands that read values\n"
-    "from the dump (waste, suspects' rules on HPROF, objects --values) parse it.\n"
+    "from the dump (waste, suspects' rules on HPROF, objects --values) parse it;\n"
+    "given the index alone, they read the dump it was built from if that is still\n"
+    "where it was indexed and unchanged, else exit 2.\n"
     "--cache writes it under the cache folder whatever DUMP's folder allows.\n"
     "--check FILE verifies every chunk of an index (checksums, values in bounds).\n"
     "Prints where the index was written, or 'FILE: ok' for --check.";

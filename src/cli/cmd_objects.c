@@ -183,16 +183,31 @@ static int objects_prepare(cli_run *run)
     return why_match_types("objects", in->path, in->heaps, in->count, s->type, run->c, &s->masks);
 }
 
-static int passes(const objects_state *s, const gch_heap *h, const uint8_t *mask,
-                  const uint32_t *dist, uint32_t o)
+/* The objects that pass the filters, in index order, into rows (room for
+ * every object; only the rows written are touched), their bytes into
+ * *bytes; returns how many. One pass without a branch on the object (a
+ * type matches at random): each object is written and kept or not. */
+static size_t select_rows(const objects_state *s, const gch_heap *h, const uint8_t *mask,
+                          const uint32_t *dist, uint32_t *rows, uint64_t *bytes)
 {
-    if (mask && !mask[h->object_type[o]])
-        return 0;
-    uint64_t size = gch_object_size(h, o);
-    if ((s->min_given && size < s->min_size) || (s->max_given && size > s->max_size))
-        return 0;
-    int live = dist[o] != GCH_NONE;
-    return !(s->live && !live) && !(s->dead && live);
+    size_t n = 0;
+    uint64_t sum = 0; /* the builder bounds the heap's total */
+    int sized = s->min_given || s->max_given, by_life = s->live || s->dead;
+    for (uint32_t o = 0; o < h->object_count; o++) {
+        unsigned ok = mask ? mask[h->object_type[o]] != 0 : 1u;
+        uint64_t size = gch_object_size(h, o);
+        if (sized)
+            ok &= !(s->min_given && size < s->min_size) & !(s->max_given && size > s->max_size);
+        if (by_life) {
+            int live = dist[o] != GCH_NONE;
+            ok &= !(s->live && !live) & !(s->dead && live);
+        }
+        rows[n] = o;
+        n += ok;
+        sum += ok ? size : 0;
+    }
+    *bytes = sum;
+    return n;
 }
 
 static int wants_values(const objects_state *s) { return s->values || s->whole_values; }
@@ -247,17 +262,9 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
             v8_dist[o] = h->v8_distance[o] < 0 ? GCH_NONE : (uint32_t)h->v8_distance[o];
         shown_dist = v8_dist;
     }
-    size_t n = 0;
-    uint64_t bytes = 0;
-    for (uint32_t o = 0; o < h->object_count; o++)
-        n += passes(s, h, mask, dist, o);
-    uint32_t *rows = xmalloc_array(n ? n : 1, sizeof *rows);
-    n = 0;
-    for (uint32_t o = 0; o < h->object_count; o++)
-        if (passes(s, h, mask, dist, o)) {
-            rows[n++] = o;
-            bytes += gch_object_size(h, o); /* the builder bounds the heap's total */
-        }
+    uint64_t bytes;
+    uint32_t *rows = xmalloc_array(h->object_count ? h->object_count : 1, sizeof *rows);
+    size_t n = select_rows(s, h, mask, dist, rows, &bytes);
     row_order ro = { h, shown_dist, t.retained, key_index(c) };
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;

@@ -165,20 +165,92 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
 
 /* Whether the command needs what only the dump holds: the values (payloads,
  * instance fields) that HPROF and Ruby readers keep on request, and the
- * strings and lengths of a Dart snapshot when the command reads them
- * (waste, objects --values: payloads without the leak rules' fields, or with
- * waste's); the other formats keep none, and their index serves every
- * command. */
+ * strings and lengths of a Dart snapshot and the strings of a V8 one when
+ * the command reads them (waste, objects --values: payloads without the
+ * leak rules' fields, or with waste's); the other formats keep none, and
+ * their index serves every command. */
 static int needs_the_dump(const gch_dump *d, int need)
 {
     if (!(need & (CLI_LOAD_PAYLOADS | CLI_LOAD_FIELDS | CLI_LOAD_RULE_FIELDS)))
         return 0;
-    if (strcmp(d->format, "dart") == 0)
+    if (strcmp(d->format, "dart") == 0 || strcmp(d->format, "v8") == 0)
         return (need & CLI_LOAD_PAYLOADS) && ((need & CLI_LOAD_FIELDS) || !(need & CLI_LOAD_RULE_FIELDS));
     return strcmp(d->format, "hprof") == 0 || strcmp(d->format, "ruby") == 0;
 }
 
-static int starts_like_index(const char *path)
+char *cli_index_recorded_dump(const char *ipath, const cli_common *c, char *msg, size_t cap)
+{
+    snprintf(msg, cap, "its dump is not where it was indexed");
+    const void *data;
+    uint64_t size;
+    const char *reason;
+    plat_mapping *m = plat_mapping_open(ipath, &data, &size, &reason);
+    if (!m)
+        return NULL;
+    gch_index *ix = NULL;
+    gch_error err;
+    gch_error_clear(&err);
+    char *found = NULL;
+    cli_common no_options;
+    memset(&no_options, 0, sizeof no_options);
+    if (gch_index_open(data, (size_t)size, &ix, &err) == GCH_OK) {
+        size_t n = strlen(ipath);
+        const char *slash = strrchr(ipath, '/');
+        size_t dir = slash ? (size_t)(slash - ipath) + 1 : 0;
+        const char *name = gch_index_dump_name(ix);
+        char *cand[2] = { NULL, NULL };
+        if (n > 4 && strcmp(ipath + n - 4, ".gcx") == 0) {
+            cand[0] = xstrdup(ipath);
+            cand[0][n - 4] = '\0';
+        }
+        if (name[0] && !strchr(name, '/')) {
+            strbuf b = STRBUF_INIT;
+            sb_addf(&b, "%.*s%s", (int)dir, ipath, name);
+            cand[1] = xstrdup(sb_str(&b));
+            sb_free(&b);
+        }
+        for (int i = 0; i < 2 && !found; i++) {
+            gch_index_stamp now;
+            plat_stamp ps;
+            if (!cand[i] || plat_file_stamp(cand[i], &ps) != 0 ||
+                cli_index_stamp(cand[i], c ? c : &no_options, &now, &reason) != 0)
+                continue;
+            if (!c) /* options as recorded: the load compared them */
+                now.options = gch_index_stamp_of(ix)->options;
+            const char *stale = cli_index_stale(gch_index_stamp_of(ix), &now);
+            if (stale)
+                snprintf(msg, cap, "its dump %s: %s", cli_display_path(cand[i]), stale);
+            else
+                found = cand[i], cand[i] = NULL;
+        }
+        free(cand[0]);
+        free(cand[1]);
+    }
+    gch_index_close(ix);
+    plat_mapping_close(m);
+    return found;
+}
+
+/* A .gcx given as DUMP to a command that reads values only the dump holds:
+ * the dump it was built from answers, when it is still where it was indexed
+ * and unchanged (the same output as given the dump); otherwise an error. */
+static int from_recorded_dump(const char *ipath, const cli_common *c, int need, gch_dump **out)
+{
+    char msg[600];
+    char *dump = cli_index_recorded_dump(ipath, c, msg, sizeof msg);
+    if (!dump) {
+        cli_error("%s: this command reads values from the dump itself, and %s: give the dump",
+                  cli_display_path(ipath), msg);
+        return EXIT_INPUT;
+    }
+    cli_common parse = *c;
+    parse.no_index = 1;
+    int rc = cli_load(dump, &parse, need, out);
+    free(dump);
+    return rc ? rc : 1;
+}
+
+int cli_index_starts_like(const char *path)
 {
     const char *reason;
     plat_file *f = plat_open(path, &reason);
@@ -196,7 +268,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
     if (strcmp(path, "-") == 0)
         return 0;
     char msg[512];
-    if (starts_like_index(path)) {
+    if (cli_index_starts_like(path)) {
         gch_index_stamp opts;
         memset(&opts, 0, sizeof opts);
         opts.options = cli_index_options(c);
@@ -208,9 +280,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
             return 1;
         gch_dump_free(*out);
         *out = NULL;
-        cli_error("%s: this command reads values from the dump itself: give the dump, not "
-                  "its index", cli_display_path(path));
-        return EXIT_INPUT;
+        return from_recorded_dump(path, c, need, out);
     }
     if (c->no_index)
         return 0;

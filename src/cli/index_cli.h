@@ -37,4 +37,16 @@ const char *cli_index_stale(const gch_index_stamp *have, const gch_index_stamp *
  * be used. */
 int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **out);
 
+/* Whether the file at path starts with an index's signature. */
+int cli_index_starts_like(const char *path);
+
+/* The dump the index at ipath was built from, when it is still there: the
+ * index's path without ".gcx" (where `gcheap index` writes it), then the
+ * recorded file name in the index's folder (-o FILE beside the dump). It
+ * must match the index's record (size, mtime, the hashes of its head and
+ * tail) and, when c is not NULL, c's load options. malloc'd path, or NULL
+ * with the reason in msg. For a .gcx given alone to a command that reads
+ * values only the dump holds (load_dump.c, payload.c). */
+char *cli_index_recorded_dump(const char *ipath, const cli_common *c, char *msg, size_t cap);
+
 #endif

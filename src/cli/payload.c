@@ -1,10 +1,12 @@
 /* Strings from the bytes of a dump (payload.h). */
 #include "payload.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gcheap/utf8.h"
+#include "index_cli.h"
 
 int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const gch_heap *h,
                  const char **why)
@@ -22,7 +24,18 @@ int payload_open(payload_file *pf, const char *path, const gch_dump *dump, const
         return 0;
     }
     const char *reason;
+    char *dump_path = NULL, msg[600];
+    if (cli_index_starts_like(path)) {
+        /* A .gcx given alone: the values are in the dump it was built from
+         * (index_cli.c found it, unchanged, to load the model). */
+        if (!(dump_path = cli_index_recorded_dump(path, NULL, msg, sizeof msg))) {
+            *why = "its index's dump is not where it was indexed, or it changed";
+            return 0;
+        }
+        path = dump_path;
+    }
     pf->f = plat_open(path, &reason);
+    free(dump_path);
     if (!pf->f) {
         *why = reason;
         return 0;

@@ -299,6 +299,12 @@ static void source_paths(gch_analysis *a, const gch_heap *heap, view *v, int inc
     }
 }
 
+gch_status gch__analysis_refs(gch_analysis *a, const gch_heap *heap, gch_error *err)
+{
+    heap_state *s = state_of(a, heap, err);
+    return s ? need_refs(a, s, err) : GCH_EINVAL;
+}
+
 void gch__analysis_paths_ready(gch_analysis *a, const gch_heap *heap, int include_weak,
                                const gch_paths **out)
 {
@@ -516,12 +522,13 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         if (!mask)
             return gch_error_set(err, GCH_ENOMEM, "out of memory");
         uint64_t c = 0, b = 0;
-        for (uint32_t o = 0; o < n; o++)
-            if (v->dist[o] != GCH_NONE) {
-                mask[o] = 1;
-                c++;
-                b += gch_object_size(heap, o);
-            }
+        for (uint32_t o = 0; o < n; o++) { /* no branch on the object: most are live */
+            unsigned in = v->dist[o] != GCH_NONE;
+            uint32_t s32 = heap->object_size32[o];
+            mask[o] = (uint8_t)in;
+            c += in;
+            b += !in ? 0 : s32 != GCH_SIZE_BIG ? s32 : gch_heap_big_size(heap, o);
+        }
         v->live = mask;
         if (!v->has_totals) {
             v->live_count = c;

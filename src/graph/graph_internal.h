@@ -90,4 +90,9 @@ struct gch_paths;
 void gch__analysis_paths_ready(struct gch_analysis *a, const gch_heap *heap, int include_weak,
                                const struct gch_paths **out);
 
+/* The references of heap, read now when the analysis's source deferred
+ * them (an index loaded with GCH_INDEX_REFS_LATER): before a walk of
+ * heap->out_start/out_target outside the analysis (the suspects' BFS). */
+gch_status gch__analysis_refs(struct gch_analysis *a, const gch_heap *heap, gch_error *err);
+
 #endif

@@ -99,33 +99,34 @@ static int is_top(const finder *f, uint32_t p)
     return f->top ? f->top[p] == 1 : f->t.preorder_idom[p] == GCH_DOM_VROOT;
 }
 
-static gch_status top_level(finder *f, gch_error *err)
+/* The top-level objects: single suspects, and per type the totals of the
+ * others. best_r and best_o (per type): the retained size and object of
+ * group_best; NULL, as any of f's tables, when it could not be had. */
+static gch_status top_scan(finder *f, uint64_t *best_r, uint32_t *best_o, gch_error *err)
 {
     const gch_heap *h = f->h;
     const uint32_t N = (uint32_t)f->t.live_count, T = h->type_count;
     const uint32_t *pid = f->t.preorder_idom, *pre = f->t.preorder;
     const uint64_t *r = f->t.preorder_retained;
-    f->group_count = gch_calloc(T ? T : 1, sizeof *f->group_count);
-    f->group_bytes = gch_calloc(T ? T : 1, sizeof *f->group_bytes);
-    f->group_best = gch_reallocarray(NULL, T ? T : 1, sizeof *f->group_best);
-    size_t cap = 16;
-    f->items = gch_reallocarray(NULL, cap, sizeof *f->items);
-    if (!f->group_count || !f->group_bytes || !f->group_best || !f->items)
+    size_t cap = 16; /* f->items' */
+    if (!f->group_count || !f->group_bytes || !f->group_best || !f->items || !best_r || !best_o)
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     /* Room for every live object (the pages past the top-level ones are
-     * never touched): no copying as it fills. */
-    f->top_type = gch_reallocarray(NULL, N ? N : 1, sizeof *f->top_type);
-    if (!f->top_type)
+     * never touched): no copying as it fills. An index's tree has the
+     * types in preorder: then none is kept. */
+    const uint16_t *pty = f->t.preorder_type16;
+    if (!pty && !(f->top_type = gch_reallocarray(NULL, N ? N : 1, sizeof *f->top_type)))
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     for (uint32_t p = 0; p < N; p++) {
         /* The types of top-level objects (half the live objects of the
          * benchmark dump) are random reads: fetched well ahead. */
-        if (p + 4 * AHEAD < N && pid[p + 4 * AHEAD] == GCH_DOM_VROOT)
+        if (!pty && p + 4 * AHEAD < N && pid[p + 4 * AHEAD] == GCH_DOM_VROOT)
             __builtin_prefetch(&h->object_type[pre[p + 4 * AHEAD]]);
         if (!is_top(f, p))
             continue;
-        uint32_t o = pre[p], ty = h->object_type[o];
-        f->top_type[f->top_count++] = ty;
+        uint32_t o = pre[p], ty = pty ? pty[p] : h->object_type[o];
+        if (!pty)
+            f->top_type[f->top_count++] = ty;
         if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
             gch_suspect *s = add_suspect(f, &cap);
             if (!s)
@@ -137,9 +138,13 @@ static gch_status top_level(finder *f, gch_error *err)
             s->accumulation = p; /* a position until resolve_positions */
             continue;
         }
-        uint32_t b = f->group_best[ty];
-        if (f->group_count[ty] == 0 || r[p] > r[b] || (r[p] == r[b] && o < pre[b]))
+        /* The best's retained size and object by type (a small table that
+         * stays in cache), not read back at its position. */
+        if (f->group_count[ty] == 0 || r[p] > best_r[ty] || (r[p] == best_r[ty] && o < best_o[ty])) {
             f->group_best[ty] = p;
+            best_r[ty] = r[p];
+            best_o[ty] = o;
+        }
         f->group_count[ty]++;
         f->group_bytes[ty] += r[p];
     }
@@ -158,6 +163,22 @@ static gch_status top_level(finder *f, gch_error *err)
     }
     return GCH_OK;
 }
+
+static gch_status top_level(finder *f, gch_error *err)
+{
+    const uint32_t T = f->h->type_count;
+    f->group_count = gch_calloc(T ? T : 1, sizeof *f->group_count);
+    f->group_bytes = gch_calloc(T ? T : 1, sizeof *f->group_bytes);
+    f->group_best = gch_reallocarray(NULL, T ? T : 1, sizeof *f->group_best);
+    f->items = gch_reallocarray(NULL, 16, sizeof *f->items);
+    uint64_t *best_r = gch_reallocarray(NULL, T ? T : 1, sizeof *best_r);
+    uint32_t *best_o = gch_reallocarray(NULL, T ? T : 1, sizeof *best_o);
+    gch_status st = top_scan(f, best_r, best_o, err);
+    gch_free(best_r);
+    gch_free(best_o);
+    return st;
+}
+
 
 /* Every walk to an accumulation point, in one forward pass: the child that
  * keeps big_drop of its parent is unique (big_drop > 0.5) and comes after
@@ -225,7 +246,7 @@ static gch_status label(finder *f, gch_error *err)
             f->label[p] = d == GCH_DOM_VROOT || (f->top && f->top[p] == 2) ? 0 : f->label[d];
             continue;
         }
-        uint32_t ty = f->top_type[top++];
+        uint32_t ty = f->t.preorder_type16 ? f->t.preorder_type16[p] : f->top_type[top++];
         if (next_single < f->count && !f->items[next_single].group &&
             f->start_pos[next_single] == p)
             f->label[p] = (uint32_t)++next_single;
@@ -243,7 +264,9 @@ static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
 {
     const gch_heap *h = f->h;
     const uint32_t N = (uint32_t)f->t.live_count, T = h->type_count ? h->type_count : 1;
-    const uint32_t *pre = f->t.preorder;
+    const uint32_t *pre = f->t.preorder, *psz = f->t.preorder_size32;
+    /* Both or neither (an index's tree has both). */
+    const uint16_t *pty = psz ? f->t.preorder_type16 : NULL;
     size_t per = (64u << 20) / ((size_t)T * 16);
     if (per == 0)
         per = 1;
@@ -262,7 +285,9 @@ static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
             return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
         }
         for (uint32_t p = 0; p < N; p++) {
-            if (p + AHEAD < N && f->label[p + AHEAD]) {
+            /* An index's tree has the types and sizes in preorder: read in
+             * order. Otherwise they are random reads, fetched ahead. */
+            if (!pty && p + AHEAD < N && f->label[p + AHEAD]) {
                 uint32_t a = pre[p + AHEAD];
                 __builtin_prefetch(&h->object_type[a]);
                 __builtin_prefetch(&h->object_size32[a]);
@@ -271,9 +296,9 @@ static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
             if (!lab || lab - 1 < first || lab - 1 >= first + batch)
                 continue;
             uint32_t o = pre[p];
-            size_t at = (lab - 1 - first) * T + h->object_type[o];
+            size_t at = (lab - 1 - first) * T + (pty ? pty[p] : h->object_type[o]);
             cnt[at]++;
-            byt[at] += gch_object_size(h, o);
+            byt[at] += pty && psz[p] != GCH_SIZE_BIG ? psz[p] : gch_object_size(h, o);
         }
         for (size_t k = 0; k < batch; k++) {
             gch_suspect *s = &f->items[first + k];
@@ -593,7 +618,8 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
      * fields of the suspects). */
     int counted = ready && f.count;
     bfs_job job;
-    if ((st = bfs_start(&f, &job, err)) != GCH_OK)
+    /* The BFS reads the references: an index may have deferred them. */
+    if ((st = gch__analysis_refs(an, heap, err)) != GCH_OK || (st = bfs_start(&f, &job, err)) != GCH_OK)
         goto fail;
     gch_parallel par = gch_parallel_for(opts->threads);
     gch_thread bfs_thread;

@@ -179,10 +179,20 @@ static int distances_agree(const void *data, uint64_t count, const void *ctx, ui
     const dist_ctx *c = ctx;
     uint64_t far = 0, unreached = 0;
     unsigned over = 0; /* a distance is below the object count */
-    for (uint64_t i = 0; i < count; i++) {
-        far += d[i] == GCX_DIST_FAR;
-        unreached += d[i] == GCX_DIST_NONE;
-        over |= d[i] < GCX_DIST_FAR && d[i] >= count;
+    /* Counted in blocks with 32-bit counters, then added up: the inner
+     * loop vectorizes (64-bit counters of byte compares do not). */
+    unsigned lim = count < GCX_DIST_FAR ? (unsigned)count : GCX_DIST_FAR;
+    for (uint64_t b = 0; b < count; b += 1u << 16) {
+        uint64_t end = count - b < (1u << 16) ? count : b + (1u << 16);
+        uint32_t f = 0, u = 0, o = 0;
+        for (uint64_t i = b; i < end; i++) {
+            f += d[i] == GCX_DIST_FAR;
+            u += d[i] == GCX_DIST_NONE;
+            o |= d[i] >= lim && d[i] < GCX_DIST_FAR;
+        }
+        far += f;
+        unreached += u;
+        over |= o;
     }
     *bad_at = 0;
     return !over && far == c->far && count - unreached == c->live;
@@ -209,15 +219,50 @@ static int far_agree(const void *data, uint64_t count, const void *ctx, uint64_t
     return 1;
 }
 
+/* Types in preorder (DPTY): below the type count, and no type more often
+ * than it has objects (the per-type totals, checked against the objects on
+ * load). Like DPSZ's sizes (checked by their sum), the values are not
+ * compared one by one with OTYP: that is the random read they spare. */
+static int preorder_types(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const uint16_t *v = data;
+    const gch_heap *h = ctx;
+    uint32_t nt = h->type_count;
+    uint32_t *seen = gch_calloc(GCX_DPTY_TYPES, sizeof *seen);
+    if (!seen) {
+        *bad_at = 0;
+        return 0;
+    }
+    for (uint64_t i = 0; i < count; i++)
+        seen[v[i]]++;
+    int ok = 1;
+    for (uint32_t t = 0; t < GCX_DPTY_TYPES && ok; t++)
+        ok = seen[t] == 0 || (t < nt && (!h->type_objects || seen[t] <= h->type_objects[t]));
+    if (!ok) { /* the first element of a type out of bounds or counted too often */
+        memset(seen, 0, GCX_DPTY_TYPES * sizeof *seen);
+        for (uint64_t i = 0;; i++) {
+            uint16_t t = v[i];
+            if (t >= nt || (h->type_objects && ++seen[t] > h->type_objects[t])) {
+                *bad_at = i;
+                break;
+            }
+        }
+    }
+    gch_free(seen);
+    return ok;
+}
+
 /* ---- the chunks of a tree, of paths, of reverse references ---- */
 
 typedef struct tree_chunks {
     const uint64_t *rec;     /* live count, live bytes */
     const uint32_t *pre, *pid, *psz;
+    const uint16_t *pty;     /* NULL: no DPTY (many types, or an older index) */
 } tree_chunks;
 
+/* types: DPTY too, when there (a walk in preorder reads it). */
 static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
-                           tree_chunks *t, gch_error *err)
+                           int types, tree_chunks *t, gch_error *err)
 {
     gch_status st;
     uint32_t n = h->object_count;
@@ -234,7 +279,9 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
         t->pid = gcx_get(ix, hi, GCX_DPID, view, 4, live, 1, idom_before, NULL, &st, err);
     if (t->pid)
         t->psz = gcx_get(ix, hi, GCX_DPSZ, view, 4, live, 1, NULL, NULL, &st, err);
-    return t->psz ? GCH_OK : st;
+    if (t->psz && types)
+        t->pty = gcx_get(ix, hi, GCX_DPTY, view, 2, live, 0, preorder_types, h, &st, err);
+    return t->psz && st == GCH_OK ? GCH_OK : st;
 }
 
 /* Retained sizes in preorder, from the shallow sizes kept in preorder
@@ -339,7 +386,7 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
     const uint32_t *s, *r;
     gch_status st = get_reverse(ix, hi, h, &s, &r, err);
     for (unsigned v = 0; v < 2 && st == GCH_OK; v++) {
-        st = get_tree(ix, hi, h, v, &t, err);
+        st = get_tree(ix, hi, h, v, 1, &t, err);
         if (st == GCH_OK) {
             uint64_t *ret = gch_calloc(t.rec[0] ? (size_t)t.rec[0] : 1, sizeof *ret);
             st = ret ? retained_sizes(&t, h, hi, ret, err)
@@ -395,7 +442,8 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
         return GCH_OK;
     unsigned want = *parts;
     tree_chunks t;
-    gch_status st = get_tree(k->ix, hi, heap, include_weak != 0, &t, err);
+    gch_status st = get_tree(k->ix, hi, heap, include_weak != 0, (want & GCH_TREE_PREORDER_IDOM) != 0,
+                              &t, err);
     if (st != GCH_OK)
         return st;
     memset(out, 0, sizeof *out);
@@ -411,6 +459,8 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
     out->preorder = (uint32_t *)t.pre;
     out->preorder_retained = prr;
     out->preorder_idom = (uint32_t *)t.pid;
+    out->preorder_type16 = t.pty;
+    out->preorder_size32 = t.psz;
     *parts = GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM;
     if (want & GCH_TREE_BY_OBJECT) {
         /* By object, from the preorder: one pass, no build. */

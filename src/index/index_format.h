@@ -135,6 +135,7 @@ enum {
     GCX_DPRE = GCX_TAG('D', 'P', 'R', 'E'),  /* u32 per live object: preorder */
     GCX_DPID = GCX_TAG('D', 'P', 'I', 'D'),  /* u32: position of the idom, or GCH_DOM_VROOT */
     GCX_DPSZ = GCX_TAG('D', 'P', 'S', 'Z'),  /* u32: the shallow sizes (as OSIZ) in preorder */
+    GCX_DPTY = GCX_TAG('D', 'P', 'T', 'Y'),  /* u16: the types in preorder (at most 65,536 types) */
     GCX_PPAR = GCX_TAG('P', 'P', 'A', 'R'),  /* u32 per object: path parent */
     GCX_PDEP = GCX_TAG('P', 'D', 'E', 'P'),  /* u8 per object: path depth (GCX_DEPTH_*) */
     GCX_PROB = GCX_TAG('P', 'R', 'O', 'B'),  /* u32: root objects, ascending */
@@ -143,8 +144,9 @@ enum {
     GCX_DSTX = GCX_TAG('D', 'S', 'T', 'X')   /* gcx_far: the GCX_DIST_FAR objects, ascending */
 };
 
-/* The chunks of one view, in the order the writer adds them. */
-#define GCX_VIEW_CHUNKS 10
+/* DPTY is written when the types fit its 16 bits (optional: an index of
+ * version 2 without it is read as before). */
+#define GCX_DPTY_TYPES 65536u
 
 /* PDEP: the number of references on the object's path (0: a root object),
  * GCX_DEPTH_DEEP from 255 on and for an object without a path. It is the

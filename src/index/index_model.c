@@ -231,7 +231,8 @@ static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
         }
     }
     const uint32_t *type = h->object_type;
-    for (uint32_t o = 0; o < h->object_count; o++) {
+    uint32_t o = 0;
+    for (; o < h->object_count; o++) {
         uint64_t v = h->object_size32[o];
         if (v == GCH_SIZE_BIG) {
             if (big >= h->big_size_count || h->big_size_object[big] != o)
@@ -246,7 +247,9 @@ static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
             bytes[type[o]] += v;
         }
     }
-    if (big != h->big_size_count || over || sum != total)
+    /* o short of the count: a big slot without its big size (the sum of
+     * the others could still match the total). */
+    if (o < h->object_count || big != h->big_size_count || over || sum != total)
         l->st = gch_error_at(l->err, 0, "index: section %u: object sizes disagree with the "
                              "big sizes or the total", l->heap);
     for (uint32_t t = 0; totals && l->st == GCH_OK && t < h->type_count; t++)
@@ -276,10 +279,10 @@ int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *
 static void check_distinct_ids(loader *l, const gch_heap *h)
 {
     uint32_t n = h->object_count;
-    uint32_t i = 1;
-    while (i < n && h->object_id[i - 1] < h->object_id[i])
-        i++;
-    if (i >= n)
+    unsigned falls = 0; /* no early exit: the loop vectorizes */
+    for (uint32_t i = 1; i < n; i++)
+        falls |= h->object_id[i - 1] >= h->object_id[i];
+    if (!falls)
         return;
     (void)gcx_get(l->ix, l->heap, GCX_IDOR, 0, 4, n, 1, gcx_ids_sorted, h, &l->st, l->err);
 }

@@ -225,6 +225,19 @@ static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h,
     add(w, GCX_DSTX, hi, v, sizeof(gcx_far), list, far);
 }
 
+/* The types in preorder (u16), when they fit: what a walk of the tree in
+ * preorder (suspects) reads instead of the types of scattered objects. */
+static void add_preorder_types(writer *w, size_t hi, unsigned v, const gch_heap *h,
+                               const gch_domtree *t)
+{
+    if (h->type_count > GCX_DPTY_TYPES)
+        return;
+    uint16_t *ty = own(w, (size_t)t->live_count * 2);
+    for (uint64_t i = 0; ty && i < t->live_count; i++)
+        ty[i] = (uint16_t)h->object_type[t->preorder[i]];
+    add(w, GCX_DPTY, hi, v, 2, ty, t->live_count);
+}
+
 static int has_weak_roots(const gch_heap *h)
 {
     for (uint32_t r = 0; r < h->root_count; r++)
@@ -251,10 +264,11 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
     uint32_t *order = id_order(w, h, &increasing);
     if (order)
         add(w, GCX_IDOR, hi, 0, 4, order, n);
+    size_t first = w->count; /* view 0's chunks: first .. its end */
     for (int v = 0; v < 2; v++) {
         if (v >= views) { /* the same bytes as view 0's */
-            size_t first = w->count - GCX_VIEW_CHUNKS; /* view 0's chunks */
-            for (size_t k = 0; k < GCX_VIEW_CHUNKS && !w->failed; k++) {
+            size_t view_chunks = w->count - first;
+            for (size_t k = 0; k < view_chunks && !w->failed; k++) {
                 chunk c = w->chunks[first + k];
                 add(w, c.toc.tag, hi, 1, c.toc.elem_size, c.data, c.toc.count);
                 if (!w->failed)
@@ -283,6 +297,7 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         for (uint64_t i = 0; psz && i < t->live_count; i++)
             psz[i] = h->object_size32[t->preorder[i]];
         add(w, GCX_DPSZ, hi, (unsigned)v, 4, psz, t->live_count);
+        add_preorder_types(w, hi, (unsigned)v, h, t);
         add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
         add(w, GCX_PDEP, hi, (unsigned)v, 1, depth, n);
         add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);

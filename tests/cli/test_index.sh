@@ -68,6 +68,50 @@ out=$("$G" stat --module "$d.gcx" 2>&1 >/dev/null)
 case $out in *"built with other load options"*) ok ".gcx given with other load options: refused";;
     *) bad ".gcx given with other load options: '$out'";; esac
 
+# A .gcx given alone to a command that reads the dump's values (Ruby's
+# strings: suspects, waste): its dump, still where it was indexed and
+# unchanged, answers (the same bytes as given the dump); moved or changed,
+# an error (status 2), never another answer.
+r=$tmp/rb.json
+cp "$T/ruby/dup_dangling.json" "$r"
+"$G" index "$r" > /dev/null
+for c in suspects waste; do
+    expect ".gcx alone, dump beside: $c" "$("$G" $c "$r.gcx" 2>/dev/null | sed "s|$r.gcx|$r|g")" \
+        "$("$G" $c --no-index "$r" 2>/dev/null)"
+done
+mkdir "$tmp/o"
+"$G" index "$r" -o "$tmp/o/elsewhere.gcx" > /dev/null
+"$G" suspects "$tmp/o/elsewhere.gcx" > /dev/null 2> "$tmp/err"
+expect ".gcx elsewhere, dump not beside it: status 2" $? 2
+case $(cat "$tmp/err") in *"reads values from the dump itself, and its dump is not where it was indexed"*)
+    ok ".gcx elsewhere: says why";; *) bad ".gcx elsewhere: $(cat "$tmp/err")";; esac
+cp -p "$r" "$tmp/o/rb.json" # the recorded file name in the index's folder
+expect ".gcx elsewhere, the dump by its recorded name beside it" \
+    "$("$G" suspects "$tmp/o/elsewhere.gcx" 2>/dev/null | sed "s|$tmp/o/elsewhere.gcx|$r|g")" \
+    "$("$G" suspects --no-index "$r" 2>/dev/null)"
+mv "$r" "$tmp/rb-moved.json"
+"$G" waste "$r.gcx" > "$tmp/out" 2> "$tmp/err"
+expect ".gcx alone, dump moved: status 2" $? 2
+expect ".gcx alone, dump moved: no output" "$(cat "$tmp/out")" ""
+cp "$tmp/rb-moved.json" "$r"
+touch -d '2001-01-01' "$r"
+"$G" suspects "$r.gcx" > "$tmp/out" 2> "$tmp/err"
+expect ".gcx alone, dump modified: status 2" $? 2
+case $(cat "$tmp/err") in *"the dump was modified since it was indexed"*) ok ".gcx alone, dump modified: says why";;
+    *) bad ".gcx alone, dump modified: $(cat "$tmp/err")";; esac
+expect ".gcx alone, a command without values: served" "$("$G" top "$r.gcx" 2>/dev/null | sed "s|$r.gcx|$r|g")" \
+    "$("$G" top --no-index "$r" 2>/dev/null)"
+
+# V8 strings (waste's duplicate strings) are not in the index: waste reads
+# the snapshot, with the index beside it or given alone.
+v=$tmp/node.heapsnapshot.gz
+cp "$T/v8/node-server.heapsnapshot.gz" "$v"
+"$G" index "$v" > /dev/null
+vref=$("$G" waste --no-index "$v" 2>&1)
+case $vref in *duplicate-strings*) ok "V8 waste counts duplicate strings";; *) bad "V8 waste: $vref";; esac
+expect "V8 waste, index beside" "$("$G" waste "$v" 2>&1)" "$vref"
+expect "V8 waste, .gcx alone" "$("$G" waste "$v.gcx" 2>&1 | sed "s|$v.gcx|$v|g")" "$vref"
+
 # The cache: a read-only folder's dump is indexed under $XDG_CACHE_HOME/gcheap/.
 mkdir "$tmp/ro" "$tmp/cache"
 cp "$T/basic.gclog" "$tmp/ro/basic.gclog"

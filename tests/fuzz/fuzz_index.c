@@ -15,6 +15,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "gcheap/index.h"
+#include "gcheap/leaks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -59,9 +60,19 @@ static void ask_everything(gch_dump *d)
         const uint8_t *live;
         uint32_t o;
         for (int v = 0; v < 2; v++) {
-            if (gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, NULL) == GCH_OK &&
-                t->live_count > h->object_count)
-                fuzz_fail("fuzz_index", "more live objects than objects");
+            if (gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, NULL) == GCH_OK) {
+                if (t->live_count > h->object_count)
+                    fuzz_fail("fuzz_index", "more live objects than objects");
+                for (uint64_t k = 0; t->preorder_type16 && k < t->live_count; k++)
+                    if (t->preorder_type16[k] >= h->type_count)
+                        fuzz_fail("fuzz_index", "a type in preorder beyond the type count");
+                /* The suspects walk the tree in preorder with its types. */
+                gch_suspects_options so = GCH_SUSPECTS_OPTIONS_INIT;
+                so.include_weak = v;
+                gch_suspects s;
+                if (gch_suspects_find_in(a, h, &so, &s, NULL) == GCH_OK)
+                    gch_suspects_free(&s);
+            }
             (void)gch_analysis_domtree(a, h, v, GCH_TREE_BY_OBJECT, &t, NULL);
             if (gch_analysis_paths(a, h, v, &p, NULL) == GCH_OK)
                 for (uint32_t k = 0; k < h->object_count && k < 64; k++)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "gcheap/alloc.h"
+#include "gcheap/leaks.h"
 #include "gcheap/analysis.h"
 #include "gcheap/graph.h"
 #include "gcheap/index.h"
@@ -90,6 +91,14 @@ static void compare_views(gch_heap *want, gch_analysis *ia, gch_heap *got)
         same_arrays(it->preorder, t.preorder, t.live_count * 4);
         same_arrays(it->preorder_retained, t.preorder_retained, t.live_count * 8);
         same_arrays(it->preorder_idom, t.preorder_idom, t.live_count * 4);
+        /* The types and sizes in preorder (DPTY, DPSZ): the heap's own,
+         * read at each position's object. */
+        assert_non_null(it->preorder_type16);
+        assert_non_null(it->preorder_size32);
+        for (uint64_t i = 0; i < t.live_count; i++) {
+            assert_int_equal(it->preorder_type16[i], want->object_type[t.preorder[i]]);
+            assert_int_equal(it->preorder_size32[i], want->object_size32[t.preorder[i]]);
+        }
         gch_domtree_free(&t);
         /* By object: derived from the preorder, equal to a whole build. */
         gch_domtree w;
@@ -270,6 +279,16 @@ static membuf fixed_index(void)
         h->object_type[i] = i % 2;
     }
     h->total_size = 8 * 10 + 45;
+    /* Per-type totals (as a reader keeps them): five objects of each type,
+     * 8 + i bytes for object i. */
+    h->type_objects = gch_calloc(2, sizeof *h->type_objects);
+    h->type_bytes = gch_calloc(2, sizeof *h->type_bytes);
+    assert_non_null(h->type_objects);
+    assert_non_null(h->type_bytes);
+    for (uint32_t i = 0; i < 10; i++) {
+        h->type_objects[i % 2]++;
+        h->type_bytes[i % 2] += 8 + i;
+    }
     h->root_object[0] = 0;
     h->root_object[1] = 5;
     h->root_raw_id[0] = h->object_id[0];
@@ -320,6 +339,9 @@ static void hostile_values(void **state)
         { "DIST", 1, 7, 1, 254, 1 },        /* a far distance the far list does not give */
         { "DIST", 0, 3, 1, 10, 1 },         /* a distance of 10 among 10 objects (fuzz_index) */
         { "PPAR", 1, 9, 4, 11, 1 },         /* a parent beyond the objects */
+        { "DPTY", 0, 3, 2, 2, 1 },          /* a type in preorder = type count */
+        { "DPTY", 1, 0, 2, 1, 1 },          /* type 1 six times: it has five objects */
+        { "DPTY", 0, 9, 2, 0xFFFF, 1 },     /* the 16 bits' last type, beyond the count */
     };
     for (size_t k = 0; k < sizeof m / sizeof *m; k++) {
         membuf b = fixed_index();
@@ -328,6 +350,8 @@ static void hostile_values(void **state)
             put64(c + m[k].at * 8, m[k].value);
         else if (m[k].elem == 4)
             put32(c + m[k].at * 4, (uint32_t)m[k].value);
+        else if (m[k].elem == 2)
+            memcpy(c + m[k].at * 2, &(uint16_t){ (uint16_t)m[k].value }, 2);
         else
             c[m[k].at] = (unsigned char)m[k].value;
         fix(&b);
@@ -574,6 +598,28 @@ static void refs_later(void **state)
     assert_non_null(gch_analysis_source_error(ia));
     gch_analysis_free(ia);
     free(b.p);
+    /* The suspects' own search (the paths damaged: no tree to read them
+     * from) with the references deferred: read first (fuzz_index found the
+     * search walking absent references), the chain's path. */
+    b = fixed_index();
+    put32(chunk(&b, "PPAR", 0) + 3 * 4, 6);
+    fix(&b);
+    ia = open_later(&b, &st);
+    h = gch_analysis_dump(ia)->heaps[0];
+    gch_suspects s;
+    gch_suspects_options so = GCH_SUSPECTS_OPTIONS_INIT;
+    assert_int_equal(gch_suspects_find_in(ia, h, &so, &s, NULL), GCH_OK);
+    assert_non_null(h->out_start);
+    assert_int_equal(s.count, 1);
+    assert_int_equal(s.items[0].object, 0);
+    assert_int_equal(s.items[0].retained, 8 * 10 + 45);
+    /* The path to the accumulation point: along the chain from root 0. */
+    assert_int_equal(s.items[0].path_len, s.items[0].accumulation + 1);
+    for (size_t i = 0; i < s.items[0].path_len; i++)
+        assert_int_equal(s.path[s.items[0].path_start + i], i);
+    gch_suspects_free(&s);
+    gch_analysis_free(ia);
+    free(b.p);
 }
 
 /* XXH64 against the reference implementation: each value is what xxhsum -H1
@@ -652,6 +698,100 @@ static void anomalies_kept(void **state)
     free(b.p);
 }
 
+/* ---- types in preorder (DPTY) ---- */
+
+static void same_suspects(gch_heap *want, gch_analysis *ia, gch_heap *got)
+{
+    for (int v = 0; v < 2; v++) {
+        gch_suspects_options o = GCH_SUSPECTS_OPTIONS_INIT;
+        o.include_weak = v;
+        o.threshold = 1; /* many suspects, singles and groups */
+        gch_suspects a, b;
+        assert_int_equal(gch_suspects_find(want, &o, &a, NULL), GCH_OK);
+        assert_int_equal(gch_suspects_find_in(ia, got, &o, &b, NULL), GCH_OK);
+        assert_true(a.count > 1);
+        assert_int_equal(b.count, a.count);
+        for (size_t k = 0; k < a.count; k++) {
+            const gch_suspect *x = &a.items[k], *y = &b.items[k];
+            assert_int_equal(y->group, x->group);
+            assert_int_equal(y->object, x->object);
+            assert_int_equal(y->type, x->type);
+            assert_int_equal(y->instances, x->instances);
+            assert_int_equal(y->retained, x->retained);
+            assert_int_equal(y->retained_objects, x->retained_objects);
+            assert_int_equal(y->accumulation, x->accumulation);
+            assert_int_equal(y->path_len, x->path_len);
+            same_arrays(b.path + y->path_start, a.path + x->path_start, x->path_len * 4);
+            assert_int_equal(y->holds_count, x->holds_count);
+            for (size_t i = 0; i < x->holds_count; i++) {
+                const gch_type_row *hx = &a.holds[x->holds_start + i], *hy = &b.holds[y->holds_start + i];
+                assert_int_equal(hy->type, hx->type);
+                assert_int_equal(hy->count, hx->count);
+                assert_int_equal(hy->bytes, hx->bytes);
+            }
+        }
+        gch_suspects_free(&a);
+        gch_suspects_free(&b);
+    }
+}
+
+/* A heap of `types` types whose objects use the highest ones: a root on 0
+ * holding a chain 1..99 (a single suspect), and a root on each of 100..299
+ * (groups by type), the one on 150 weak. */
+static gch_dump *typed_heap(uint32_t types)
+{
+    enum { N = 300, CHAIN = 100 };
+    gch_dump *d = th_dump_new(N, types, 1 + N - CHAIN, CHAIN - 1);
+    gch_heap *h = d->heaps[0];
+    uint32_t src[CHAIN - 1], dst[CHAIN - 1];
+    for (uint32_t i = 1; i < CHAIN; i++) {
+        src[i - 1] = i - 1;
+        dst[i - 1] = i;
+    }
+    th_set_edges(h, src, dst, CHAIN - 1);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        h->object_type[i] = types - 1 - i % 7;
+        th_set_size(h, i, 16 + i % 13);
+        total += 16 + i % 13;
+    }
+    h->total_size = total;
+    for (uint32_t r = 0; r <= N - CHAIN; r++) {
+        uint32_t o = r == 0 ? 0 : CHAIN + r - 1;
+        h->root_object[r] = o;
+        h->root_raw_id[r] = h->object_id[o];
+        h->root_flags[r] = o == 150 ? GCH_ROOT_WEAK : 0;
+    }
+    return d;
+}
+
+/* Suspects from an index equal those of the heap itself, with the types in
+ * preorder (DPTY: up to 65,536 types) and without (more types: the index
+ * has none, as one of before DPTY, and the walk reads the objects' types). */
+static void preorder_types(void **state)
+{
+    (void)state;
+    const uint32_t kinds[2] = { 40, 70000 };
+    for (int k = 0; k < 2; k++) {
+        gch_dump *want = typed_heap(kinds[k]);
+        membuf b = write_index(typed_heap(kinds[k]));
+        assert_int_equal(entry(&b, "DPTY", 0) != NULL, k == 0);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        gch_heap *got = gch_analysis_dump(ia)->heaps[0];
+        const gch_domtree *t;
+        assert_int_equal(gch_analysis_domtree(ia, got, 0, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+        assert_int_equal(t->preorder_type16 != NULL, k == 0);
+        same_suspects(want->heaps[0], ia, got);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_DOMTREE), 0);
+        assert_null(gch_analysis_source_error(ia));
+        gch_analysis_free(ia);
+        gch_dump_free(want);
+        free(b.p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -662,6 +802,7 @@ int main(void)
         cmocka_unit_test(hostile_files),
         cmocka_unit_test(deep_chains),
         cmocka_unit_test(refs_later),
+        cmocka_unit_test(preorder_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
