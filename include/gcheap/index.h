@@ -100,6 +100,12 @@ gch_status gch_index_load(gch_index *ix, int histogram_only, unsigned flags,
                           void (*release)(void *ctx), void *release_ctx, gch_dump **out,
                           gch_error *err);
 
+/* How many threads the index may use to check two big chunks at once on
+ * their first use, as gch_task_start counts them (0: one per core; 1, the
+ * default: none beside the caller's): a command's --threads. The checks and
+ * their errors are the same either way. */
+void gch_index_set_threads(gch_index *ix, unsigned threads);
+
 /* Checks every chunk of the index (checksums and bounds), as loading them all
  * would: GCH_OK, or what is wrong first. */
 gch_status gch_index_check(gch_index *ix, gch_error *err);

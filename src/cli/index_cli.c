@@ -119,7 +119,7 @@ static void note(const cli_common *c, const char *index, const char *why)
  * absent file: msg empty). want: the stamp to match; with options_only (the
  * .gcx given as DUMP) only its load options. */
 static int from_index(const char *ipath, const gch_index_stamp *want, int options_only, int need,
-                      gch_dump **out, char *msg, size_t cap)
+                      unsigned threads, gch_dump **out, char *msg, size_t cap)
 {
     msg[0] = '\0';
     const void *data;
@@ -145,11 +145,13 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
         }
         stale = cli_index_stale(gch_index_stamp_of(ix), &w);
     }
-    if (st == GCH_OK && !stale)
+    if (st == GCH_OK && !stale) {
+        gch_index_set_threads(ix, threads);
         st = gch_index_load(ix, (need & CLI_LOAD_TYPE_TOTALS) != 0,
                             ((need & CLI_LOAD_LABELS) ? GCH_INDEX_LABELS : 0u) |
                                 ((need & CLI_LOAD_REFS_LATER) ? GCH_INDEX_REFS_LATER : 0u),
                             plat_mapping_close, m, out, &err);
+    }
     if (st == GCH_OK && !stale)
         return 0; /* the dump owns the index and the mapping now */
     gch_index_close(ix);
@@ -272,7 +274,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
         gch_index_stamp opts;
         memset(&opts, 0, sizeof opts);
         opts.options = cli_index_options(c);
-        if (from_index(path, &opts, 1, need, out, msg, sizeof msg) != 0) {
+        if (from_index(path, &opts, 1, need, cli_threads(c), out, msg, sizeof msg) != 0) {
             cli_error("%s: %s", path, msg[0] ? msg : "cannot be read");
             return EXIT_INPUT;
         }
@@ -296,7 +298,7 @@ int cli_index_load(const char *path, const cli_common *c, int need, gch_dump **o
         if (!stamped && cli_index_stamp(path, c, &want, &reason) != 0)
             break; /* the dump's own load says what is wrong */
         stamped = 1;
-        if (from_index(where[i], &want, 0, need, out, msg, sizeof msg) != 0) {
+        if (from_index(where[i], &want, 0, need, cli_threads(c), out, msg, sizeof msg) != 0) {
             if (msg[0])
                 note(c, where[i], msg);
         } else if (needs_the_dump(*out, need)) {

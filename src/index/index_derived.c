@@ -274,13 +274,27 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
     if (live > n)
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: more live objects than objects",
                              hi);
-    t->pre = gcx_get(ix, hi, GCX_DPRE, view, 4, live, 1, distinct_below, &n, &st, err);
-    if (t->pre)
-        t->pid = gcx_get(ix, hi, GCX_DPID, view, 4, live, 1, idom_before, NULL, &st, err);
+    /* The preorder's check (random reads of a bitmap) beside the others. */
+    gcx_get_job pre = { .heap = hi, .tag = GCX_DPRE, .elem = 4, .view = view, .count = live,
+                        .required = 1, .check = distinct_below, .ctx = &n };
+    gcx_get_beside(ix, &pre);
+    t->pid = gcx_get(ix, hi, GCX_DPID, view, 4, live, 1, idom_before, NULL, &st, err);
     if (t->pid)
         t->psz = gcx_get(ix, hi, GCX_DPSZ, view, 4, live, 1, NULL, NULL, &st, err);
     if (t->psz && types)
         t->pty = gcx_get(ix, hi, GCX_DPTY, view, 2, live, 0, preorder_types, h, &st, err);
+    gch_status own = st;
+    gch_error mine = *err;
+    t->pre = gcx_get_join(ix, &pre, &st, err);
+    if (!t->pre)
+        return st; /* the preorder's error first, as when checked first */
+    if (own != GCH_OK)
+        *err = mine;
+    st = own;
+    if (!t->psz || st != GCH_OK) {
+        t->pre = t->pid = t->psz = NULL;
+        t->pty = NULL;
+    }
     return t->psz && st == GCH_OK ? GCH_OK : st;
 }
 

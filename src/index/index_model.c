@@ -6,6 +6,7 @@
 
 #include "gcheap/alloc.h"
 #include "gcheap/index.h"
+#include "gcheap/task.h"
 #include "index_internal.h"
 #include "index_read.h"
 
@@ -40,6 +41,64 @@ const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, u
         ix->checked[pos] |= GCX_VALUES;
     }
     return p;
+}
+
+/* With one thread per core (0), a chunk smaller than this is checked
+ * beside nothing: that takes less time than a thread to start and join. A
+ * number of threads set on purpose (tests) starts one for any chunk. */
+#define GCX_BESIDE_MIN_BYTES (64u << 20)
+
+typedef struct beside_arg {
+    gch_index *ix;
+    gcx_get_job *job;
+} beside_arg;
+
+static int get_job(void *arg)
+{
+    beside_arg *a = arg;
+    gcx_get_job *j = a->job;
+    gch_error_clear(&j->err);
+    j->out = gcx_get(a->ix, j->heap, j->tag, j->view, j->elem, j->count, j->required, j->check,
+                     j->ctx, &j->st, &j->err);
+    return 0;
+}
+
+void gcx_get_beside(gch_index *ix, gcx_get_job *job)
+{
+    job->task = NULL;
+    job->ran = 0;
+    job->out = NULL;
+    job->st = GCH_OK;
+    if (ix->threads == 1 || job->count == UINT64_MAX ||
+        (ix->threads == 0 && job->count < GCX_BESIDE_MIN_BYTES / job->elem))
+        return;
+    beside_arg *a = gch_malloc(sizeof *a);
+    if (!a)
+        return; /* then it runs in gcx_get_join */
+    a->ix = ix;
+    a->job = job;
+    job->task = gch_task_start(ix->threads, get_job, a);
+    job->arg = a;
+    if (!job->task) { /* out of memory: it ran here */
+        gch_free(a);
+        job->ran = 1;
+    }
+}
+
+const void *gcx_get_join(gch_index *ix, gcx_get_job *job, gch_status *st, gch_error *err)
+{
+    if (job->task) {
+        gch_task_finish(job->task);
+        gch_free(job->arg);
+        job->task = NULL;
+    } else if (!job->ran) {
+        beside_arg a = { ix, job };
+        get_job(&a);
+    }
+    *st = job->st;
+    if (job->st != GCH_OK)
+        *err = job->err;
+    return job->out;
 }
 
 static const void *get(loader *l, uint32_t tag, uint32_t elem, uint64_t count, int required,
@@ -343,9 +402,11 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     limit32 types = { r->type_count, 0 }, str = { ss, 1 }, objs_none = { n, 1 };
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
-    h->object_id = (uint64_t *)get(l, GCX_OIDS, 8, n, 1, NULL, NULL);
-    if (l->st == GCH_OK)
-        check_distinct_ids(l, h);
+    /* The ids' checksum (8 bytes an object) beside the types' and sizes'. */
+    gcx_get_job ids = { .heap = l->heap, .tag = GCX_OIDS, .elem = 8, .count = n, .required = 1 };
+    int ids_started = l->st == GCH_OK;
+    if (ids_started)
+        gcx_get_beside(l->ix, &ids);
     h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
     h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
     h->big_size_count = r->big_size_count;
@@ -354,6 +415,17 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     h->total_size = r->total_size;
     if (l->st == GCH_OK)
         check_sizes(l, h, r->total_size);
+    if (ids_started) { /* the ids' error first, as when checked first */
+        gch_status own = l->st;
+        gch_error mine = *l->err;
+        h->object_id = (uint64_t *)gcx_get_join(l->ix, &ids, &l->st, l->err);
+        if (h->object_id && own != GCH_OK) {
+            l->st = own;
+            *l->err = mine;
+        }
+        if (l->st == GCH_OK)
+            check_distinct_ids(l, h);
+    }
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
     if (!(flags & GCH_INDEX_REFS_LATER) && l->st == GCH_OK)

@@ -143,6 +143,7 @@ gch_status gch_index_open(const void *data, size_t size, gch_index **out, gch_er
     ix->chunk_count = hd.chunk_count;
     ix->toc = (const gcx_toc *)(ix->data + hd.toc_offset);
     ix->heap_count = 0;
+    ix->threads = 1;
     st = read_dump_rec(ix, err);
     if (st == GCH_OK)
         st = check_toc(ix, err);
@@ -165,6 +166,8 @@ void gch_index_close(gch_index *ix)
     gch_free(ix->checked);
     gch_free(ix);
 }
+
+void gch_index_set_threads(gch_index *ix, unsigned threads) { ix->threads = threads; }
 
 const gch_index_stamp *gch_index_stamp_of(const gch_index *ix) { return &ix->stamp; }
 const char *gch_index_dump_name(const gch_index *ix) { return ix->dump_name; }

@@ -20,6 +20,7 @@ struct gch_index {
     uint32_t *heap_first;    /* the chunks of heap h: by_heap[heap_first[h] .. heap_first[h+1]) */
     uint32_t *by_heap;
     unsigned char *checked;  /* per chunk: 1 checksum verified, 2 values checked */
+    unsigned threads;        /* gch_index_set_threads (0: one per core) */
 };
 
 #define GCX_SUMMED 1u
@@ -43,6 +44,29 @@ typedef int (*gcx_value_check)(const void *data, uint64_t count, const void *ctx
 const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
                     uint64_t count, int required, gcx_value_check check, const void *ctx,
                     gch_status *st, gch_error *err);
+
+/* One gcx_get to run beside the caller's own (gcx_get_beside). */
+typedef struct gcx_get_job {
+    uint32_t heap, tag, elem;
+    unsigned view;
+    uint64_t count;
+    int required;
+    gcx_value_check check;
+    const void *ctx;
+    const void *out;         /* gcx_get's answer */
+    gch_status st;
+    gch_error err;
+    struct gch_task *task;   /* gcx_get_beside's, until the join */
+    void *arg;
+    int ran;                 /* it ran in gcx_get_beside (no thread to be had) */
+} gcx_get_job;
+
+/* Starts job's gcx_get on a second thread when the index has two threads and
+ * the chunk is big enough to pay for one (else it runs in gcx_get_join); the
+ * caller checks other chunks meanwhile (ix->checked has a byte per chunk).
+ * gcx_get_join waits: the chunk, or NULL with *st and *err from the job. */
+void gcx_get_beside(gch_index *ix, gcx_get_job *job);
+const void *gcx_get_join(gch_index *ix, gcx_get_job *job, gch_status *st, gch_error *err);
 
 /* Value checks shared by the model and the derived chunks. */
 typedef struct gcx_limit32 {

@@ -177,6 +177,7 @@ static void compare(gch_heap *want, gch_analysis *ia, gch_heap *got)
 }
 
 static gch_error last_err;
+static unsigned open_threads = 1; /* gch_index_set_threads of open_index */
 
 static gch_analysis *open_index(membuf *b, gch_status *st)
 {
@@ -184,6 +185,7 @@ static gch_analysis *open_index(membuf *b, gch_status *st)
     *st = gch_index_open(b->p, b->n, &ix, &last_err);
     if (*st != GCH_OK)
         return NULL;
+    gch_index_set_threads(ix, open_threads);
     gch_dump *d;
     *st = gch_index_load(ix, 0, 1, NULL, NULL, &d, &last_err);
     if (*st != GCH_OK) {
@@ -210,7 +212,9 @@ static void random_heaps(void **state)
             shuffle_ids(&again_r, want->heaps[0]);
         membuf b = write_index(d);
         gch_status st;
+        open_threads = 1 + k % 2; /* two: chunks checked beside each other */
         gch_analysis *ia = open_index(&b, &st);
+        open_threads = 1;
         if (st != GCH_OK)
             print_message("%s\n", last_err.message);
         assert_int_equal(st, GCH_OK);
@@ -356,8 +360,26 @@ static void hostile_values(void **state)
             c[m[k].at] = (unsigned char)m[k].value;
         fix(&b);
         gch_status st;
+        /* Checked on two threads: the same verdict and the same first error. */
+        open_threads = 2;
+        gch_analysis *two = open_index(&b, &st);
+        gch_status st2 = st;
+        char msg2[sizeof last_err.message];
+        memcpy(msg2, last_err.message, sizeof msg2);
+        if (two) {
+            gch_heap *h2 = gch_analysis_dump(two)->heaps[0];
+            const gch_domtree *t2;
+            (void)gch_analysis_domtree(two, h2, 0, GCH_TREE_PREORDER_IDOM, &t2, NULL);
+            st2 = gch_analysis_source_error(two) ? gch_analysis_source_error(two)->status : GCH_OK;
+            gch_analysis_free(two);
+        }
+        open_threads = 1;
         gch_analysis *ia = open_index(&b, &st);
         print_message("%s: %s\n", m[k].tag, st == GCH_OK ? "ok" : last_err.message);
+        if (!ia) {
+            assert_int_equal(st2, st);
+            assert_string_equal(msg2, last_err.message);
+        }
         if (!m[k].derived) {
             assert_int_equal(st, GCH_EFORMAT);
             assert_null(ia);
