@@ -7,21 +7,27 @@
 # ratios and the issue's targets: each question >= 20x faster from the index
 # and <= 0.3 s; the build <= 1.5x top from the dump; the index <= 2x the dump.
 #
-#   bench/index_bench.sh [--gcheap PATH] [--runs N] DUMP.gclog
+#   bench/index_bench.sh [--gcheap PATH] [--runs N] [--build-only] DUMP.gclog
+#
+# --build-only: the build against top from the dump alone (no questions).
+# The load average is printed before and after (the machine is shared: the
+# wall times are only worth what it says).
 #
 # Called by `bench/run.sh --index` on the 10M-object dump. The index is
 # written beside a symlink to the dump in a scratch folder.
 set -u
 GCHEAP=$(cd "$(dirname "$0")/.." && pwd)/build/gcheap
 RUNS=3
+BUILD_ONLY=0
 while [ $# -gt 1 ]; do
     case $1 in
     --gcheap) GCHEAP=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
+    --build-only) BUILD_ONLY=1; shift ;;
     *) break ;;
     esac
 done
-usage="usage: $0 [--gcheap PATH] [--runs N] DUMP.gclog"
+usage="usage: $0 [--gcheap PATH] [--runs N] [--build-only] DUMP.gclog"
 case ${1:-} in -h|--help) echo "$usage"; exit 0 ;; esac
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 [ -f "$1" ] || { echo "index_bench.sh: $1: no such file" >&2; exit 2; }
@@ -33,6 +39,7 @@ ln -s "$src" "$d"
 
 lscpu 2>/dev/null | grep -m1 'Model name' || true
 echo "dump: $src ($(stat -L -c %s "$src") bytes), $RUNS rounds"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 
 # one KEY CMD...: one run; appends "wall cpu rss" to $work/KEY.
 one() {
@@ -53,6 +60,17 @@ for _ in $(seq "$RUNS"); do
 done
 isize=$(stat -c %s "$d.gcx")
 dsize=$(stat -L -c %s "$src")
+build_lines() {
+    bw=$(col build 1) bc=$(col build 2) tw=$(col topdump 1) tc=$(col topdump 2)
+    echo "index build: wall $bw s, cpu $bc s, peak $(col build 3) KB; top from the dump: wall $tw s, cpu $tc s, peak $(col topdump 3) KB"
+    echo "build / top: wall $(ratio "$bw" "$tw"), cpu $(ratio "$bc" "$tc") (target <= 1.5)"
+    echo "index size: $isize bytes, $(ratio "$isize" "$dsize")x the dump (target <= 2)"
+}
+if [ "$BUILD_ONLY" = 1 ]; then
+    echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+    build_lines
+    exit 0
+fi
 
 id=$("$GCHEAP" top --top 1 --format tsv "$d" 2>/dev/null | awk -F'\t' 'NR == 2 { print $1 }')
 type=$("$GCHEAP" stat --top 1 --format tsv "$d" 2>/dev/null | awk -F'\t' 'NR == 2 { print $3 }')
@@ -88,11 +106,9 @@ for q in "${names[@]}"; do
     printf '%-34s %10s %10s %10s %10s %8s %8s\n' "$(argv_of "$q" | sed 's/@ //')" "$dw" "$iw" "$dc" "$ic" \
         "$(ratio "$dw" "$iw")" "$(ratio "$dc" "$ic")"
 done
-bw=$(col build 1) bc=$(col build 2) tw=$(col topdump 1) tc=$(col topdump 2)
 echo
-echo "index build: wall $bw s, cpu $bc s, peak $(col build 3) KB; top from the dump: wall $tw s, cpu $tc s"
-echo "build / top: wall $(ratio "$bw" "$tw"), cpu $(ratio "$bc" "$tc") (target <= 1.5)"
-echo "index size: $isize bytes, $(ratio "$isize" "$dsize")x the dump (target <= 2)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+build_lines
 echo
 echo "targets (each question from the index: >= 20x faster in wall time and <= 0.3 s):"
 for q in "${names[@]}"; do

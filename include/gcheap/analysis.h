@@ -124,6 +124,24 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
 gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int include_weak,
                                  const uint32_t **dist, gch_error *err);
 
+/* Each object's depth in the view's path tree in a byte (255 for 255 or
+ * more and for an object without a path), heap->object_count entries owned
+ * by the analysis. Computed with the tree and the distances in one search
+ * (gch_paths_options.depth, gch_root_distance_from_depths), which the view
+ * keeps too when it has not got them yet. */
+gch_status gch_analysis_path_depths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                    const uint8_t **depth, gch_error *err);
+
+/* Computes at once what a caller that wants everything of a heap asks for
+ * next (the index's build): the reverse references and, for the views 0 ..
+ * views-1 (1: the strong roots only; 2: with weak roots too), the dominator
+ * tree with at least `parts`, the path tree, its depths and the distances,
+ * each as the calls above give it. With two threads (the analysis's threads
+ * option) the independent parts run on both at once; results do not depend
+ * on it. A source's structures are not used (nothing is asked of it). */
+gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int views,
+                                    unsigned parts, gch_error *err);
+
 /* Builds heap->in_start/in_source (gch_heap_build_reverse) if not built. */
 gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err);
 

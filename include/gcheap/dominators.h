@@ -143,9 +143,15 @@ typedef struct gch_domtree_options {
      * children lists (default 0): 16 more bytes per live object in the
      * result, so that one build answers every question (gcheap/analysis.h). */
     int keep_preorder;
+    /* Nonzero: find the predecessors from the references even when the heap
+     * has its reverse index (default 0: use it). Without it the build is
+     * faster (docs/performance.md) but peaks 4 bytes per cross or back edge
+     * higher; and it does not read heap->in_start/in_source at all, so that
+     * another thread may build them meanwhile (gch_analysis_build_views). */
+    int ignore_reverse;
 } gch_domtree_options;
 
-#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0, 0, NULL, NULL, 0 }
+#define GCH_DOMTREE_OPTIONS_INIT { 0, 1, 0, 0, 0, NULL, NULL, 0, 0 }
 
 /* Computes the dominator tree of heap into *out, like gch_domtree_build(),
  * with options.

@@ -69,6 +69,16 @@ typedef struct gch_paths_options {
      * progress display. progress_ctx is passed back. */
     void (*progress)(void *ctx, unsigned percent);
     void *progress_ctx;
+    /* When not NULL: object_count entries (the caller's) that receive, from
+     * the same search, the distances from the roots (gch_root_distance's):
+     * the tree's depths, then where a stack root is nearer than the tree's
+     * path (the stack roots come second), what it brings closer searched
+     * again. */
+    uint32_t *dist;
+    /* When not NULL: object_count bytes (the caller's) that receive each
+     * object's depth in the tree, 255 from 255 on and for an object without
+     * a path. */
+    uint8_t *depth8;
 } gch_paths_options;
 
 gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opts, gch_paths *out,

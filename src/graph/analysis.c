@@ -4,51 +4,9 @@
 #include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "gcheap/graph.h"
+#include "analysis_internal.h"
 #include "gcheap/task.h"
 #include "graph_internal.h"
-
-#define ALL_PARTS (GCH_TREE_BY_OBJECT | GCH_TREE_CHILDREN | GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM)
-
-/* What one view (strong roots, or with weak roots) of one heap has computed. */
-typedef struct view {
-    gch_domtree tree;
-    unsigned parts;        /* GCH_TREE_* bits tree has; 0: none built */
-    uint64_t *type_ret;    /* retained size per type, or NULL */
-    gch_paths paths;
-    int has_paths;
-    uint8_t *live;         /* the live mask, or NULL */
-    int has_totals;
-    uint64_t live_count, live_bytes;
-    /* The tree's or the paths' arrays are the source's (not freed). */
-    int tree_borrowed, paths_borrowed;
-    int tree_asked;        /* the source has no tree (or a damaged one) */
-    int paths_asked;       /* the source was asked (once) */
-    uint32_t *dist;        /* distances from the roots, or NULL */
-    int dist_borrowed, dist_asked;
-} view;
-
-typedef struct heap_state {
-    gch_heap *h;
-    view v[2];
-    int lookup_done;       /* ids_increasing or sorted is set */
-    int ids_increasing;    /* object_id strictly increasing: search it directly */
-    uint32_t *sorted;      /* else object indices in id order */
-    int sorted_borrowed;   /* sorted is the source's */
-    int reverse_asked;
-} heap_state;
-
-struct gch_analysis {
-    gch_dump *dump;
-    int owns_dump;
-    gch_dump wrapper;      /* gch_analysis_of_heap: a dump of the caller's heap */
-    gch_heap *wrapped;
-    gch_analysis_options o;
-    heap_state *hs;
-    unsigned long counts[GCH_STEP_COUNT];
-    const gch_analysis_source *src; /* the dump's, or NULL */
-    gch_error src_err;     /* the first error the source gave */
-    int src_failed;
-};
 
 gch_status gch_analysis_new(gch_dump *dump, const gch_analysis_options *opts, gch_analysis **out,
                             gch_error *err)
@@ -104,6 +62,7 @@ static void view_free(view *v)
     gch_free(v->live);
     if (!v->dist_borrowed)
         gch_free(v->dist);
+    gch_free(v->depth8);
     memset(v, 0, sizeof *v);
 }
 
@@ -163,6 +122,11 @@ static heap_state *state_of(gch_analysis *a, const gch_heap *h, gch_error *err)
     return NULL;
 }
 
+heap_state *gch__analysis_state(gch_analysis *a, const gch_heap *h, gch_error *err)
+{
+    return state_of(a, h, err);
+}
+
 /* The references of s's heap, read now when its source deferred them. */
 static gch_status need_refs(gch_analysis *a, heap_state *s, gch_error *err)
 {
@@ -216,6 +180,13 @@ static unsigned build_options(unsigned parts, gch_domtree_options *o)
     o->keep_preorder = (parts & GCH_TREE_PREORDER) != 0;
     return GCH_TREE_BY_OBJECT | (o->children ? GCH_TREE_CHILDREN : 0) |
            (o->keep_preorder ? GCH_TREE_PREORDER | GCH_TREE_PREORDER_IDOM : 0);
+}
+
+unsigned gch__analysis_normal_parts(unsigned parts) { return normal_parts(parts); }
+
+unsigned gch__analysis_tree_options(unsigned parts, gch_domtree_options *o)
+{
+    return build_options(normal_parts(parts), o);
 }
 
 gch_status gch_analysis_domtree(gch_analysis *a, const gch_heap *heap, int include_weak,
@@ -361,7 +332,7 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
         if (rs != GCH_OK)
             return rs;
         phase p = { a, "finding shortest paths from the roots" };
-        gch_paths_options o = { include_weak, phase_percent, &p };
+        gch_paths_options o = { include_weak, phase_percent, &p, NULL, NULL };
         phase_edge(&p, 0);
         gch_status st = gch_paths_build_ex(heap, &o, &v->paths, err);
         phase_edge(&p, 101);
@@ -371,6 +342,66 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
         v->has_paths = 1;
     }
     *out = &v->paths;
+    return GCH_OK;
+}
+
+gch_status gch__paths_depths_dist(const gch_heap *heap, int include_weak, gch_paths *paths,
+                                  uint8_t **depth8, uint32_t **dist, gch_error *err)
+{
+    uint32_t n = heap->object_count;
+    *depth8 = NULL;
+    *dist = NULL;
+    uint32_t *d = gch_reallocarray(NULL, n ? n : 1, sizeof *d);
+    uint8_t *d8 = gch_malloc(n ? n : 1);
+    gch_status st = d && d8 ? GCH_OK
+                            : gch_error_set(err, GCH_ENOMEM, "out of memory computing paths to roots");
+    if (st == GCH_OK) {
+        gch_paths_options o = { .include_weak = include_weak, .dist = d, .depth8 = d8 };
+        st = gch_paths_build_ex(heap, &o, paths, err);
+    }
+    if (st != GCH_OK) {
+        gch_free(d);
+        gch_free(d8);
+        return st;
+    }
+    *depth8 = d8;
+    *dist = d;
+    return GCH_OK;
+}
+
+gch_status gch_analysis_path_depths(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                    const uint8_t **depth, gch_error *err)
+{
+    *depth = NULL;
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    view *v = &s->v[include_weak != 0];
+    if (!v->depth8) {
+        gch_status st = need_refs(a, s, err);
+        if (st != GCH_OK)
+            return st;
+        gch_paths p;
+        uint32_t *dist;
+        if ((st = gch__paths_depths_dist(heap, include_weak, &p, &v->depth8, &dist, err)) != GCH_OK)
+            return st;
+        /* Keep the search's tree and distances unless the view has its own
+         * (the same values). */
+        if (v->has_paths) {
+            gch_paths_free(&p);
+        } else {
+            v->paths = p;
+            v->has_paths = 1;
+            a->counts[GCH_STEP_PATHS]++;
+        }
+        if (v->dist) {
+            gch_free(dist);
+        } else {
+            v->dist = dist;
+            a->counts[GCH_STEP_DISTANCE]++;
+        }
+    }
+    *depth = v->depth8;
     return GCH_OK;
 }
 
@@ -385,7 +416,7 @@ typedef struct paths_job {
 static int paths_thread(void *arg)
 {
     paths_job *j = arg;
-    gch_paths_options o = { j->include_weak, NULL, NULL };
+    gch_paths_options o = { j->include_weak, NULL, NULL, NULL, NULL };
     j->st = gch_paths_build_ex(j->heap, &o, &j->paths, &j->err);
     return 0;
 }
@@ -670,6 +701,8 @@ static size_t view_bytes(const view *v, size_t n, size_t types)
         b += n;
     if (v->dist)
         b += n * 4;
+    if (v->depth8)
+        b += n;
     return b;
 }
 

@@ -1138,7 +1138,7 @@ gch_status gch_domtree_build_ex(const gch_heap *heap, const gch_domtree_options 
     b.out_start = heap->out_start;
     b.out_target = heap->out_target;
     b.m = b.n ? b.out_start[b.n] : 0;
-    b.use_reverse = heap->in_start != NULL && heap->in_source != NULL;
+    b.use_reverse = !opts->ignore_reverse && heap->in_start != NULL && heap->in_source != NULL;
     gch_assert_csr(b.out_start, b.n, b.m, b.out_target, b.n);
     if (b.use_reverse)
         gch_assert_csr(heap->in_start, b.n, b.m, heap->in_source, b.n);

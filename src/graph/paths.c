@@ -32,8 +32,86 @@ uint32_t gch_paths_root_record(const gch_paths *p, uint32_t object)
 gch_status gch_paths_build(const gch_heap *heap, int include_weak, gch_paths *out,
                            gch_error *err)
 {
-    gch_paths_options opts = { include_weak, NULL, NULL };
+    gch_paths_options opts = { include_weak, NULL, NULL, NULL, NULL };
     return gch_paths_build_ex(heap, &opts, out, err);
+}
+
+/* How far ahead of the object it expands the BFS prefetches: the reference
+ * range of queue[head + AHEAD], the parents of queue[head + AHEAD / 2]'s
+ * targets (random reads that would otherwise each wait for memory). */
+enum { AHEAD = 16 };
+
+static void prefetch_targets(const gch_heap *heap, const uint32_t *parent, uint32_t o)
+{
+    for (uint32_t e = heap->out_start[o], end = heap->out_start[o + 1]; e < end; e++)
+        __builtin_prefetch(&parent[heap->out_target[e]]);
+}
+
+/* The BFS of gch_paths_build_ex from the objects in queue[*head .. *tail-1]:
+ * every object it reaches gets its parent (and its depth, when depth is not
+ * NULL) and joins the queue. */
+static void bfs_tree(const gch_heap *heap, const gch_paths_options *opts, uint32_t *parent,
+                     uint32_t *depth, uint32_t *queue, uint32_t *head_io, uint32_t *tail_io)
+{
+    const uint32_t n = heap->object_count;
+    uint32_t head = *head_io, tail = *tail_io;
+    while (head < tail) {
+        if (head + AHEAD < tail)
+            __builtin_prefetch(&heap->out_start[queue[head + AHEAD]]);
+        if (head + AHEAD / 2 < tail)
+            prefetch_targets(heap, parent, queue[head + AHEAD / 2]);
+        uint32_t o = queue[head++];
+        if (opts->progress && (head & 0xfffff) == 0)
+            opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
+        uint32_t d = depth ? depth[o] + 1 : 0;
+        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+            uint32_t t = heap->out_target[e];
+            if (parent[t] == GCH_NONE) {
+                parent[t] = o;
+                if (depth)
+                    depth[t] = d;
+                queue[tail++] = t;
+            }
+        }
+    }
+    *head_io = head;
+    *tail_io = tail;
+}
+
+/* The distances from the roots, from the tree's depths in dist (see
+ * gch_paths_options.dist). The depths are the distances from the first
+ * tier's roots where that tier reached, and exact for what only the second
+ * tier (the stack roots) reaches, queue[tier1 .. tail-1] in BFS order: nothing
+ * else reaches those. So what is left is what the second tier brings closer
+ * among the first tier's objects: a BFS that lowers a distance only when it
+ * drops, taking objects in nondecreasing distance from two lists, the second
+ * tier's objects (already in that order) and its own queue in
+ * queue[0 .. tier1-1] (no longer needed), where the stack roots the first tier
+ * reached go first at 0. An object's first lowering is then its last, so
+ * each of the first tier's objects enters the queue at most once: it fits. */
+static void stack_roots_nearer(const gch_heap *heap, int include_weak, uint32_t *dist,
+                               uint32_t *queue, uint32_t tier1, uint32_t tail)
+{
+    uint32_t qh = 0, qt = 0, sh = tier1;
+    for (uint32_t r = 0; r < heap->root_count; r++) {
+        uint32_t o = heap->root_object[r];
+        if (gch__root_counts(heap, r, include_weak) && gch__root_tier(heap, r) == 1 && dist[o]) {
+            dist[o] = 0;
+            queue[qt++] = o;
+        }
+    }
+    while (qh < qt || sh < tail) {
+        uint32_t o = sh < tail && (qh == qt || dist[queue[sh]] <= dist[queue[qh]]) ? queue[sh++]
+                                                                                 : queue[qh++];
+        uint32_t d = dist[o] + 1;
+        for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
+            uint32_t t = heap->out_target[e];
+            if (dist[t] > d) {
+                dist[t] = d;
+                queue[qt++] = t;
+            }
+        }
+    }
 }
 
 gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opts, gch_paths *out,
@@ -46,7 +124,11 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
     const uint32_t n = heap->object_count;
     uint32_t *parent = gch_reallocarray(NULL, n ? n : 1, sizeof *parent);
     uint32_t *queue = gch_reallocarray(NULL, n ? n : 1, sizeof *queue);
-    if (!parent || !queue)
+    /* The depths, when asked for, go where the distances will be. */
+    uint32_t *depth = opts->dist;
+    if (!depth && opts->depth8)
+        depth = gch_reallocarray(NULL, n ? n : 1, sizeof *depth);
+    if (!parent || !queue || (opts->depth8 && !depth))
         goto nomem;
     for (uint32_t o = 0; o < n; o++)
         parent[o] = GCH_NONE;
@@ -86,29 +168,31 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
      * the first tier's path. */
     for (uint32_t k = 0; k < roots; k++)
         parent[out->root_objects[k]] = GCH_NONE;
-    uint32_t head = 0, tail = 0;
+    if (depth)
+        for (uint32_t o = 0; o < n; o++)
+            depth[o] = GCH_NONE;
+    uint32_t head = 0, tail = 0, tier1 = 0;
     for (int tier = 0; tier < 2; tier++) {
+        tier1 = tail;
         for (uint32_t r = 0; r < heap->root_count; r++) {
             uint32_t o = heap->root_object[r];
             if (gch__root_counts(heap, r, include_weak) && gch__root_tier(heap, r) == tier &&
                 parent[o] == GCH_NONE) {
                 parent[o] = GCH_PATH_ROOT;
+                if (depth)
+                    depth[o] = 0;
                 queue[tail++] = o;
             }
         }
-        while (head < tail) {
-            uint32_t o = queue[head++];
-            if (opts->progress && (head & 0xfffff) == 0)
-                opts->progress(opts->progress_ctx, (unsigned)((uint64_t)tail * 100 / n));
-            for (uint32_t e = heap->out_start[o]; e < heap->out_start[o + 1]; e++) {
-                uint32_t t = heap->out_target[e];
-                if (parent[t] == GCH_NONE) {
-                    parent[t] = o;
-                    queue[tail++] = t;
-                }
-            }
-        }
+        bfs_tree(heap, opts, parent, depth, queue, &head, &tail);
     }
+    if (opts->depth8)
+        for (uint32_t o = 0; o < n; o++)
+            opts->depth8[o] = (uint8_t)(depth[o] < 255 ? depth[o] : 255);
+    if (opts->dist)
+        stack_roots_nearer(heap, include_weak, depth, queue, tier1, tail);
+    else
+        gch_free(depth);
     if (opts->progress)
         opts->progress(opts->progress_ctx, 100);
     gch_free(queue);
@@ -119,6 +203,8 @@ gch_status gch_paths_build_ex(const gch_heap *heap, const gch_paths_options *opt
 nomem:
     gch_free(parent);
     gch_free(queue);
+    if (!opts->dist)
+        gch_free(depth);
     gch_paths_free(out);
     return gch_error_set(err, GCH_ENOMEM, "out of memory computing paths to roots");
 }

@@ -202,50 +202,14 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
     return a;
 }
 
-/* PDEP: each object's path depth (GCX_DEPTH_DEEP from 255 on and without
- * a path), from the parents: a chain is walked up to the first object whose
- * depth is known, then numbered on the way back (an explicit stack). */
-static uint8_t *path_depths(writer *w, const gch_paths *p, uint32_t n)
-{
-    uint8_t *out = own(w, n);
-    uint32_t *depth = gch_reallocarray(NULL, n ? n : 1, sizeof *depth);
-    uint32_t *stack = gch_reallocarray(NULL, n ? n : 1, sizeof *stack);
-    if (!out || !depth || !stack) {
-        w->failed = 1;
-        gch_free(depth);
-        gch_free(stack);
-        return NULL;
-    }
-    memset(depth, 0xff, (size_t)n * sizeof *depth);
-    for (uint32_t o = 0; o < n; o++) {
-        if (depth[o] != GCH_NONE || p->parent[o] == GCH_NONE)
-            continue;
-        uint32_t k = 0, x = o;
-        while (depth[x] == GCH_NONE && p->parent[x] != GCH_PATH_ROOT) {
-            stack[k++] = x;
-            x = p->parent[x];
-        }
-        if (depth[x] == GCH_NONE)
-            depth[x] = 0; /* a root object */
-        for (uint32_t d = depth[x]; k;)
-            depth[stack[--k]] = ++d;
-    }
-    for (uint32_t o = 0; o < n; o++)
-        out[o] = (uint8_t)(depth[o] < GCX_DEPTH_DEEP ? depth[o] : GCX_DEPTH_DEEP);
-    gch_free(depth);
-    gch_free(stack);
-    return out;
-}
-
 /* DIST and DSTX: the distances from the roots in a byte each, the far
  * ones (GCX_DIST_FAR and beyond) listed with their values. */
-static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h, gch_error *err)
+static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h,
+                          const uint32_t *dist)
 {
-    uint32_t n = h->object_count, *dist = NULL;
-    if (w->failed || gch_root_distance(h, (int)v, &dist, err) != GCH_OK) {
-        w->failed = 1;
+    uint32_t n = h->object_count;
+    if (w->failed)
         return;
-    }
     uint8_t *near = own(w, n);
     uint64_t far = 0;
     for (uint32_t o = 0; near && o < n; o++) {
@@ -257,7 +221,6 @@ static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h, g
     for (uint32_t o = 0, k = 0; list && o < n; o++)
         if (near[o] == GCX_DIST_FAR)
             list[k++] = (gcx_far){ o, dist[o] };
-    gch_free(dist);
     add(w, GCX_DIST, hi, v, 1, near, n);
     add(w, GCX_DSTX, hi, v, sizeof(gcx_far), list, far);
 }
@@ -285,11 +248,14 @@ static int has_weak_roots(const gch_heap *h)
 
 /* The structures the commands compute: reverse references, the id order,
  * and per view the dominator tree in preorder and the shortest-path tree. A
- * heap without weak roots has one view: view 1's entries name view 0's bytes. */
+ * heap without weak roots has one view: view 1's entries name view 0's bytes.
+ * The analysis computes them all first (both views at once on two threads),
+ * then each is asked for in the chunks' order. */
 static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h, gch_error *err)
 {
-    gch_status st = gch_analysis_reverse(a, h, err);
-    if (st != GCH_OK)
+    int views = has_weak_roots(h) ? 2 : 1;
+    gch_status st = gch_analysis_build_views(a, h, views, GCH_TREE_PREORDER_IDOM, err);
+    if (st != GCH_OK || (st = gch_analysis_reverse(a, h, err)) != GCH_OK)
         return st;
     uint32_t n = h->object_count;
     add(w, GCX_INST, hi, 0, 4, h->in_start, (uint64_t)n + 1);
@@ -298,7 +264,6 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
     uint32_t *order = id_order(w, h, &increasing);
     if (order)
         add(w, GCX_IDOR, hi, 0, 4, order, n);
-    int views = has_weak_roots(h) ? 2 : 1;
     size_t first = w->count; /* view 0's chunks: first .. its end */
     for (int v = 0; v < 2; v++) {
         if (v >= views) { /* the same bytes as view 0's */
@@ -313,8 +278,12 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         }
         const gch_domtree *t;
         const gch_paths *p;
+        const uint8_t *depth;
+        const uint32_t *dist;
         if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK ||
-            (st = gch_analysis_paths(a, h, v, &p, err)) != GCH_OK)
+            (st = gch_analysis_paths(a, h, v, &p, err)) != GCH_OK ||
+            (st = gch_analysis_path_depths(a, h, v, &depth, err)) != GCH_OK ||
+            (st = gch_analysis_distance(a, h, v, &dist, err)) != GCH_OK)
             return st;
         uint64_t *rec = own(w, 16);
         if (!rec)
@@ -330,10 +299,10 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         add(w, GCX_DPSZ, hi, (unsigned)v, 4, psz, t->live_count);
         add_preorder_types(w, hi, (unsigned)v, h, t);
         add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
-        add(w, GCX_PDEP, hi, (unsigned)v, 1, path_depths(w, p, n), n);
+        add(w, GCX_PDEP, hi, (unsigned)v, 1, depth, n);
         add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);
         add(w, GCX_PREC, hi, (unsigned)v, 4, p->root_records, p->root_object_count);
-        add_distances(w, hi, (unsigned)v, h, err);
+        add_distances(w, hi, (unsigned)v, h, dist);
     }
     return w->failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index") : GCH_OK;
 }

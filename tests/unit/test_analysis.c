@@ -17,6 +17,8 @@
 #include "gcheap/graph.h"
 #include "gcheap/leaks.h"
 #include "graph_heap.h"
+#include "threading.h"
+#include "tuning.h"
 
 static void same_u32(const uint32_t *a, const uint32_t *b, size_t n)
 {
@@ -302,12 +304,152 @@ static void alloc_failure(void **state)
     gch_dump_free(d);
 }
 
+/* The reverse index is the heap's: drop it between analyses of one heap. */
+static void drop_reverse(gch_heap *h)
+{
+    gch_free(h->in_start);
+    gch_free(h->in_source);
+    h->in_start = h->in_source = NULL;
+}
+
+/* gch_analysis_build_views on one and on two threads against the builders
+ * called directly, one at a time: the trees, the path trees, their depths
+ * (against a walk of the parents), the distances, and the reverse index
+ * (against the edges listed by target); each built once. */
+static void check_build_views(gch_heap *h, unsigned threads)
+{
+    const uint32_t n = h->object_count;
+    gch_analysis *an;
+    gch_analysis_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = threads;
+    assert_int_equal(gch_analysis_of_heap(h, &opt, &an, NULL), GCH_OK);
+    assert_int_equal(gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL), GCH_OK);
+    for (int weak = 0; weak < 2; weak++) {
+        gch_domtree pre;
+        gch_domtree_options d = GCH_DOMTREE_OPTIONS_INIT;
+        d.include_weak = weak;
+        d.children = 0;
+        d.preorder_only = 1;
+        d.preorder_idom = 1;
+        d.threads = 1;
+        assert_int_equal(gch_domtree_build_ex(h, &d, &pre, NULL), GCH_OK);
+        const gch_domtree *t;
+        assert_int_equal(gch_analysis_domtree(an, h, weak, GCH_TREE_PREORDER_IDOM, &t, NULL), GCH_OK);
+        assert_int_equal(t->live_count, pre.live_count);
+        assert_int_equal(t->live_bytes, pre.live_bytes);
+        same_u32(t->preorder, pre.preorder, (size_t)pre.live_count);
+        same_u32(t->preorder_idom, pre.preorder_idom, (size_t)pre.live_count);
+        same_u64(t->preorder_retained, pre.preorder_retained, (size_t)pre.live_count);
+        gch_domtree_free(&pre);
+        gch_paths p;
+        assert_int_equal(gch_paths_build(h, weak, &p, NULL), GCH_OK);
+        const gch_paths *ap;
+        const uint8_t *depth;
+        const uint32_t *dist;
+        uint32_t *bfs;
+        assert_int_equal(gch_analysis_paths(an, h, weak, &ap, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_path_depths(an, h, weak, &depth, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_distance(an, h, weak, &dist, NULL), GCH_OK);
+        assert_int_equal(gch_root_distance(h, weak, &bfs, NULL), GCH_OK);
+        same_u32(ap->parent, p.parent, n);
+        assert_int_equal(ap->root_object_count, p.root_object_count);
+        same_u32(ap->root_objects, p.root_objects, p.root_object_count);
+        same_u32(ap->root_records, p.root_records, p.root_object_count);
+        same_u32(dist, bfs, n);
+        for (uint32_t o = 0; o < n; o++) {
+            uint32_t walked = gch_paths_depth(&p, o);
+            assert_int_equal(depth[o], walked < 255 ? walked : 255);
+        }
+        gch_free(bfs);
+        gch_paths_free(&p);
+    }
+    assert_non_null(h->in_start);
+    for (uint32_t t = 0, k = 0; t < n; t++) {
+        assert_int_equal(h->in_start[t], k);
+        for (uint32_t s = 0; s < n; s++)
+            for (uint32_t e = h->out_start[s]; e < h->out_start[s + 1]; e++)
+                if (h->out_target[e] == t)
+                    assert_int_equal(h->in_source[k++], s);
+        assert_int_equal(h->in_start[t + 1], k);
+    }
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 2);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_DISTANCE), 2);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_REVERSE), 1);
+    /* asked again: nothing more is built */
+    assert_int_equal(gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL), GCH_OK);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 2);
+    assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
+    gch_analysis_free(an);
+    drop_reverse(h);
+}
+
+static void build_views(void **state)
+{
+    (void)state;
+    gch_tuning k = gch_tuning_get();
+    k.parallel_min_refs = 0; /* two threads however small the heap */
+    gch_internal_set_tuning(&k);
+    th_rng r = { 0x51ab1e5eedULL };
+    uint64_t threads_before = gch_internal_threads_created();
+    for (int g = 0; g < 150; g++) {
+        gch_dump *d = th_random_dump(&r, g < 140 ? 60 : 400);
+        check_build_views(d->heaps[0], 1);
+        check_build_views(d->heaps[0], 2);
+        gch_dump_free(d);
+    }
+    /* the two-thread runs did start threads */
+    assert_true(gch_internal_threads_created() > threads_before);
+    gch_internal_set_tuning(NULL);
+}
+
+/* Every allocation of gch_analysis_build_views failing in turn (one thread,
+ * so that the order of the allocations is fixed): GCH_ENOMEM, nothing leaks,
+ * and the analysis then builds what failed. */
+static void build_views_alloc_failure(void **state)
+{
+    (void)state;
+    th_rng r = { 4242 };
+    gch_dump *d = th_random_dump(&r, 80);
+    gch_heap *h = d->heaps[0];
+    long fail = 0;
+    for (;; fail++) {
+        gch_analysis_options o;
+        memset(&o, 0, sizeof o);
+        o.threads = 1;
+        th_alloc_install(fail);
+        gch_analysis *an = NULL;
+        gch_status st = gch_analysis_of_heap(h, &o, &an, NULL);
+        if (st == GCH_OK)
+            st = gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL);
+        long calls = th_alloc_calls();
+        if (st != GCH_OK) {
+            assert_int_equal(st, GCH_ENOMEM);
+            if (an)
+                assert_int_equal(gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL),
+                                 GCH_OK);
+        }
+        gch_analysis_free(an);
+        drop_reverse(h);
+        size_t live = th_alloc_live_blocks();
+        th_alloc_uninstall();
+        assert_int_equal(live, 0);
+        if (st == GCH_OK && fail >= calls)
+            break;
+    }
+    assert_true(fail > 10);
+    gch_dump_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_heaps),
         cmocka_unit_test(domtree_and_paths_at_once),
         cmocka_unit_test(alloc_failure),
+        cmocka_unit_test(build_views),
+        cmocka_unit_test(build_views_alloc_failure),
         cmocka_unit_test(report_suspects_one_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

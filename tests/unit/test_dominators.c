@@ -949,7 +949,7 @@ static void test_progress_reports(void **state)
             gch_domtree_free(&plain);
             gch_domtree_free(&logged);
         }
-        gch_paths_options po = { 0, log_progress, NULL };
+        gch_paths_options po = { 0, log_progress, NULL, NULL, NULL };
         progress_log plog = { { 0 }, 0 };
         po.progress_ctx = &plog;
         gch_paths p;

@@ -108,7 +108,7 @@ static void compare_views(gch_heap *want, gch_analysis *ia, gch_heap *got)
         same_arrays(it->retained, w.retained, want->object_count * 8);
         gch_domtree_free(&w);
         gch_paths p;
-        gch_paths_options po = { v, NULL, NULL };
+        gch_paths_options po = { v, NULL, NULL, NULL, NULL };
         assert_int_equal(gch_paths_build_ex(want, &po, &p, NULL), GCH_OK);
         const gch_paths *ip;
         assert_int_equal(gch_analysis_paths(ia, got, v, &ip, NULL), GCH_OK);

@@ -3,7 +3,9 @@
  * relaxation over the whole reference array until nothing changes, on
  * thousands of random graphs, a long chain, and the real .gcdump corpus; and
  * the reverse references (what `gcheap refs` lists as incoming) against a
- * count over every edge. */
+ * count over every edge. The path search's own distances and depths
+ * (gch_paths_options.dist, .depth8) against the same oracle and a walk up
+ * each object's parents. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/graph.h"
 #include "gcheap/load.h"
+#include "gcheap/paths.h"
 #include "graph_heap.h"
 
 /* Relaxation: start with 0 at every counted root object, then lower
@@ -59,6 +62,22 @@ static void check_heap(const gch_heap *h, int include_weak)
             fail_msg("object %u: distance %u, oracle %u", o, got[o], want[o]);
         assert_int_equal(got[o] != GCH_NONE, live[o] != 0);
     }
+    /* The path search's depths (against a walk up each object's parents)
+     * and distances (against the oracle). */
+    gch_paths p;
+    uint32_t *dist = malloc(((size_t)h->object_count + 1) * sizeof *dist);
+    uint8_t *depth = malloc((size_t)h->object_count + 1);
+    gch_paths_options po = { .include_weak = include_weak, .dist = dist, .depth8 = depth };
+    assert_int_equal(gch_paths_build_ex(h, &po, &p, &err), GCH_OK);
+    for (uint32_t o = 0; o < h->object_count; o++) {
+        uint32_t walked = gch_paths_depth(&p, o);
+        assert_int_equal(depth[o], walked < 255 ? walked : 255);
+        if (dist[o] != want[o])
+            fail_msg("object %u: distance with the paths %u, oracle %u", o, dist[o], want[o]);
+    }
+    gch_paths_free(&p);
+    free(dist);
+    free(depth);
     gch_free(got);
     gch_free(live);
     free(want);
@@ -114,6 +133,19 @@ static void test_chain(void **state)
     for (uint32_t o = 0; o < n; o++)
         assert_int_equal(dist[o], o);
     gch_free(dist);
+    /* the path search's distances and byte depths (255 from 255 on) */
+    uint32_t *pd = malloc((size_t)n * sizeof *pd);
+    uint8_t *d8 = malloc(n);
+    gch_paths p;
+    gch_paths_options po = { .dist = pd, .depth8 = d8 };
+    assert_int_equal(gch_paths_build_ex(h, &po, &p, &err), GCH_OK);
+    for (uint32_t o = 0; o < n; o++) {
+        assert_int_equal(pd[o], o);
+        assert_int_equal(d8[o], o < 255 ? o : 255);
+    }
+    gch_paths_free(&p);
+    free(pd);
+    free(d8);
     gch_dump_free(d);
 }
 
