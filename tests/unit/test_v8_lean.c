@@ -125,9 +125,10 @@ static char *v8_layout(int escaped, size_t *len)
             char *at = strstr(strstr(text, "\"strings\""), from[k]);
             assert_non_null(at);
             size_t a = strlen(from[k]), b = strlen(to[k]), tail = strlen(at + a) + 1;
-            char *grown = realloc(text, (size_t)(at - text) + b + tail);
+            size_t off = (size_t)(at - text); /* before realloc: text is gone after it */
+            char *grown = realloc(text, off + b + tail);
             assert_non_null(grown);
-            at = grown + (at - text);
+            at = grown + off;
             text = grown;
             memmove(at + b, at + a, tail);
             memcpy(at, to[k], b);
