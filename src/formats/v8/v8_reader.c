@@ -227,7 +227,8 @@ typedef struct v8_reader {
     int lean;                   /* the edges were read lean */
     int lean_tried;             /* lean edges were begun (even if the bulk path then gave up) */
     v8_prescan ps;              /* flags until the edges are read; then where the strings are */
-    uint8_t *lean_node;         /* per node: LN_ bits (while the edges are read) */
+    uint8_t *lean_node;         /* per node: LN_ bits and retainer count (while the edges
+                                   are read; then the retainers array) */
     uint8_t *retainers;         /* per node: 0, 1 or 2 (more) edges point at it */
     uint64_t g_m;               /* edges in the g_e arrays: edge_n, or the kept ones */
 } v8_reader;
@@ -992,8 +993,11 @@ enum {
                        shallow sizes may fold it into an owner */
     LN_NATIVE = 2,  /* DOM states flow between natives */
     LN_PLAIN = 4,   /* an object named Object: its property names make interfaces */
-    LN_ARRAY = 8    /* named Array, neither hidden, native, code nor a string: the
+    LN_ARRAY = 8,   /* named Array, neither hidden, native, code nor a string: the
                        Statistics count its "elements" */
+    LN_BITS = 15,
+    LN_RETAINER = 16 /* above the bits, the edges that point at the node: 0, 1 or 2
+                        (more), counted as they pass; the retainers array after */
 };
 
 static uint8_t lean_bits(const v8_reader *r, uint32_t type, uint32_t name)
@@ -1011,17 +1015,17 @@ static uint8_t lean_bits(const v8_reader *r, uint32_t type, uint32_t name)
     return b;
 }
 
-/* Whether the view without references asks about edge `from` -> `to`: a
+/* Whether the view without references asks about an edge of a node with
+ * bits s (lean_bits; from_root: the root's) to one with bits t: a
  * superset, per step of v8_devtools_run, of the edges that step looks at
  * (each step filters them again): every edge of the root (user roots);
  * the strong edges into nodes shallow sizes may fold; the edges DOM states
  * flow through (natives to natives); the property edges of plain objects
  * (interfaces); the internal "elements" edges of arrays (Statistics). */
-static inline int lean_keep(const v8_reader *r, size_t from, uint32_t to, uint8_t erole, uint32_t name)
+static inline int lean_keep(const v8_reader *r, int from_root, uint8_t s, uint8_t t, uint8_t erole, uint32_t name)
 {
-    if (from == r->root)
+    if (from_root)
         return 1;
-    uint8_t s = r->lean_node[from], t = r->lean_node[to];
     if (erole != ET_WEAK && (t & LN_OWNABLE))
         return 1;
     if (r->has_detachedness && (s & t & LN_NATIVE) && erole != ET_HIDDEN && erole != ET_INVISIBLE &&
@@ -1247,19 +1251,85 @@ typedef struct edge_pass {
 
 /* Lean edges, once every node is read (the strings were looked at:
  * lean_strings): the per-node bits and retainer counts the edge pass
- * fills. Without memory for them every edge is kept, as before. */
+ * fills (one byte a node for both: one cache miss an edge, not two).
+ * Without memory for them every edge is kept, as before. */
 static void lean_begin(v8_reader *r, size_t n)
 {
-    if (!(r->lean_node = gch_reallocarray(NULL, n ? n : 1, 1)) || !(r->retainers = gch_calloc(n ? n : 1, 1))) {
+    if (!(r->lean_node = gch_reallocarray(NULL, n ? n : 1, 1))) {
         v8_prescan_free(&r->ps);
-        gch_free(r->lean_node);
-        gch_free(r->retainers);
-        r->lean_node = r->retainers = NULL;
         return;
     }
     for (size_t i = 0; i < n; i++)
         r->lean_node[i] = lean_bits(r, r->g_type[i], r->g_name[i]);
     r->lean = r->lean_tried = 1;
+}
+
+/* The lean edge pass (edge_rows) with what it reads and counts in locals:
+ * the byte stores would otherwise make the compiler load the reader's
+ * fields again after each (a byte store may alias anything). Each edge is
+ * checked and counted as edge_row does it. */
+static int lean_rows(edge_pass *ep, const uint32_t *vals, size_t nrows)
+{
+    v8_reader *r = ep->r;
+    uint32_t *starts = ep->h->starts;
+    const size_t n = ep->h->n, root = r->root;
+    const unsigned ef = r->efields, etypes = r->etypes;
+    const int pt = ep->pos[EF_TYPE], pn = ep->pos[EF_NAME], pto = ep->pos[EF_TO];
+    const exact_div by = ep->by_fields;
+    const uint8_t *erole_of = r->edge_role;
+    uint8_t *ln = r->lean_node, *held = r->held, *etype = r->g_etype;
+    uint32_t *ename = r->g_ename, *eto = r->g_eto;
+    uint64_t m = r->g_m, cap = r->g_ecap, e = ep->e, left = ep->left, weak = 0, dropped = 0;
+    uint64_t top_name = 0, top_at = 0;
+    int named = 0, ok = 1;
+    size_t node = ep->node;
+    uint8_t s = node < n ? ln[node] & LN_BITS : 0;
+    for (size_t k = 0; k < nrows; k++) {
+        while (left == 0) {
+            if (++node >= n) {
+                ok = 0; /* more edges than the nodes have */
+                goto out;
+            }
+            left = starts[node + 1];
+            starts[node] = (uint32_t)m; /* that count is read: now the kept edges' start */
+            s = ln[node] & LN_BITS;
+        }
+        const uint32_t *row = vals + k * ef;
+        uint32_t type = row[pt], name = row[pn], target;
+        if (type >= etypes || !exact_quotient(&by, row[pto], &target) || target >= n) {
+            ok = 0;
+            goto out;
+        }
+        uint8_t role = erole_of[type];
+        if (role != ET_ELEMENT && role != ET_HIDDEN && (!named || name > top_name)) {
+            top_name = name;
+            top_at = e;
+            named = 1;
+        }
+        weak += role == ET_WEAK;
+        dropped += role == ET_SHORTCUT && node != root;
+        uint8_t t = ln[target];
+        ln[target] = (uint8_t)(t + (t < 2 * LN_RETAINER ? LN_RETAINER : 0));
+        if (m < cap && lean_keep(r, node == root, s, t, role, name)) {
+            etype[m] = (uint8_t)type;
+            ename[m] = name;
+            eto[m++] = target;
+        }
+        if (role != ET_WEAK && (role != ET_SHORTCUT || node == root)) /* essential() */
+            held[target] = 1;
+        e++;
+        left--;
+    }
+out:
+    if (named)
+        note_string_bulk(r, top_name, top_at * ef + ef - 1, 1);
+    r->weak_edges += weak;
+    r->dropped_shortcuts += dropped;
+    r->g_m = m;
+    ep->e = e;
+    ep->left = left;
+    ep->node = node;
+    return ok;
 }
 
 static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
@@ -1270,26 +1340,19 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
         lean_begin(r, ep->h->n);
         ep->lean = 0;
     }
+    if (r->lean)
+        return lean_rows(ep, vals, nrows);
     const unsigned ef = r->efields;
     for (size_t k = 0; k < nrows; k++) {
         while (ep->left == 0) {
             if (++ep->node >= ep->h->n)
                 return 0; /* more edges than the nodes have */
             ep->left = ep->h->starts[ep->node + 1];
-            if (r->lean) /* that count is read: starts[node] becomes the kept edges' start */
-                ep->h->starts[ep->node] = (uint32_t)r->g_m;
         }
         uint32_t type, name, target;
         if (!edge_row(r, vals + k * ef, ep->pos, &ep->by_fields, ep->h->n, ep->e, ep->node, &type, &name, &target))
             return 0;
-        if (r->lean) {
-            r->retainers[target] += r->retainers[target] < 2;
-            if (r->g_m < r->g_ecap && lean_keep(r, ep->node, target, r->edge_role[type], name)) {
-                r->g_etype[r->g_m] = (uint8_t)type;
-                r->g_ename[r->g_m] = name;
-                r->g_eto[r->g_m++] = target;
-            }
-        } else if (r->devtools && ep->e < r->g_ecap) {
+        if (r->devtools && ep->e < r->g_ecap) {
             r->g_etype[ep->e] = (uint8_t)type;
             r->g_ename[ep->e] = name;
             r->g_eto[ep->e] = target;
@@ -1359,7 +1422,9 @@ static void lean_end(v8_reader *r, bulk_heap *h, size_t last)
     r->g_eto = to ? to : r->g_eto;
     gch_free(r->ps.flag);
     r->ps.flag = NULL;
-    gch_free(r->lean_node);
+    for (size_t i = 0; i < h->n; i++) /* the bits are no longer needed: the counts stay */
+        r->lean_node[i] /= LN_RETAINER;
+    r->retainers = r->lean_node;
     r->lean_node = NULL;
 }
 
