@@ -1250,7 +1250,7 @@ typedef struct edge_pass {
 } edge_pass;
 
 /* Lean edges, once every node is read (the strings were looked at:
- * lean_strings): the per-node bits and retainer counts the edge pass
+ * prescan_run): the per-node bits and retainer counts the edge pass
  * fills (one byte a node for both: one cache miss an edge, not two).
  * Without memory for them every edge is kept, as before. */
 static void lean_begin(v8_reader *r, size_t n)
@@ -1429,15 +1429,29 @@ static void lean_end(v8_reader *r, bulk_heap *h, size_t last)
 }
 
 /* Lean edges are possible when the strings that end the snapshot can be
- * looked at before the edges are read (v8_prescan). Returns the edges' ']'
- * when it was found back from the strings and the bytes before it back
- * the declared count (as list_close checks), else NULL (list_close finds
- * it). */
-static const unsigned char *lean_strings(v8_reader *r, const unsigned char *eopen, const unsigned char *end)
+ * looked at before the edges are read (v8_prescan). The look runs on a
+ * second thread while the nodes are parsed (it reads only the strings, at
+ * the other end of the input, and writes only r->ps, which nothing reads
+ * before the join). */
+typedef struct prescan_job {
+    const unsigned char *p, *end;
+    v8_prescan *ps;
+    int found;
+} prescan_job;
+
+static int prescan_run(void *arg)
 {
-    if (!v8_prescan_strings(eopen + 1, end, &r->ps))
-        return NULL; /* every edge then, as before */
-    const unsigned char *close = r->ps.edges_close;
+    prescan_job *j = arg;
+    j->found = v8_prescan_strings(j->p, j->end, j->ps);
+    return 0;
+}
+
+/* After the look (found: the strings were): the edges' ']' when it was
+ * found back from the strings and the bytes before it back the declared
+ * count (as list_close checks), else NULL (list_close finds it). */
+static const unsigned char *lean_close(const v8_reader *r, int found, const unsigned char *eopen)
+{
+    const unsigned char *close = found ? r->ps.edges_close : NULL;
     uint64_t room = close ? (uint64_t)(close - (eopen + 1)) / 2 + 1 : 0, rows = r->edge_count_decl;
     return close && rows <= room / r->efields ? close : NULL;
 }
@@ -1455,20 +1469,23 @@ static gch_status bulk_read(v8_reader *r, int *done)
     /* The lists' ends: the first ']' after the shortest list of their
      * declared counts (two bytes a value but the last). A count too large
      * finds the wrong ']', after which no edges follow, or values, which the
-     * parse then refuses. */
+     * parse then refuses. With lean edges the edges' end is found once the
+     * strings were looked at (from them, back), after the nodes. */
     const int counted = r->opts->skip_refs;
     bulk_reset(r);
     const unsigned char *nclose = list_close(nb, end, r->node_count_decl, r->nfields);
     const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
-    const unsigned char *eclose = NULL;
-    if (eopen && counted && r->devtools && !r->no_lean)
-        eclose = lean_strings(r, eopen, end);
-    if (eopen && !eclose)
-        eclose = list_close(eopen + 1, end, r->edge_count_decl, r->efields);
-    if (!eclose) {
+    const int lean = eopen && counted && r->devtools && !r->no_lean;
+    const unsigned char *eclose = eopen && !lean ? list_close(eopen + 1, end, r->edge_count_decl, r->efields) : NULL;
+    if (!eopen || (!lean && !eclose)) {
         bulk_reset(r);
         return GCH_OK;
     }
+    prescan_job pj = { eopen + 1, end, &r->ps, 0 };
+    gch_thread scan;
+    int scanning = lean && gch_thread_start(&scan, r->par.workers, prescan_run, &pj);
+    if (lean && !scanning)
+        prescan_run(&pj);
     bulk_heap h = { .n = (size_t)r->node_count_decl };
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
@@ -1481,18 +1498,30 @@ static gch_status bulk_read(v8_reader *r, int *done)
         ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
         if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl, 1))
             st = oom(r);
-        ep.lean = r->ps.open != NULL;
         r->root = (size_t)(r->root_index / r->nfields);
         ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
         edges.rows = edge_rows;
         edges.rows_ctx = &ep;
         edges.row_len = r->efields;
+        if (st == GCH_OK && ok)
+            ok = v8_bulk_parse_list(&nodes, r->opts); /* the edges below, once their end is known */
     } else if (st == GCH_OK && ok &&
                !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out))) {
         ok = 0; /* the careful path needs less memory */
     }
+    if (scanning)
+        gch_thread_join(&scan);
+    if (st == GCH_OK && np.oom)
+        st = oom(r);
+    if (st == GCH_OK && ok && lean) {
+        if (!(eclose = lean_close(r, pj.found, eopen)))
+            eclose = list_close(eopen + 1, end, r->edge_count_decl, r->efields);
+        edges.end = eclose;
+        ep.lean = r->ps.open != NULL;
+        ok = eclose != NULL;
+    }
     if (st == GCH_OK && ok) {
-        ok = v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
+        ok = counted ? v8_bulk_parse_list(&edges, r->opts) : v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
         if (np.oom)
             st = oom(r);
     }
