@@ -12,6 +12,7 @@
 #include "gcheap/utf8.h"
 #include "grow.h"
 #include "str_table.h"
+#include "threading.h"
 #include "u64_map.h"
 #include "v8_devtools.h"
 
@@ -1033,6 +1034,103 @@ void v8_devtools_free(v8_devtools *d)
     memset(d, 0, sizeof *d);
 }
 
+/* calculateObjectNames: a class depends on the type, and for objects,
+ * natives and synthetic nodes on the name: one lookup per distinct name
+ * (not per node). */
+static gch_status classes(const v8_graph *g, const uint8_t *det, v8_devtools *d, gch_error *err)
+{
+    gch_status st = GCH_OK;
+    gch_u64_map by_name_map = { 0 };
+    text t = { 0 }, dn = { 0 };
+    uint32_t by_type[256];
+    for (size_t k = 0; k < 256; k++)
+        by_type[k] = GCH_NONE;
+    uint32_t last_name = GCH_NONE, last_cls = GCH_NONE; /* objects of one class often come in a row */
+    for (size_t i = 0; i < g->n; i++) {
+        uint8_t role = nrole(g, i);
+        int named = role == NT_OBJECT || role == NT_NATIVE;
+        int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
+        uint32_t *memo = renamed || named || role == NT_SYNTHETIC ? NULL : &by_type[g->type[i]];
+        if (memo && *memo != GCH_NONE) {
+            d->cls[i] = *memo;
+            continue;
+        }
+        int by_name = named && !renamed;
+        if (by_name) {
+            uint32_t c = g->name[i] == last_name ? last_cls : gch_u64_map_get(&by_name_map, g->name[i]);
+            if (c != GCH_NONE) {
+                d->cls[i] = c;
+                last_name = g->name[i];
+                last_cls = c;
+                continue;
+            }
+        }
+        const char *name = raw_name(g, i);
+        dn.len = 0;
+        int found;
+        if ((renamed && (!text_add(&dn, "Detached ", 9) || !text_add(&dn, name, strlen(name)))) ||
+            !class_name(g, i, renamed ? dn.s : name, &t) ||
+            (d->cls[i] = name_id(&d->names, t.s, t.len)) == GCH_NONE ||
+            (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found))) {
+            st = oom(err);
+            break;
+        }
+        if (memo)
+            *memo = d->cls[i];
+    }
+    gch_u64_map_free(&by_name_map);
+    gch_free(t.s);
+    gch_free(dn.s);
+    return st;
+}
+
+/* The steps after the node flags, in three groups that share only what
+ * they read (the graph, the flags, the DOM states) and write apart: the
+ * sizes (shallow sizes, then the Statistics on them: d->size, d->st_*), the
+ * classes (names, then interfaces: d->cls, d->names) and, with references,
+ * the graph's (page-owned nodes, WeakMap names, essential edges, distances,
+ * hanging: page, w, d->essential, d->distance, d->hung). Two threads take
+ * them, when the graph is worth it: each group keeps DevTools' order
+ * within, and no group reads what another writes. */
+enum { PART_SIZES = 1, PART_CLASSES = 2, PART_REFS = 4 };
+
+typedef struct run_part {
+    const v8_graph *g;
+    v8_devtools *d;
+    const uint8_t *flags, *det;
+    uint8_t *page;
+    weakmaps *w;
+    unsigned parts;
+    gch_status st;
+    gch_error err; /* each thread its own */
+} run_part;
+
+static gch_status refs_part(run_part *p)
+{
+    const v8_graph *g = p->g;
+    v8_devtools *d = p->d;
+    gch_status st;
+    if ((st = mark_page_owned(g, p->page, &p->err)) != GCH_OK || (st = weakmaps_init(g, p->w, &p->err)) != GCH_OK)
+        return st;
+    essential_edges(g, p->page, p->w, d->essential);
+    if ((st = distances(g, p->w, p->flags, d->distance, &p->err)) != GCH_OK)
+        return st;
+    return hang(g, d, &p->err);
+}
+
+static int run_part_fn(void *arg)
+{
+    run_part *p = arg;
+    p->st = GCH_OK;
+    if (p->parts & PART_REFS)
+        p->st = refs_part(p);
+    if (p->st == GCH_OK && (p->parts & PART_SIZES) && (p->st = shallow_sizes(p->g, p->flags, p->d, &p->err)) == GCH_OK)
+        p->st = statistics(p->g, p->flags, p->d, &p->err);
+    if (p->st == GCH_OK && (p->parts & PART_CLASSES) && (p->st = classes(p->g, p->det, p->d, &p->err)) == GCH_OK)
+        p->st = interfaces(p->g, p->flags, p->d, &p->d->names, &p->err);
+    return 0;
+}
+
 gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -1042,9 +1140,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = g->no_refs ? NULL : gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
     uint32_t max_name = 0;
-    gch_u64_map by_name_map = { 0 };
     weakmaps w = { 0 };
-    text t = { 0 }, dn = { 0 };
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
     if (!g->no_refs) {
         d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
@@ -1077,62 +1173,16 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     }
     gch_free(memo);
     memo = NULL;
-    if (!g->no_refs) {
-        if ((st = mark_page_owned(g, page, err)) != GCH_OK || (st = weakmaps_init(g, &w, err)) != GCH_OK)
-            goto done;
-        essential_edges(g, page, &w, d->essential);
-    }
-    if ((st = shallow_sizes(g, flags, d, err)) != GCH_OK ||
-        (!g->no_refs && (st = distances(g, &w, flags, d->distance, err)) != GCH_OK))
+    /* With references the graph's steps (the most) on this thread, sizes and
+     * classes on the other; without, the classes here, the sizes there. */
+    run_part mine = { g, d, flags, det, page, &w, g->no_refs ? PART_CLASSES : PART_REFS, GCH_OK, { 0 } };
+    run_part other = mine;
+    other.parts = g->no_refs ? PART_SIZES : PART_SIZES | PART_CLASSES;
+    gch_run_two(g->par.workers, gch_parallel_worth(&g->par, g->m), run_part_fn, &mine, &other);
+    if ((st = mine.st) != GCH_OK || (st = other.st) != GCH_OK) {
+        *err = mine.st != GCH_OK ? mine.err : other.err;
         goto done;
-    /* a class depends on the type, and for objects, natives and synthetic
-     * nodes on the name: one lookup per distinct name (not per node) */
-    uint32_t by_type[256];
-    for (size_t k = 0; k < 256; k++)
-        by_type[k] = GCH_NONE;
-    uint32_t last_name = GCH_NONE, last_cls = GCH_NONE; /* objects of one class often come in a row */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t role = nrole(g, i);
-        int named = role == NT_OBJECT || role == NT_NATIVE;
-        int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
-        uint32_t *memo = renamed || named || role == NT_SYNTHETIC ? NULL : &by_type[g->type[i]];
-        if (memo && *memo != GCH_NONE) {
-            d->cls[i] = *memo;
-            continue;
-        }
-        int by_name = named && !renamed;
-        if (by_name) {
-            uint32_t c = g->name[i] == last_name ? last_cls : gch_u64_map_get(&by_name_map, g->name[i]);
-            if (c != GCH_NONE) {
-                d->cls[i] = c;
-                last_name = g->name[i];
-                last_cls = c;
-                continue;
-            }
-        }
-        const char *name = raw_name(g, i);
-        dn.len = 0;
-        if (renamed && (!text_add(&dn, "Detached ", 9) || !text_add(&dn, name, strlen(name)))) {
-            st = oom(err);
-            goto done;
-        }
-        if (!class_name(g, i, renamed ? dn.s : name, &t) ||
-            (d->cls[i] = name_id(&d->names, t.s, t.len)) == GCH_NONE) {
-            st = oom(err);
-            goto done;
-        }
-        if (memo)
-            *memo = d->cls[i];
-        int found;
-        if (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found)) {
-            st = oom(err);
-            goto done;
-        }
     }
-    gch_u64_map_free(&by_name_map);
-    if ((st = interfaces(g, flags, d, &d->names, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
-        (st = statistics(g, flags, d, err)) != GCH_OK)
-        goto done;
     for (size_t i = 0; d->folded && i < n; i++)
         d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
@@ -1150,9 +1200,6 @@ done:
     gch_free(page);
     gch_free(flags);
     gch_free(memo);
-    gch_u64_map_free(&by_name_map);
-    gch_free(t.s);
-    gch_free(dn.s);
     if (st != GCH_OK)
         v8_devtools_free(d);
     return st;

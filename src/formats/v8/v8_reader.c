@@ -2304,7 +2304,8 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
                         .no_refs = r->opts->skip_refs, .eclass = r->eclass, .eclass_n = r->eclass_n,
                         .str = graph_str, .str_ctx = &dr->strs,
-                        .extra_native_bytes = r->extra_native_bytes, .retainers = r->retainers };
+                        .extra_native_bytes = r->extra_native_bytes, .retainers = r->retainers,
+                        .par = r->par };
     st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
