@@ -372,7 +372,7 @@ static int is_user_root(const v8_graph *g, size_t i)
     return nrole(g, i) != NT_SYNTHETIC || is_dom_trees_root(g, i);
 }
 
-static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
+static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, int *wide, gch_error *err)
 {
     size_t n = g->n, r = g->root;
     d->size = g->size; /* folded in place */
@@ -381,10 +381,6 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
         user = is_user_root(g, g->eto[e]);
     if (!user)
         return GCH_OK;
-    for (size_t i = 0; i < n; i++)
-        if (d->size[i] >= UINT32_MAX)
-            return GCH_OK; /* sizes of 4 GiB: left as written (never seen in a snapshot) */
-    d->folded = 1;
     const uint32_t unvisited = UINT32_MAX, multiple = UINT32_MAX - 1;
     uint32_t *owner = gch_reallocarray(NULL, n ? n : 1, sizeof *owner);
     uint8_t *owned = gch_calloc(n / 8 + 1, 1); /* bit per node: hidden, array or ExternalStringData */
@@ -395,6 +391,11 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
     }
     size_t nowned = 0;
     for (size_t i = 0; i < n; i++) {
+        if (d->size[i] >= UINT32_MAX) { /* sizes of 4 GiB: left as written (never seen in a snapshot) */
+            gch_free(owner);
+            gch_free(owned);
+            return GCH_OK;
+        }
         uint8_t role = nrole(g, i);
         if (role == NT_HIDDEN || role == NT_ARRAY || (flags[i] & FL_EXTERNAL_STRING)) {
             owner[i] = unvisited;
@@ -404,6 +405,7 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
             owner[i] = (uint32_t)i;
         }
     }
+    d->folded = 1;
     /* From each owner in turn, through the nodes it may own: the owners
      * that reach a node form a set, whatever the order of the walk, so this
      * gives what DevTools' one worklist of every owner gives. Each owned
@@ -443,6 +445,7 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
             continue;
         d->size[o] += d->size[i];
         d->size[i] = 0;
+        *wide |= d->size[o] > UINT32_MAX;
     }
     gch_free(owner);
     gch_free(work);
@@ -985,24 +988,23 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
                 counted[g->eto[e]]++;
     }
     const uint8_t *retainers = g->retainers ? g->retainers : counted;
-    uint64_t total = 0;
-    for (size_t i = 0; i < g->n; i++)
-        total += d->size[i];
-    d->st_total = total + g->extra_native_bytes;
-    d->st_native = g->extra_native_bytes;
+    const uint64_t *size = d->size;
+    /* sums in locals: d's fields would be stored again at each size read */
+    uint64_t total = 0, sys = 0, native = g->extra_native_bytes, typed = 0, code = 0, strings = 0, arrays = 0;
     for (size_t i = 0; i < g->n; i++) {
-        uint64_t sz = d->size[i];
+        uint64_t sz = size[i];
+        total += sz;
         switch (nrole(g, i)) {
-        case NT_HIDDEN: d->st_system += sz; break;
+        case NT_HIDDEN: sys += sz; break;
         case NT_NATIVE:
-            d->st_native += sz;
+            native += sz;
             if (flags[i] & FL_ARRAY_BUFFER)
-                d->st_typed_arrays += sz;
+                typed += sz;
             break;
-        case NT_CODE: d->st_code += sz; break;
+        case NT_CODE: code += sz; break;
         case NT_STRING:
         case NT_CONS_STRING:
-        case NT_SLICED_STRING: d->st_strings += sz; break;
+        case NT_SLICED_STRING: strings += sz; break;
         default:
             if (flags[i] & FL_ARRAY) {
                 uint64_t s = sz; /* calculateArraySize: its elements when only it retains them */
@@ -1010,13 +1012,20 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
                     if (erole(g, e) != ET_INTERNAL || !(name_class(g, g->ename[e]) & EC_ELEMENTS))
                         continue;
                     if (retainers[g->eto[e]] == 1)
-                        s += d->size[g->eto[e]];
+                        s += size[g->eto[e]];
                     break;
                 }
-                d->st_js_arrays += s;
+                arrays += s;
             }
         }
     }
+    d->st_total = total + g->extra_native_bytes;
+    d->st_native = native;
+    d->st_system = sys;
+    d->st_typed_arrays = typed;
+    d->st_code = code;
+    d->st_strings = strings;
+    d->st_js_arrays = arrays;
     gch_free(counted);
     return GCH_OK;
 }
@@ -1101,6 +1110,7 @@ typedef struct run_part {
     uint8_t *page;
     weakmaps *w;
     unsigned parts;
+    int wide;      /* a folded size passed 2^32 - 1 */
     gch_status st;
     gch_error err; /* each thread its own */
 } run_part;
@@ -1124,7 +1134,7 @@ static int run_part_fn(void *arg)
     p->st = GCH_OK;
     if (p->parts & PART_REFS)
         p->st = refs_part(p);
-    if (p->st == GCH_OK && (p->parts & PART_SIZES) && (p->st = shallow_sizes(p->g, p->flags, p->d, &p->err)) == GCH_OK)
+    if (p->st == GCH_OK && (p->parts & PART_SIZES) && (p->st = shallow_sizes(p->g, p->flags, p->d, &p->wide, &p->err)) == GCH_OK)
         p->st = statistics(p->g, p->flags, p->d, &p->err);
     if (p->st == GCH_OK && (p->parts & PART_CLASSES) && (p->st = classes(p->g, p->det, p->d, &p->err)) == GCH_OK)
         p->st = interfaces(p->g, p->flags, p->d, &p->d->names, &p->err);
@@ -1140,6 +1150,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = g->no_refs ? NULL : gch_calloc(n ? n : 1, 1);
     uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
     uint32_t max_name = 0;
+    int any_det = 0; /* some node has a DOM state (propagation only spreads them) */
     weakmaps w = { 0 };
     d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
     if (!g->no_refs) {
@@ -1156,10 +1167,11 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         det[i] = g->has_det ? g->det[i] : 0;
         if (!g->has_det && nrole(g, i) == NT_NATIVE && strncmp(raw_name(g, i), "Detached ", 9) == 0)
             det[i] = 2;
+        any_det |= det[i] != 0;
         if (g->name[i] >= max_name)
             max_name = g->name[i] + 1;
     }
-    if (g->has_det && (st = propagate_dom_state(g, det, err)) != GCH_OK)
+    if (g->has_det && any_det && (st = propagate_dom_state(g, det, err)) != GCH_OK)
         goto done;
     /* natives that end detached are named "Detached NAME" (with the field) */
     if (!(memo = gch_calloc(max_name ? max_name : 1, 1))) {
@@ -1175,7 +1187,7 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     memo = NULL;
     /* With references the graph's steps (the most) on this thread, sizes and
      * classes on the other; without, the classes here, the sizes there. */
-    run_part mine = { g, d, flags, det, page, &w, g->no_refs ? PART_CLASSES : PART_REFS, GCH_OK, { 0 } };
+    run_part mine = { g, d, flags, det, page, &w, g->no_refs ? PART_CLASSES : PART_REFS, 0, GCH_OK, { 0 } };
     run_part other = mine;
     other.parts = g->no_refs ? PART_SIZES : PART_SIZES | PART_CLASSES;
     gch_run_two(g->par.workers, gch_parallel_worth(&g->par, g->m), run_part_fn, &mine, &other);
@@ -1183,18 +1195,13 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         *err = mine.st != GCH_OK ? mine.err : other.err;
         goto done;
     }
-    for (size_t i = 0; d->folded && i < n; i++)
+    for (size_t i = 0; other.wide && i < n; i++)
         d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
     weakmaps_free(&w);
-    if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
-        size_t k = 0;
-        while (k < n && !det[k])
-            k++;
-        if (k < n) {
-            d->det = det;
-            det = NULL;
-        }
+    if (st == GCH_OK && any_det) { /* kept for the detached-dom rule when some node has a DOM state */
+        d->det = det;
+        det = NULL;
     }
     gch_free(det);
     gch_free(page);
