@@ -209,10 +209,37 @@ static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
     return 1;
 }
 
+/* With the names classified as read (g->eclass: every string-named
+ * edge's), the WeakMap names are those classified so: no pass over the
+ * edges. A name no internal edge has then has state 2 too, which nobody
+ * asks (weakmap_name is asked of internal edges only). */
+static gch_status weakmaps_by_class(const v8_graph *g, weakmaps *w, gch_error *err)
+{
+    w->max_name = (uint32_t)g->eclass_n;
+    if (!(w->state = gch_calloc(w->max_name ? w->max_name : 1, 1)))
+        return oom(err);
+    for (uint32_t nm = 0; nm < w->max_name; nm++) {
+        if (!(g->eclass[nm] & EC_WEAKMAP))
+            continue;
+        const char *s = g->str(g->str_ctx, nm);
+        size_t dup;
+        uint64_t table;
+        if (!weakmap_edge(s, &dup, &table))
+            continue;
+        uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
+        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
+            return oom(err);
+        w->state[nm] = 2;
+    }
+    return GCH_OK;
+}
+
 static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 {
     memset(w, 0, sizeof *w);
     gch_str_table_init(&w->parts);
+    if (g->eclass && g->eclass_n < UINT32_MAX)
+        return weakmaps_by_class(g, w, err);
     for (uint64_t e = 0; e < g->m; e++)
         if (erole(g, e) == ET_INTERNAL && g->ename[e] >= w->max_name)
             w->max_name = g->ename[e] + 1;
@@ -1093,15 +1120,16 @@ static gch_status classes(const v8_graph *g, const uint8_t *det, v8_devtools *d,
     return st;
 }
 
-/* The steps after the node flags, in three groups that share only what
- * they read (the graph, the flags, the DOM states) and write apart: the
- * sizes (shallow sizes, then the Statistics on them: d->size, d->st_*), the
- * classes (names, then interfaces: d->cls, d->names) and, with references,
- * the graph's (page-owned nodes, WeakMap names, essential edges, distances,
- * hanging: page, w, d->essential, d->distance, d->hung). Two threads take
+/* The steps after the node flags (and, with references, the WeakMap
+ * names), in groups that share only what they read (the graph, the flags,
+ * the DOM states, the WeakMap names) and write apart: the sizes (shallow
+ * sizes, then the Statistics on them: d->size, d->st_*), the classes
+ * (names, then interfaces: d->cls, d->names) and, with references, the
+ * dominators' (page-owned nodes, essential edges, hanging: page,
+ * d->essential, d->hung) and the distances (d->distance). Two threads take
  * them, when the graph is worth it: each group keeps DevTools' order
  * within, and no group reads what another writes. */
-enum { PART_SIZES = 1, PART_CLASSES = 2, PART_REFS = 4 };
+enum { PART_SIZES = 1, PART_CLASSES = 2, PART_REFS = 4, PART_DIST = 8 };
 
 typedef struct run_part {
     const v8_graph *g;
@@ -1120,11 +1148,9 @@ static gch_status refs_part(run_part *p)
     const v8_graph *g = p->g;
     v8_devtools *d = p->d;
     gch_status st;
-    if ((st = mark_page_owned(g, p->page, &p->err)) != GCH_OK || (st = weakmaps_init(g, p->w, &p->err)) != GCH_OK)
+    if ((st = mark_page_owned(g, p->page, &p->err)) != GCH_OK)
         return st;
     essential_edges(g, p->page, p->w, d->essential);
-    if ((st = distances(g, p->w, p->flags, d->distance, &p->err)) != GCH_OK)
-        return st;
     return hang(g, d, &p->err);
 }
 
@@ -1134,6 +1160,8 @@ static int run_part_fn(void *arg)
     p->st = GCH_OK;
     if (p->parts & PART_REFS)
         p->st = refs_part(p);
+    if (p->st == GCH_OK && (p->parts & PART_DIST))
+        p->st = distances(p->g, p->w, p->flags, p->d->distance, &p->err);
     if (p->st == GCH_OK && (p->parts & PART_SIZES) && (p->st = shallow_sizes(p->g, p->flags, p->d, &p->wide, &p->err)) == GCH_OK)
         p->st = statistics(p->g, p->flags, p->d, &p->err);
     if (p->st == GCH_OK && (p->parts & PART_CLASSES) && (p->st = classes(p->g, p->det, p->d, &p->err)) == GCH_OK)
@@ -1185,11 +1213,14 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
     }
     gch_free(memo);
     memo = NULL;
-    /* With references the graph's steps (the most) on this thread, sizes and
-     * classes on the other; without, the classes here, the sizes there. */
+    /* With references the dominators' steps on this thread, the distances,
+     * sizes and classes on the other; without, the classes here, the sizes
+     * there. */
+    if (!g->no_refs && (st = weakmaps_init(g, &w, err)) != GCH_OK)
+        goto done;
     run_part mine = { g, d, flags, det, page, &w, g->no_refs ? PART_CLASSES : PART_REFS, 0, GCH_OK, { 0 } };
     run_part other = mine;
-    other.parts = g->no_refs ? PART_SIZES : PART_SIZES | PART_CLASSES;
+    other.parts = g->no_refs ? PART_SIZES : PART_DIST | PART_SIZES | PART_CLASSES;
     gch_run_two(g->par.workers, gch_parallel_worth(&g->par, g->m), run_part_fn, &mine, &other);
     if ((st = mine.st) != GCH_OK || (st = other.st) != GCH_OK) {
         *err = mine.st != GCH_OK ? mine.err : other.err;
