@@ -1483,7 +1483,8 @@ static gch_status bulk_read(v8_reader *r, int *done)
     }
     prescan_job pj = { eopen + 1, end, &r->ps, 0 };
     gch_thread scan;
-    int scanning = lean && gch_thread_start(&scan, r->par.workers, prescan_run, &pj);
+    int scanning = lean && gch_parallel_worth(&r->par, r->edge_count_decl) &&
+                   gch_thread_start(&scan, r->par.workers, prescan_run, &pj);
     if (lean && !scanning)
         prescan_run(&pj);
     bulk_heap h = { .n = (size_t)r->node_count_decl };
