@@ -1674,10 +1674,15 @@ static int cmp_u32(const void *a, const void *b)
  * internal edges of hidden nodes) are skipped unread. */
 static void stat_names(v8_reader *r, uint8_t *bits)
 {
+    /* in locals: the byte stores would make the compiler read r's fields again */
+    const uint8_t *gtype = r->g_type, *etype = r->g_etype, *node_role = r->node_role, *edge_role = r->edge_role;
+    const uint32_t *ename = r->g_ename, *starts = r->has_pending ? r->pending.starts : NULL, *n_edges = r->n_edges;
+    uint8_t *eclass = r->eclass;
+    const size_t n = r->node_n;
     uint64_t e = 0, m = r->lean ? r->g_m : r->edge_n;
-    for (size_t i = 0; i < r->node_n && e < m; i++) {
-        uint64_t end = r->has_pending ? r->pending.starts[i + 1] : e + r->n_edges[i];
-        uint8_t nrole = r->node_role[r->g_type[i]];
+    for (size_t i = 0; i < n && e < m; i++) {
+        uint64_t end = starts ? starts[i + 1] : e + n_edges[i];
+        uint8_t nrole = node_role[gtype[i]];
         int object = nrole == NT_OBJECT;
         int array = !(nrole == NT_HIDDEN || nrole == NT_NATIVE || nrole == NT_CODE || nrole == NT_STRING ||
                       nrole == NT_CONS_STRING || nrole == NT_SLICED_STRING);
@@ -1686,10 +1691,10 @@ static void stat_names(v8_reader *r, uint8_t *bits)
             continue;
         }
         for (; e < end && e < m; e++) {
-            uint8_t role = r->edge_role[r->g_etype[e]];
-            uint32_t nm = r->g_ename[e];
+            uint8_t role = edge_role[etype[e]];
+            uint32_t nm = ename[e];
             if (role == ET_INTERNAL && array)
-                r->eclass[nm] = 1; /* to classify */
+                eclass[nm] = 1; /* to classify */
             else if (role == ET_PROPERTY && object)
                 bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
         }
@@ -1709,11 +1714,14 @@ static gch_status collect_wanted_graph(v8_reader *r)
     if (!bits || !(r->eclass = gch_calloc((size_t)(top ? top : 1), 1)))
         return gch_free(bits), oom(r);
     r->eclass_n = (size_t)top;
-    for (size_t i = 0; i < r->node_n; i++) {
-        uint8_t role = r->node_role[r->g_type[i]];
+    const uint8_t *gtype = r->g_type, *node_role = r->node_role;
+    const uint32_t *gname = r->g_name;
+    const int keep_text = r->keep_text;
+    for (size_t i = 0, n = r->node_n; i < n; i++) {
+        uint8_t role = node_role[gtype[i]];
         if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
-            role == NT_SYNTHETIC || (role == NT_STRING && r->keep_text))
-            bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
+            role == NT_SYNTHETIC || (role == NT_STRING && keep_text))
+            bits[gname[i] >> 3] |= (uint8_t)(1u << (gname[i] & 7));
     }
     if (r->opts->skip_refs) {
         stat_names(r, bits);
@@ -1728,9 +1736,10 @@ static gch_status collect_wanted_graph(v8_reader *r)
                 bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
         }
     }
-    size_t u = 0;
-    for (uint64_t k = 0; k < top; k++)
-        u += bits[k >> 3] >> (k & 7) & 1;
+    size_t u = 0; /* bits past top are never set */
+    for (uint64_t b = 0; b <= top / 8; b++)
+        for (unsigned x = bits[b]; x; x &= x - 1)
+            u++;
     r->wanted = gch_reallocarray(NULL, u ? u : 1, sizeof *r->wanted);
     r->str_off = gch_reallocarray(NULL, u ? u : 1, sizeof *r->str_off);
     if (!r->wanted || !r->str_off) {
@@ -1738,9 +1747,10 @@ static gch_status collect_wanted_graph(v8_reader *r)
         return oom(r);
     }
     u = 0;
-    for (uint64_t k = 0; k < top; k++)
-        if (bits[k >> 3] >> (k & 7) & 1)
-            r->wanted[u++] = (uint32_t)k;
+    for (uint64_t b = 0; b <= top / 8; b++)
+        for (unsigned x = bits[b], k = 0; x; x >>= 1, k++)
+            if (x & 1)
+                r->wanted[u++] = (uint32_t)(b * 8 + k);
     gch_free(bits);
     r->wanted_n = u;
     for (size_t i = 0; i < u; i++)
