@@ -1241,6 +1241,7 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
 typedef struct edge_pass {
     v8_reader *r;
     const bulk_heap *h;
+    const node_pass *np; /* the nodes read before these edges */
     int pos[EF_OTHER];
     exact_div by_fields;
     size_t node;        /* the node whose edges come */
@@ -1336,6 +1337,8 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
 {
     edge_pass *ep = ctx;
     v8_reader *r = ep->r;
+    if (ep->np->i != ep->h->n)
+        return 0; /* fewer nodes than declared: their edge counts were never read (the careful path says so) */
     if (ep->lean) {
         lean_begin(r, ep->h->n);
         ep->lean = 0;
@@ -1491,7 +1494,7 @@ static gch_status bulk_read(v8_reader *r, int *done)
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
     v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
-    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0, 0 };
+    edge_pass ep = { r, &h, &np, { 0 }, exact_div_by(r->nfields), 0, 0, 0, 0 };
     int ok;
     gch_status st = node_pass_begin(r, &h, &np, &ok);
     if (st == GCH_OK && ok && counted) {
@@ -1718,9 +1721,11 @@ static gch_status collect_wanted_graph(v8_reader *r)
     const uint32_t *gname = r->g_name;
     const int keep_text = r->keep_text;
     for (size_t i = 0, n = r->node_n; i < n; i++) {
+        /* every name the view may compare (v8_devtools.c node_flags: a
+         * closure, regexp or number named "Array" counts as a JS array) */
         uint8_t role = node_role[gtype[i]];
-        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
-            role == NT_SYNTHETIC || (role == NT_STRING && keep_text))
+        int is_text = role == NT_STRING || role == NT_CONS_STRING || role == NT_SLICED_STRING;
+        if ((!is_text && role != NT_CODE) || (role == NT_STRING && keep_text))
             bits[gname[i] >> 3] |= (uint8_t)(1u << (gname[i] & 7));
     }
     if (r->opts->skip_refs) {
