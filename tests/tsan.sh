@@ -24,9 +24,10 @@ if ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.tsan-x86_64.a > /dev/n
     DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout="${GCHEAP_APT_LOCK_TIMEOUT:-900}" install -y -qq "libclang-rt-$ver-dev" > /dev/null
 fi
 # The tests that start threads: the shim itself, loading (.gclog pipeline,
-# id index, resolution), the Ruby reader's pieces, reachability, the dominator build,
+# id index, resolution), the Ruby reader's pieces, the V8 reader's look-ahead and
+# DevTools' steps, reachability, the dominator build,
 # the analysis's views built on two threads (the index's build), the index's checks.
-tests="test_threads test_gclog_reader test_ruby_reader test_id_index test_objsize test_dominators test_analysis test_index"
+tests="test_threads test_gclog_reader test_ruby_reader test_v8_lean test_id_index test_objsize test_dominators test_analysis test_index"
 jobs=$(nproc 2> /dev/null || echo 2)
 CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCHEAP_TSAN=ON \
     -DGCHEAP_TESTS=ON -DGCHEAP_WERROR=ON -DGCHEAP_BENCH=OFF > /dev/null

@@ -3,7 +3,9 @@
  * view asks about kept): the look-ahead against strings written by hand,
  * and a load of a snapshot in V8's layout without references against the
  * same snapshot read with every edge (with references, and through a pipe,
- * where the reader keeps every edge), with the figures worked out by hand. */
+ * where the reader keeps every edge), with the figures worked out by hand;
+ * the same loads on two threads (the look-ahead beside the nodes' parse,
+ * DevTools' steps in two groups) against one. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +18,8 @@
 #include "chunks.h"
 
 #include "gcheap/load.h"
+#include "threading.h"
+#include "tuning.h"
 #include "v8_prescan.h"
 #include "v8_writer.h"
 
@@ -240,6 +244,178 @@ static void test_second_strings_array(void **state)
     free(text);
 }
 
+
+/* Every object's references and DevTools distance, after view_of's lines. */
+static char *graph_of(const gch_dump *d)
+{
+    const gch_heap *h = d->heaps[0];
+    char *v = view_of(d);
+    size_t cap = strlen(v) + 16384, len = strlen(v);
+    char *s = realloc(v, cap);
+    assert_non_null(s);
+    for (uint32_t i = 0; i < h->object_count; i++) {
+        len += (size_t)snprintf(s + len, cap - len, "%u d=%d:", i, h->v8_distance ? h->v8_distance[i] : -99);
+        for (uint32_t k = h->out_start[i]; h->refs_loaded && k < h->out_start[i + 1]; k++)
+            len += (size_t)snprintf(s + len, cap - len, " %u", h->out_target[k]);
+        len += (size_t)snprintf(s + len, cap - len, "\n");
+    }
+    assert_true(len < cap);
+    return s;
+}
+
+/* A load of text with `threads` workers, the thresholds lowered so that
+ * two workers start threads on this small snapshot. */
+static char *load_with(const char *text, size_t len, int skip_refs, unsigned threads)
+{
+    gch_tuning k = gch_tuning_get();
+    k.default_workers = 2;
+    k.parallel_min_refs = 0;
+    gch_internal_set_tuning(&k);
+    gch_load_options o = { 0 };
+    o.skip_refs = skip_refs;
+    o.threads = threads;
+    gch_dump *d = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_v8_buffer(text, len, &o, &d, &err), GCH_OK);
+    gch_internal_set_tuning(NULL);
+    char *g = graph_of(d);
+    gch_dump_free(d);
+    return g;
+}
+
+/* Two workers give what one gives, with and without references, and do
+ * start threads (the look-ahead and DevTools' steps without references;
+ * the steps, and the edges' parse, with them). */
+static void test_two_threads_equal_one(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = v8_layout(0, &len);
+    for (int skip = 0; skip < 2; skip++) {
+        char *one = load_with(text, len, skip, 1);
+        uint64_t before = gch_internal_threads_created();
+        char *two = load_with(text, len, skip, 2);
+        uint64_t started = gch_internal_threads_created() - before;
+        assert_true(started >= 2);
+        assert_string_equal(two, one);
+        assert_int_equal(strncmp(one, by_hand, strlen(by_hand)), 0);
+        free(one);
+        free(two);
+    }
+    free(text);
+}
+
+/* Retainer counts kept in the byte beside the lean bits. Two snapshots:
+ * - with user roots, an Array's elements that three objects point at stay
+ *   unfolded (nobody owns them alone: the edges into them were kept, their
+ *   bits intact) and are not the Array's in the Statistics; the other
+ *   Array's elements, retained once, are folded into it;
+ * - without user roots (nothing folds), elements that 17 edges point at (a
+ *   count that would wrap a byte's upper half) are not the Array's, those
+ *   retained once are.
+ * Worked out by hand, and equal to the careful path's read (a pipe, every
+ * edge, retainers counted from them) and to loads on one and two threads. */
+static void check_retainers(const v8w_node *nodes_, size_t nn, const v8w_edge *edges_, size_t ne, const char *expect)
+{
+    v8w_spec sp = { nodes_, nn, edges_, ne, 1, 0, 0, 0, 1 };
+    size_t len;
+    char *raw = v8w_write(&sp, &len);
+    assert_non_null(raw);
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    memcpy(text, raw, len);
+    text[len] = '\0';
+    free(raw);
+    char *m = strstr(text, "\"future_member\""), *s = strstr(text, "\"strings\"");
+    assert_true(m && s && m < s);
+    memmove(m, s, strlen(s) + 1); /* V8's order: the strings right after the lists */
+    len = strlen(text);
+    gch_load_options o = { 0 };
+    o.skip_refs = 1;
+    gch_dump *a = NULL, *c = NULL;
+    gch_error err;
+    assert_int_equal(gch_read_v8_buffer(text, len, &o, &a, &err), GCH_OK);
+    chunks ch = { text, len, 16 };
+    gch_source src = { chunk_read, &ch };
+    assert_int_equal(gch_read_v8(&src, &o, &c, &err), GCH_OK);
+    char *va = view_of(a), *vc = view_of(c);
+    assert_string_equal(va, expect);
+    assert_string_equal(vc, expect);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        char *g = load_with(text, len, 1, threads);
+        assert_int_equal(strncmp(g, expect, strlen(expect)), 0);
+        free(g);
+    }
+    free(va);
+    free(vc);
+    gch_dump_free(a);
+    gch_dump_free(c);
+    free(text);
+}
+
+static void test_retainers_beside_bits(void **state)
+{
+    (void)state;
+    static const v8w_node folded_nodes[] = {
+        { "synthetic", "", 1, 0, 0 },
+        { "object", "Array", 3, 32, 0 },
+        { "array", "(object elements)", 5, 40, 0 },
+        { "object", "Object", 7, 10, 0 },
+        { "object", "Object", 9, 10, 0 },
+        { "object", "Array", 11, 16, 0 },
+        { "array", "(object elements)", 13, 24, 0 },
+    };
+    static const v8w_edge folded_edges[] = {
+        { 0, 1, "element", NULL, 1 },        { 0, 3, "element", NULL, 2 },        { 0, 4, "element", NULL, 3 },
+        { 0, 5, "element", NULL, 4 },        { 1, 2, "internal", "elements", 0 }, { 3, 2, "property", "e", 0 },
+        { 4, 2, "property", "e", 0 },        { 5, 6, "internal", "elements", 0 },
+    };
+    check_retainers(folded_nodes, sizeof folded_nodes / sizeof *folded_nodes, folded_edges,
+                    sizeof folded_edges / sizeof *folded_edges,
+                    "1 (synthetic) 0\n"
+                    "3 Array 32\n"
+                    "5 (array) 40\n"
+                    "7 {e} 10\n"
+                    "9 {e} 10\n"
+                    "11 Array 40\n" /* + its elements 24 */
+                    "13 (array) 0\n"
+                    "statistics_total=132\n"
+                    "statistics_code=0\n"
+                    "statistics_strings=0\n"
+                    "statistics_js_arrays=72\n" /* 32 + 40: not the shared 40 */
+                    "statistics_typed_arrays=0\n"
+                    "statistics_system_objects=0\n"
+                    "statistics_native=0\n");
+    enum { SHARERS = 16 };
+    v8w_node many[6 + SHARERS] = {
+        { "synthetic", "", 1, 0, 0 },
+        { "synthetic", "(GC roots)", 3, 0, 0 },
+        { "object", "Array", 5, 32, 0 },
+        { "array", "(object elements)", 7, 40, 0 },
+        { "object", "Array", 9, 16, 0 },
+        { "array", "(object elements)", 11, 24, 0 },
+    };
+    v8w_edge many_edges[5 + 2 * SHARERS] = {
+        { 0, 1, "element", NULL, 1 },        { 1, 2, "element", NULL, 1 },        { 1, 4, "element", NULL, 2 },
+        { 2, 3, "internal", "elements", 0 }, { 4, 5, "internal", "elements", 0 },
+    };
+    char expect[2048];
+    size_t len = (size_t)snprintf(expect, sizeof expect, "1 (synthetic) 0\n3 (GC roots) 0\n5 Array 32\n"
+                                                         "7 (array) 40\n9 Array 16\n11 (array) 24\n");
+    for (unsigned k = 0; k < SHARERS; k++) {
+        many[6 + k] = (v8w_node){ "object", "Object", 13 + 2 * k, 10, 0 };
+        many_edges[5 + 2 * k] = (v8w_edge){ 1, 6 + k, "element", NULL, 3 + k };
+        many_edges[6 + 2 * k] = (v8w_edge){ 6 + k, 3, "property", "e", 0 };
+        len += (size_t)snprintf(expect + len, sizeof expect - len, "%u {e} 10\n", 13 + 2 * k);
+    }
+    snprintf(expect + len, sizeof expect - len,
+             "statistics_total=%u\nstatistics_code=0\nstatistics_strings=0\n"
+             "statistics_js_arrays=72\n" /* 32 + 16 + 24: not the 40 with 17 retainers */
+             "statistics_typed_arrays=0\nstatistics_system_objects=0\nstatistics_native=0\n",
+             32 + 40 + 16 + 24 + 10 * SHARERS);
+    check_retainers(many, sizeof many / sizeof *many, many_edges, sizeof many_edges / sizeof *many_edges, expect);
+}
+
 /* DevTools counts any node named "Array" that is not hidden, native, code
  * or a string as a JS array (calculateStatistics): here a closure and a
  * regexp, with no object of that name. Every way of reading keeps the
@@ -288,6 +464,8 @@ int main(void)
         cmocka_unit_test(test_prescan_by_hand),
         cmocka_unit_test(test_lean_equals_every_edge),
         cmocka_unit_test(test_second_strings_array),
+        cmocka_unit_test(test_two_threads_equal_one),
+        cmocka_unit_test(test_retainers_beside_bits),
         cmocka_unit_test(test_array_named_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

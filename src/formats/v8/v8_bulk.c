@@ -241,6 +241,14 @@ int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel
     return b.ok && (size_t)(b.out[0] - edges->out) == a.got[1] && a.got[1] + b.got[0] == edges->count;
 }
 
+int v8_bulk_parse_list(const v8_list *l, const gch_load_options *opts)
+{
+    bulk_job a = { .s = { l->begin }, .t = { l->end }, .out = { l->out }, .max = { l->count }, .ranges = 1,
+                   .rows = { l->out ? NULL : l }, .opts = opts };
+    run_job(&a);
+    return a.ok && a.got[0] == l->count;
+}
+
 const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index)
 {
     const unsigned char *p = begin;

@@ -38,6 +38,10 @@ typedef struct v8_list {
 int v8_bulk_parse(const v8_list *nodes, const v8_list *edges, const gch_parallel *par,
                   const gch_load_options *opts);
 
+/* Parses one list (into out, or rows) on the calling thread. Returns 1
+ * when it holds exactly its count of values, 0 otherwise. */
+int v8_bulk_parse_list(const v8_list *l, const gch_load_options *opts);
+
 /* The byte just after the last digit of value `index` of a list that
  * v8_bulk_parse accepted (begin: the byte after its '['). */
 const unsigned char *v8_bulk_value_end(const unsigned char *begin, size_t index);

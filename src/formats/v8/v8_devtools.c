@@ -12,6 +12,7 @@
 #include "gcheap/utf8.h"
 #include "grow.h"
 #include "str_table.h"
+#include "threading.h"
 #include "u64_map.h"
 #include "v8_devtools.h"
 
@@ -208,10 +209,37 @@ static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
     return 1;
 }
 
+/* With the names classified as read (g->eclass: every string-named
+ * edge's), the WeakMap names are those classified so: no pass over the
+ * edges. A name no internal edge has then has state 2 too, which nobody
+ * asks (weakmap_name is asked of internal edges only). */
+static gch_status weakmaps_by_class(const v8_graph *g, weakmaps *w, gch_error *err)
+{
+    w->max_name = (uint32_t)g->eclass_n;
+    if (!(w->state = gch_calloc(w->max_name ? w->max_name : 1, 1)))
+        return oom(err);
+    for (uint32_t nm = 0; nm < w->max_name; nm++) {
+        if (!(g->eclass[nm] & EC_WEAKMAP))
+            continue;
+        const char *s = g->str(g->str_ctx, nm);
+        size_t dup;
+        uint64_t table;
+        if (!weakmap_edge(s, &dup, &table))
+            continue;
+        uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
+        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
+            return oom(err);
+        w->state[nm] = 2;
+    }
+    return GCH_OK;
+}
+
 static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
 {
     memset(w, 0, sizeof *w);
     gch_str_table_init(&w->parts);
+    if (g->eclass && g->eclass_n < UINT32_MAX)
+        return weakmaps_by_class(g, w, err);
     for (uint64_t e = 0; e < g->m; e++)
         if (erole(g, e) == ET_INTERNAL && g->ename[e] >= w->max_name)
             w->max_name = g->ename[e] + 1;
@@ -371,7 +399,7 @@ static int is_user_root(const v8_graph *g, size_t i)
     return nrole(g, i) != NT_SYNTHETIC || is_dom_trees_root(g, i);
 }
 
-static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, gch_error *err)
+static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devtools *d, int *wide, gch_error *err)
 {
     size_t n = g->n, r = g->root;
     d->size = g->size; /* folded in place */
@@ -380,10 +408,6 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
         user = is_user_root(g, g->eto[e]);
     if (!user)
         return GCH_OK;
-    for (size_t i = 0; i < n; i++)
-        if (d->size[i] >= UINT32_MAX)
-            return GCH_OK; /* sizes of 4 GiB: left as written (never seen in a snapshot) */
-    d->folded = 1;
     const uint32_t unvisited = UINT32_MAX, multiple = UINT32_MAX - 1;
     uint32_t *owner = gch_reallocarray(NULL, n ? n : 1, sizeof *owner);
     uint8_t *owned = gch_calloc(n / 8 + 1, 1); /* bit per node: hidden, array or ExternalStringData */
@@ -394,6 +418,11 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
     }
     size_t nowned = 0;
     for (size_t i = 0; i < n; i++) {
+        if (d->size[i] >= UINT32_MAX) { /* sizes of 4 GiB: left as written (never seen in a snapshot) */
+            gch_free(owner);
+            gch_free(owned);
+            return GCH_OK;
+        }
         uint8_t role = nrole(g, i);
         if (role == NT_HIDDEN || role == NT_ARRAY || (flags[i] & FL_EXTERNAL_STRING)) {
             owner[i] = unvisited;
@@ -403,6 +432,7 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
             owner[i] = (uint32_t)i;
         }
     }
+    d->folded = 1;
     /* From each owner in turn, through the nodes it may own: the owners
      * that reach a node form a set, whatever the order of the walk, so this
      * gives what DevTools' one worklist of every owner gives. Each owned
@@ -442,6 +472,7 @@ static gch_status shallow_sizes(const v8_graph *g, const uint8_t *flags, v8_devt
             continue;
         d->size[o] += d->size[i];
         d->size[i] = 0;
+        *wide |= d->size[o] > UINT32_MAX;
     }
     gch_free(owner);
     gch_free(work);
@@ -984,24 +1015,23 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
                 counted[g->eto[e]]++;
     }
     const uint8_t *retainers = g->retainers ? g->retainers : counted;
-    uint64_t total = 0;
-    for (size_t i = 0; i < g->n; i++)
-        total += d->size[i];
-    d->st_total = total + g->extra_native_bytes;
-    d->st_native = g->extra_native_bytes;
+    const uint64_t *size = d->size;
+    /* sums in locals: d's fields would be stored again at each size read */
+    uint64_t total = 0, sys = 0, native = g->extra_native_bytes, typed = 0, code = 0, strings = 0, arrays = 0;
     for (size_t i = 0; i < g->n; i++) {
-        uint64_t sz = d->size[i];
+        uint64_t sz = size[i];
+        total += sz;
         switch (nrole(g, i)) {
-        case NT_HIDDEN: d->st_system += sz; break;
+        case NT_HIDDEN: sys += sz; break;
         case NT_NATIVE:
-            d->st_native += sz;
+            native += sz;
             if (flags[i] & FL_ARRAY_BUFFER)
-                d->st_typed_arrays += sz;
+                typed += sz;
             break;
-        case NT_CODE: d->st_code += sz; break;
+        case NT_CODE: code += sz; break;
         case NT_STRING:
         case NT_CONS_STRING:
-        case NT_SLICED_STRING: d->st_strings += sz; break;
+        case NT_SLICED_STRING: strings += sz; break;
         default:
             if (flags[i] & FL_ARRAY) {
                 uint64_t s = sz; /* calculateArraySize: its elements when only it retains them */
@@ -1009,13 +1039,20 @@ static gch_status statistics(const v8_graph *g, const uint8_t *flags, v8_devtool
                     if (erole(g, e) != ET_INTERNAL || !(name_class(g, g->ename[e]) & EC_ELEMENTS))
                         continue;
                     if (retainers[g->eto[e]] == 1)
-                        s += d->size[g->eto[e]];
+                        s += size[g->eto[e]];
                     break;
                 }
-                d->st_js_arrays += s;
+                arrays += s;
             }
         }
     }
+    d->st_total = total + g->extra_native_bytes;
+    d->st_native = native;
+    d->st_system = sys;
+    d->st_typed_arrays = typed;
+    d->st_code = code;
+    d->st_strings = strings;
+    d->st_js_arrays = arrays;
     gch_free(counted);
     return GCH_OK;
 }
@@ -1033,65 +1070,19 @@ void v8_devtools_free(v8_devtools *d)
     memset(d, 0, sizeof *d);
 }
 
-gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
+/* calculateObjectNames: a class depends on the type, and for objects,
+ * natives and synthetic nodes on the name: one lookup per distinct name
+ * (not per node). */
+static gch_status classes(const v8_graph *g, const uint8_t *det, v8_devtools *d, gch_error *err)
 {
-    memset(d, 0, sizeof *d);
-    gch_str_table_init(&d->names);
-    size_t n = g->n;
     gch_status st = GCH_OK;
-    uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = g->no_refs ? NULL : gch_calloc(n ? n : 1, 1);
-    uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
-    uint32_t max_name = 0;
     gch_u64_map by_name_map = { 0 };
-    weakmaps w = { 0 };
     text t = { 0 }, dn = { 0 };
-    d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
-    if (!g->no_refs) {
-        d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
-        d->essential = gch_calloc(g->m / 8 + 1, 1);
-    }
-    if (!det || !flags || !d->cls || (!g->no_refs && (!page || !d->distance || !d->essential))) {
-        st = oom(err);
-        goto done;
-    }
-    /* initDetachednessAndClassIndex (:3029-3050): without the field, natives
-     * named "Detached ..." are detached; with it, propagateDOMState. */
-    for (size_t i = 0; i < n; i++) {
-        det[i] = g->has_det ? g->det[i] : 0;
-        if (!g->has_det && nrole(g, i) == NT_NATIVE && strncmp(raw_name(g, i), "Detached ", 9) == 0)
-            det[i] = 2;
-        if (g->name[i] >= max_name)
-            max_name = g->name[i] + 1;
-    }
-    if (g->has_det && (st = propagate_dom_state(g, det, err)) != GCH_OK)
-        goto done;
-    /* natives that end detached are named "Detached NAME" (with the field) */
-    if (!(memo = gch_calloc(max_name ? max_name : 1, 1))) {
-        st = oom(err);
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int renamed = g->has_det && det[i] == 2 && nrole(g, i) == NT_NATIVE;
-        d->detached += renamed;
-        flags[i] = node_flags(g, i, memo, renamed);
-    }
-    gch_free(memo);
-    memo = NULL;
-    if (!g->no_refs) {
-        if ((st = mark_page_owned(g, page, err)) != GCH_OK || (st = weakmaps_init(g, &w, err)) != GCH_OK)
-            goto done;
-        essential_edges(g, page, &w, d->essential);
-    }
-    if ((st = shallow_sizes(g, flags, d, err)) != GCH_OK ||
-        (!g->no_refs && (st = distances(g, &w, flags, d->distance, err)) != GCH_OK))
-        goto done;
-    /* a class depends on the type, and for objects, natives and synthetic
-     * nodes on the name: one lookup per distinct name (not per node) */
     uint32_t by_type[256];
     for (size_t k = 0; k < 256; k++)
         by_type[k] = GCH_NONE;
     uint32_t last_name = GCH_NONE, last_cls = GCH_NONE; /* objects of one class often come in a row */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < g->n; i++) {
         uint8_t role = nrole(g, i);
         int named = role == NT_OBJECT || role == NT_NATIVE;
         int renamed = g->has_det && det[i] == 2 && role == NT_NATIVE; /* Detached ... */
@@ -1112,47 +1103,141 @@ gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
         }
         const char *name = raw_name(g, i);
         dn.len = 0;
-        if (renamed && (!text_add(&dn, "Detached ", 9) || !text_add(&dn, name, strlen(name)))) {
+        int found;
+        if ((renamed && (!text_add(&dn, "Detached ", 9) || !text_add(&dn, name, strlen(name)))) ||
+            !class_name(g, i, renamed ? dn.s : name, &t) ||
+            (d->cls[i] = name_id(&d->names, t.s, t.len)) == GCH_NONE ||
+            (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found))) {
             st = oom(err);
-            goto done;
-        }
-        if (!class_name(g, i, renamed ? dn.s : name, &t) ||
-            (d->cls[i] = name_id(&d->names, t.s, t.len)) == GCH_NONE) {
-            st = oom(err);
-            goto done;
+            break;
         }
         if (memo)
             *memo = d->cls[i];
-        int found;
-        if (by_name && !gch_u64_map_put(&by_name_map, g->name[i], d->cls[i], &found)) {
-            st = oom(err);
-            goto done;
-        }
     }
     gch_u64_map_free(&by_name_map);
-    if ((st = interfaces(g, flags, d, &d->names, err)) != GCH_OK || (!g->no_refs && (st = hang(g, d, err)) != GCH_OK) ||
-        (st = statistics(g, flags, d, err)) != GCH_OK)
+    gch_free(t.s);
+    gch_free(dn.s);
+    return st;
+}
+
+/* The steps after the node flags (and, with references, the WeakMap
+ * names), in groups that share only what they read (the graph, the flags,
+ * the DOM states, the WeakMap names) and write apart: the sizes (shallow
+ * sizes, then the Statistics on them: d->size, d->st_*), the classes
+ * (names, then interfaces: d->cls, d->names) and, with references, the
+ * dominators' (page-owned nodes, essential edges, hanging: page,
+ * d->essential, d->hung) and the distances (d->distance). Two threads take
+ * them, when the graph is worth it: each group keeps DevTools' order
+ * within, and no group reads what another writes. */
+enum { PART_SIZES = 1, PART_CLASSES = 2, PART_REFS = 4, PART_DIST = 8 };
+
+typedef struct run_part {
+    const v8_graph *g;
+    v8_devtools *d;
+    const uint8_t *flags, *det;
+    uint8_t *page;
+    weakmaps *w;
+    unsigned parts;
+    int wide;      /* a folded size passed 2^32 - 1 */
+    gch_status st;
+    gch_error err; /* each thread its own */
+} run_part;
+
+static gch_status refs_part(run_part *p)
+{
+    const v8_graph *g = p->g;
+    v8_devtools *d = p->d;
+    gch_status st;
+    if ((st = mark_page_owned(g, p->page, &p->err)) != GCH_OK)
+        return st;
+    essential_edges(g, p->page, p->w, d->essential);
+    return hang(g, d, &p->err);
+}
+
+static int run_part_fn(void *arg)
+{
+    run_part *p = arg;
+    p->st = GCH_OK;
+    if (p->parts & PART_REFS)
+        p->st = refs_part(p);
+    if (p->st == GCH_OK && (p->parts & PART_DIST))
+        p->st = distances(p->g, p->w, p->flags, p->d->distance, &p->err);
+    if (p->st == GCH_OK && (p->parts & PART_SIZES) && (p->st = shallow_sizes(p->g, p->flags, p->d, &p->wide, &p->err)) == GCH_OK)
+        p->st = statistics(p->g, p->flags, p->d, &p->err);
+    if (p->st == GCH_OK && (p->parts & PART_CLASSES) && (p->st = classes(p->g, p->det, p->d, &p->err)) == GCH_OK)
+        p->st = interfaces(p->g, p->flags, p->d, &p->d->names, &p->err);
+    return 0;
+}
+
+gch_status v8_devtools_run(const v8_graph *g, v8_devtools *d, gch_error *err)
+{
+    memset(d, 0, sizeof *d);
+    gch_str_table_init(&d->names);
+    size_t n = g->n;
+    gch_status st = GCH_OK;
+    uint8_t *det = gch_reallocarray(NULL, n ? n : 1, 1), *page = g->no_refs ? NULL : gch_calloc(n ? n : 1, 1);
+    uint8_t *flags = gch_reallocarray(NULL, n ? n : 1, 1), *memo = NULL;
+    uint32_t max_name = 0;
+    int any_det = 0; /* some node has a DOM state (propagation only spreads them) */
+    weakmaps w = { 0 };
+    d->cls = gch_reallocarray(NULL, n ? n : 1, sizeof *d->cls);
+    if (!g->no_refs) {
+        d->distance = gch_reallocarray(NULL, n ? n : 1, sizeof *d->distance);
+        d->essential = gch_calloc(g->m / 8 + 1, 1);
+    }
+    if (!det || !flags || !d->cls || (!g->no_refs && (!page || !d->distance || !d->essential))) {
+        st = oom(err);
         goto done;
-    for (size_t i = 0; d->folded && i < n; i++)
+    }
+    /* initDetachednessAndClassIndex (:3029-3050): without the field, natives
+     * named "Detached ..." are detached; with it, propagateDOMState. */
+    for (size_t i = 0; i < n; i++) {
+        det[i] = g->has_det ? g->det[i] : 0;
+        if (!g->has_det && nrole(g, i) == NT_NATIVE && strncmp(raw_name(g, i), "Detached ", 9) == 0)
+            det[i] = 2;
+        any_det |= det[i] != 0;
+        if (g->name[i] >= max_name)
+            max_name = g->name[i] + 1;
+    }
+    if (g->has_det && any_det && (st = propagate_dom_state(g, det, err)) != GCH_OK)
+        goto done;
+    /* natives that end detached are named "Detached NAME" (with the field) */
+    if (!(memo = gch_calloc(max_name ? max_name : 1, 1))) {
+        st = oom(err);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int renamed = g->has_det && det[i] == 2 && nrole(g, i) == NT_NATIVE;
+        d->detached += renamed;
+        flags[i] = node_flags(g, i, memo, renamed);
+    }
+    gch_free(memo);
+    memo = NULL;
+    /* With references the dominators' steps on this thread, the distances,
+     * sizes and classes on the other; without, the classes here, the sizes
+     * there. */
+    if (!g->no_refs && (st = weakmaps_init(g, &w, err)) != GCH_OK)
+        goto done;
+    run_part mine = { g, d, flags, det, page, &w, g->no_refs ? PART_CLASSES : PART_REFS, 0, GCH_OK, { 0 } };
+    run_part other = mine;
+    other.parts = g->no_refs ? PART_SIZES : PART_DIST | PART_SIZES | PART_CLASSES;
+    gch_run_two(g->par.workers, gch_parallel_worth(&g->par, g->m), run_part_fn, &mine, &other);
+    if ((st = mine.st) != GCH_OK || (st = other.st) != GCH_OK) {
+        *err = mine.st != GCH_OK ? mine.err : other.err;
+        goto done;
+    }
+    for (size_t i = 0; other.wide && i < n; i++)
         d->size[i] = (uint32_t)d->size[i]; /* a folded size past 2^32 - 1 (the heap's 32 bits) */
 done:
     weakmaps_free(&w);
-    if (st == GCH_OK) { /* kept for the detached-dom rule when some node has a DOM state */
-        size_t k = 0;
-        while (k < n && !det[k])
-            k++;
-        if (k < n) {
-            d->det = det;
-            det = NULL;
-        }
+    if (st == GCH_OK && any_det) { /* kept for the detached-dom rule when some node has a DOM state */
+        d->det = det;
+        det = NULL;
     }
     gch_free(det);
     gch_free(page);
     gch_free(flags);
     gch_free(memo);
-    gch_u64_map_free(&by_name_map);
-    gch_free(t.s);
-    gch_free(dn.s);
     if (st != GCH_OK)
         v8_devtools_free(d);
     return st;

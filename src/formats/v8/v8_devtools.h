@@ -14,6 +14,7 @@
 #include "gcheap/error.h"
 #include "gcheap/heap.h"
 #include "str_table.h"
+#include "threading.h"
 
 /* Node types and edge types by role (the snapshot declares their numbers). */
 enum node_role { NT_OTHER, NT_HIDDEN, NT_OBJECT, NT_NATIVE, NT_CODE, NT_ARRAY, NT_SYNTHETIC, NT_CLOSURE,
@@ -61,6 +62,7 @@ typedef struct v8_graph {
     const char *(*str)(const void *ctx, uint32_t index);
     const void *str_ctx;
     uint64_t extra_native_bytes;
+    gch_parallel par;        /* the view's steps may take a second thread (all zero: not) */
     const uint8_t *retainers; /* with no_refs, per node: 0, 1 or 2 (more) edges of the
                                  whole snapshot point at it, when the edges given are
                                  only those the view asks about (the reader's lean

@@ -227,7 +227,8 @@ typedef struct v8_reader {
     int lean;                   /* the edges were read lean */
     int lean_tried;             /* lean edges were begun (even if the bulk path then gave up) */
     v8_prescan ps;              /* flags until the edges are read; then where the strings are */
-    uint8_t *lean_node;         /* per node: LN_ bits (while the edges are read) */
+    uint8_t *lean_node;         /* per node: LN_ bits and retainer count (while the edges
+                                   are read; then the retainers array) */
     uint8_t *retainers;         /* per node: 0, 1 or 2 (more) edges point at it */
     uint64_t g_m;               /* edges in the g_e arrays: edge_n, or the kept ones */
 } v8_reader;
@@ -992,8 +993,11 @@ enum {
                        shallow sizes may fold it into an owner */
     LN_NATIVE = 2,  /* DOM states flow between natives */
     LN_PLAIN = 4,   /* an object named Object: its property names make interfaces */
-    LN_ARRAY = 8    /* named Array, neither hidden, native, code nor a string: the
+    LN_ARRAY = 8,   /* named Array, neither hidden, native, code nor a string: the
                        Statistics count its "elements" */
+    LN_BITS = 15,
+    LN_RETAINER = 16 /* above the bits, the edges that point at the node: 0, 1 or 2
+                        (more), counted as they pass; the retainers array after */
 };
 
 static uint8_t lean_bits(const v8_reader *r, uint32_t type, uint32_t name)
@@ -1011,17 +1015,17 @@ static uint8_t lean_bits(const v8_reader *r, uint32_t type, uint32_t name)
     return b;
 }
 
-/* Whether the view without references asks about edge `from` -> `to`: a
+/* Whether the view without references asks about an edge of a node with
+ * bits s (lean_bits; from_root: the root's) to one with bits t: a
  * superset, per step of v8_devtools_run, of the edges that step looks at
  * (each step filters them again): every edge of the root (user roots);
  * the strong edges into nodes shallow sizes may fold; the edges DOM states
  * flow through (natives to natives); the property edges of plain objects
  * (interfaces); the internal "elements" edges of arrays (Statistics). */
-static inline int lean_keep(const v8_reader *r, size_t from, uint32_t to, uint8_t erole, uint32_t name)
+static inline int lean_keep(const v8_reader *r, int from_root, uint8_t s, uint8_t t, uint8_t erole, uint32_t name)
 {
-    if (from == r->root)
+    if (from_root)
         return 1;
-    uint8_t s = r->lean_node[from], t = r->lean_node[to];
     if (erole != ET_WEAK && (t & LN_OWNABLE))
         return 1;
     if (r->has_detachedness && (s & t & LN_NATIVE) && erole != ET_HIDDEN && erole != ET_INVISIBLE &&
@@ -1247,20 +1251,86 @@ typedef struct edge_pass {
 } edge_pass;
 
 /* Lean edges, once every node is read (the strings were looked at:
- * lean_strings): the per-node bits and retainer counts the edge pass
- * fills. Without memory for them every edge is kept, as before. */
+ * prescan_run): the per-node bits and retainer counts the edge pass
+ * fills (one byte a node for both: one cache miss an edge, not two).
+ * Without memory for them every edge is kept, as before. */
 static void lean_begin(v8_reader *r, size_t n)
 {
-    if (!(r->lean_node = gch_reallocarray(NULL, n ? n : 1, 1)) || !(r->retainers = gch_calloc(n ? n : 1, 1))) {
+    if (!(r->lean_node = gch_reallocarray(NULL, n ? n : 1, 1))) {
         v8_prescan_free(&r->ps);
-        gch_free(r->lean_node);
-        gch_free(r->retainers);
-        r->lean_node = r->retainers = NULL;
         return;
     }
     for (size_t i = 0; i < n; i++)
         r->lean_node[i] = lean_bits(r, r->g_type[i], r->g_name[i]);
     r->lean = r->lean_tried = 1;
+}
+
+/* The lean edge pass (edge_rows) with what it reads and counts in locals:
+ * the byte stores would otherwise make the compiler load the reader's
+ * fields again after each (a byte store may alias anything). Each edge is
+ * checked and counted as edge_row does it. */
+static int lean_rows(edge_pass *ep, const uint32_t *vals, size_t nrows)
+{
+    v8_reader *r = ep->r;
+    uint32_t *starts = ep->h->starts;
+    const size_t n = ep->h->n, root = r->root;
+    const unsigned ef = r->efields, etypes = r->etypes;
+    const int pt = ep->pos[EF_TYPE], pn = ep->pos[EF_NAME], pto = ep->pos[EF_TO];
+    const exact_div by = ep->by_fields;
+    const uint8_t *erole_of = r->edge_role;
+    uint8_t *ln = r->lean_node, *held = r->held, *etype = r->g_etype;
+    uint32_t *ename = r->g_ename, *eto = r->g_eto;
+    uint64_t m = r->g_m, cap = r->g_ecap, e = ep->e, left = ep->left, weak = 0, dropped = 0;
+    uint64_t top_name = 0, top_at = 0;
+    int named = 0, ok = 1;
+    size_t node = ep->node;
+    uint8_t s = node < n ? ln[node] & LN_BITS : 0;
+    for (size_t k = 0; k < nrows; k++) {
+        while (left == 0) {
+            if (++node >= n) {
+                ok = 0; /* more edges than the nodes have */
+                goto out;
+            }
+            left = starts[node + 1];
+            starts[node] = (uint32_t)m; /* that count is read: now the kept edges' start */
+            s = ln[node] & LN_BITS;
+        }
+        const uint32_t *row = vals + k * ef;
+        uint32_t type = row[pt], name = row[pn], target;
+        if (type >= etypes || !exact_quotient(&by, row[pto], &target) || target >= n) {
+            ok = 0;
+            goto out;
+        }
+        uint8_t role = erole_of[type];
+        if (role != ET_ELEMENT && role != ET_HIDDEN && (!named || name > top_name)) {
+            top_name = name;
+            top_at = e;
+            named = 1;
+        }
+        weak += role == ET_WEAK;
+        dropped += role == ET_SHORTCUT && node != root;
+        uint8_t t = ln[target];
+        ln[target] = (uint8_t)(t + (t < 2 * LN_RETAINER ? LN_RETAINER : 0));
+        if (m < cap && lean_keep(r, node == root, s, t, role, name)) {
+            etype[m] = (uint8_t)type;
+            ename[m] = name;
+            eto[m++] = target;
+        }
+        if (role != ET_WEAK && (role != ET_SHORTCUT || node == root)) /* essential() */
+            held[target] = 1;
+        e++;
+        left--;
+    }
+out:
+    if (named)
+        note_string_bulk(r, top_name, top_at * ef + ef - 1, 1);
+    r->weak_edges += weak;
+    r->dropped_shortcuts += dropped;
+    r->g_m = m;
+    ep->e = e;
+    ep->left = left;
+    ep->node = node;
+    return ok;
 }
 
 static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
@@ -1273,26 +1343,19 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
         lean_begin(r, ep->h->n);
         ep->lean = 0;
     }
+    if (r->lean)
+        return lean_rows(ep, vals, nrows);
     const unsigned ef = r->efields;
     for (size_t k = 0; k < nrows; k++) {
         while (ep->left == 0) {
             if (++ep->node >= ep->h->n)
                 return 0; /* more edges than the nodes have */
             ep->left = ep->h->starts[ep->node + 1];
-            if (r->lean) /* that count is read: starts[node] becomes the kept edges' start */
-                ep->h->starts[ep->node] = (uint32_t)r->g_m;
         }
         uint32_t type, name, target;
         if (!edge_row(r, vals + k * ef, ep->pos, &ep->by_fields, ep->h->n, ep->e, ep->node, &type, &name, &target))
             return 0;
-        if (r->lean) {
-            r->retainers[target] += r->retainers[target] < 2;
-            if (r->g_m < r->g_ecap && lean_keep(r, ep->node, target, r->edge_role[type], name)) {
-                r->g_etype[r->g_m] = (uint8_t)type;
-                r->g_ename[r->g_m] = name;
-                r->g_eto[r->g_m++] = target;
-            }
-        } else if (r->devtools && ep->e < r->g_ecap) {
+        if (r->devtools && ep->e < r->g_ecap) {
             r->g_etype[ep->e] = (uint8_t)type;
             r->g_ename[ep->e] = name;
             r->g_eto[ep->e] = target;
@@ -1362,20 +1425,36 @@ static void lean_end(v8_reader *r, bulk_heap *h, size_t last)
     r->g_eto = to ? to : r->g_eto;
     gch_free(r->ps.flag);
     r->ps.flag = NULL;
-    gch_free(r->lean_node);
+    for (size_t i = 0; i < h->n; i++) /* the bits are no longer needed: the counts stay */
+        r->lean_node[i] /= LN_RETAINER;
+    r->retainers = r->lean_node;
     r->lean_node = NULL;
 }
 
 /* Lean edges are possible when the strings that end the snapshot can be
- * looked at before the edges are read (v8_prescan). Returns the edges' ']'
- * when it was found back from the strings and the bytes before it back
- * the declared count (as list_close checks), else NULL (list_close finds
- * it). */
-static const unsigned char *lean_strings(v8_reader *r, const unsigned char *eopen, const unsigned char *end)
+ * looked at before the edges are read (v8_prescan). The look runs on a
+ * second thread while the nodes are parsed (it reads only the strings, at
+ * the other end of the input, and writes only r->ps, which nothing reads
+ * before the join). */
+typedef struct prescan_job {
+    const unsigned char *p, *end;
+    v8_prescan *ps;
+    int found;
+} prescan_job;
+
+static int prescan_run(void *arg)
 {
-    if (!v8_prescan_strings(eopen + 1, end, &r->ps))
-        return NULL; /* every edge then, as before */
-    const unsigned char *close = r->ps.edges_close;
+    prescan_job *j = arg;
+    j->found = v8_prescan_strings(j->p, j->end, j->ps);
+    return 0;
+}
+
+/* After the look (found: the strings were): the edges' ']' when it was
+ * found back from the strings and the bytes before it back the declared
+ * count (as list_close checks), else NULL (list_close finds it). */
+static const unsigned char *lean_close(const v8_reader *r, int found, const unsigned char *eopen)
+{
+    const unsigned char *close = found ? r->ps.edges_close : NULL;
     uint64_t room = close ? (uint64_t)(close - (eopen + 1)) / 2 + 1 : 0, rows = r->edge_count_decl;
     return close && rows <= room / r->efields ? close : NULL;
 }
@@ -1393,20 +1472,24 @@ static gch_status bulk_read(v8_reader *r, int *done)
     /* The lists' ends: the first ']' after the shortest list of their
      * declared counts (two bytes a value but the last). A count too large
      * finds the wrong ']', after which no edges follow, or values, which the
-     * parse then refuses. */
+     * parse then refuses. With lean edges the edges' end is found once the
+     * strings were looked at (from them, back), after the nodes. */
     const int counted = r->opts->skip_refs;
     bulk_reset(r);
     const unsigned char *nclose = list_close(nb, end, r->node_count_decl, r->nfields);
     const unsigned char *eopen = nclose ? edges_open_at(nclose + 1, end) : NULL;
-    const unsigned char *eclose = NULL;
-    if (eopen && counted && r->devtools && !r->no_lean)
-        eclose = lean_strings(r, eopen, end);
-    if (eopen && !eclose)
-        eclose = list_close(eopen + 1, end, r->edge_count_decl, r->efields);
-    if (!eclose) {
+    const int lean = eopen && counted && r->devtools && !r->no_lean;
+    const unsigned char *eclose = eopen && !lean ? list_close(eopen + 1, end, r->edge_count_decl, r->efields) : NULL;
+    if (!eopen || (!lean && !eclose)) {
         bulk_reset(r);
         return GCH_OK;
     }
+    prescan_job pj = { eopen + 1, end, &r->ps, 0 };
+    gch_thread scan;
+    int scanning = lean && gch_parallel_worth(&r->par, r->edge_count_decl) &&
+                   gch_thread_start(&scan, r->par.workers, prescan_run, &pj);
+    if (lean && !scanning)
+        prescan_run(&pj);
     bulk_heap h = { .n = (size_t)r->node_count_decl };
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
@@ -1419,18 +1502,30 @@ static gch_status bulk_read(v8_reader *r, int *done)
         ok = role_positions(r->edge_field, r->efields, EF_OTHER, ep.pos) && r->root_index % r->nfields == 0;
         if (ok && r->devtools && !bulk_edge_arrays(r, r->edge_count_decl, 1))
             st = oom(r);
-        ep.lean = r->ps.open != NULL;
         r->root = (size_t)(r->root_index / r->nfields);
         ep.node = (size_t)-1; /* edge_rows moves to node 0 first */
         edges.rows = edge_rows;
         edges.rows_ctx = &ep;
         edges.row_len = r->efields;
+        if (st == GCH_OK && ok)
+            ok = v8_bulk_parse_list(&nodes, r->opts); /* the edges below, once their end is known */
     } else if (st == GCH_OK && ok &&
                !(edges.out = gch_reallocarray(NULL, edges.count ? edges.count : 1, sizeof *edges.out))) {
         ok = 0; /* the careful path needs less memory */
     }
+    if (scanning)
+        gch_thread_join(&scan);
+    if (st == GCH_OK && np.oom)
+        st = oom(r);
+    if (st == GCH_OK && ok && lean) {
+        if (!(eclose = lean_close(r, pj.found, eopen)))
+            eclose = list_close(eopen + 1, end, r->edge_count_decl, r->efields);
+        edges.end = eclose;
+        ep.lean = r->ps.open != NULL;
+        ok = eclose != NULL;
+    }
     if (st == GCH_OK && ok) {
-        ok = v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
+        ok = counted ? v8_bulk_parse_list(&edges, r->opts) : v8_bulk_parse(&nodes, &edges, &r->par, r->opts);
         if (np.oom)
             st = oom(r);
     }
@@ -1582,10 +1677,15 @@ static int cmp_u32(const void *a, const void *b)
  * internal edges of hidden nodes) are skipped unread. */
 static void stat_names(v8_reader *r, uint8_t *bits)
 {
+    /* in locals: the byte stores would make the compiler read r's fields again */
+    const uint8_t *gtype = r->g_type, *etype = r->g_etype, *node_role = r->node_role, *edge_role = r->edge_role;
+    const uint32_t *ename = r->g_ename, *starts = r->has_pending ? r->pending.starts : NULL, *n_edges = r->n_edges;
+    uint8_t *eclass = r->eclass;
+    const size_t n = r->node_n;
     uint64_t e = 0, m = r->lean ? r->g_m : r->edge_n;
-    for (size_t i = 0; i < r->node_n && e < m; i++) {
-        uint64_t end = r->has_pending ? r->pending.starts[i + 1] : e + r->n_edges[i];
-        uint8_t nrole = r->node_role[r->g_type[i]];
+    for (size_t i = 0; i < n && e < m; i++) {
+        uint64_t end = starts ? starts[i + 1] : e + n_edges[i];
+        uint8_t nrole = node_role[gtype[i]];
         int object = nrole == NT_OBJECT;
         int array = !(nrole == NT_HIDDEN || nrole == NT_NATIVE || nrole == NT_CODE || nrole == NT_STRING ||
                       nrole == NT_CONS_STRING || nrole == NT_SLICED_STRING);
@@ -1594,10 +1694,10 @@ static void stat_names(v8_reader *r, uint8_t *bits)
             continue;
         }
         for (; e < end && e < m; e++) {
-            uint8_t role = r->edge_role[r->g_etype[e]];
-            uint32_t nm = r->g_ename[e];
+            uint8_t role = edge_role[etype[e]];
+            uint32_t nm = ename[e];
             if (role == ET_INTERNAL && array)
-                r->eclass[nm] = 1; /* to classify */
+                eclass[nm] = 1; /* to classify */
             else if (role == ET_PROPERTY && object)
                 bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
         }
@@ -1617,13 +1717,16 @@ static gch_status collect_wanted_graph(v8_reader *r)
     if (!bits || !(r->eclass = gch_calloc((size_t)(top ? top : 1), 1)))
         return gch_free(bits), oom(r);
     r->eclass_n = (size_t)top;
-    for (size_t i = 0; i < r->node_n; i++) {
+    const uint8_t *gtype = r->g_type, *node_role = r->node_role;
+    const uint32_t *gname = r->g_name;
+    const int keep_text = r->keep_text;
+    for (size_t i = 0, n = r->node_n; i < n; i++) {
         /* every name the view may compare (v8_devtools.c node_flags: a
          * closure, regexp or number named "Array" counts as a JS array) */
-        uint8_t role = r->node_role[r->g_type[i]];
+        uint8_t role = node_role[gtype[i]];
         int is_text = role == NT_STRING || role == NT_CONS_STRING || role == NT_SLICED_STRING;
-        if ((!is_text && role != NT_CODE) || (role == NT_STRING && r->keep_text))
-            bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
+        if ((!is_text && role != NT_CODE) || (role == NT_STRING && keep_text))
+            bits[gname[i] >> 3] |= (uint8_t)(1u << (gname[i] & 7));
     }
     if (r->opts->skip_refs) {
         stat_names(r, bits);
@@ -1638,9 +1741,10 @@ static gch_status collect_wanted_graph(v8_reader *r)
                 bits[nm >> 3] |= (uint8_t)(1u << (nm & 7));
         }
     }
-    size_t u = 0;
-    for (uint64_t k = 0; k < top; k++)
-        u += bits[k >> 3] >> (k & 7) & 1;
+    size_t u = 0; /* bits past top are never set */
+    for (uint64_t b = 0; b <= top / 8; b++)
+        for (unsigned x = bits[b]; x; x &= x - 1)
+            u++;
     r->wanted = gch_reallocarray(NULL, u ? u : 1, sizeof *r->wanted);
     r->str_off = gch_reallocarray(NULL, u ? u : 1, sizeof *r->str_off);
     if (!r->wanted || !r->str_off) {
@@ -1648,9 +1752,10 @@ static gch_status collect_wanted_graph(v8_reader *r)
         return oom(r);
     }
     u = 0;
-    for (uint64_t k = 0; k < top; k++)
-        if (bits[k >> 3] >> (k & 7) & 1)
-            r->wanted[u++] = (uint32_t)k;
+    for (uint64_t b = 0; b <= top / 8; b++)
+        for (unsigned x = bits[b], k = 0; x; x >>= 1, k++)
+            if (x & 1)
+                r->wanted[u++] = (uint32_t)(b * 8 + k);
     gch_free(bits);
     r->wanted_n = u;
     for (size_t i = 0; i < u; i++)
@@ -2215,7 +2320,8 @@ static gch_status devtools_view(v8_reader *r, devtools_run *dr)
                         .node_role = r->node_role, .edge_role = r->edge_role, .node_type_name = dr->type_names,
                         .no_refs = r->opts->skip_refs, .eclass = r->eclass, .eclass_n = r->eclass_n,
                         .str = graph_str, .str_ctx = &dr->strs,
-                        .extra_native_bytes = r->extra_native_bytes, .retainers = r->retainers };
+                        .extra_native_bytes = r->extra_native_bytes, .retainers = r->retainers,
+                        .par = r->par };
     st = v8_devtools_run(&dr->g, &dr->d, r->err);
     dr->done = st == GCH_OK;
     return st;
