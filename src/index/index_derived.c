@@ -561,7 +561,12 @@ static gch_status src_lookup(void *ctx, const gch_heap *heap, const uint32_t **s
     if (st != GCH_OK)
         return st;
     *increasing = 0;
-    if (!*sorted) { /* no order: the ids must rise (checked: a binary search relies on it) */
+    uint32_t pos;
+    if (!*sorted && gcx_chunk(k->ix, hi, GCX_OIDS, 0, 8, heap->object_count, 1,
+                              &(const void *){ NULL }, &pos, NULL) == GCH_OK &&
+        (k->ix->checked[pos] & GCX_RISING)) {
+        *increasing = 1; /* seen rising when the ids were loaded */
+    } else if (!*sorted) { /* no order: the ids must rise (checked: a binary search relies on it) */
         for (uint32_t i = 1; i < heap->object_count; i++)
             if (heap->object_id[i - 1] >= heap->object_id[i])
                 return gch_error_set(err, GCH_EFORMAT, "index: section %u: ids do not rise and "

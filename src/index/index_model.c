@@ -341,8 +341,13 @@ static void check_distinct_ids(loader *l, const gch_heap *h)
     unsigned falls = 0; /* no early exit: the loop vectorizes */
     for (uint32_t i = 1; i < n; i++)
         falls |= h->object_id[i - 1] >= h->object_id[i];
-    if (!falls)
+    if (!falls) { /* kept: the id lookup (src_lookup) need not look again */
+        uint32_t pos;
+        if (gcx_chunk(l->ix, l->heap, GCX_OIDS, 0, 8, n, 1, &(const void *){ NULL }, &pos,
+                      NULL) == GCH_OK)
+            l->ix->checked[pos] |= GCX_RISING;
         return;
+    }
     (void)gcx_get(l->ix, l->heap, GCX_IDOR, 0, 4, n, 1, gcx_ids_sorted, h, &l->st, l->err);
 }
 

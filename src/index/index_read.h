@@ -25,6 +25,7 @@ struct gch_index {
 
 #define GCX_SUMMED 1u
 #define GCX_VALUES 2u
+#define GCX_RISING 4u  /* OIDS: the ids rise in object order (seen on load) */
 
 /* The chunk tag of heap with elem-byte elements, count of them (UINT64_MAX:
  * any count), its checksum verified on first use: *out points at it (NULL
