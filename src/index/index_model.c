@@ -445,7 +445,10 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     }
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
-    if (!(flags & GCH_INDEX_REFS_LATER) && l->st == GCH_OK)
+    /* Later only without field names to show: a command that asks for them
+     * (retainers) reads them from the loaded heap, not through the analysis. */
+    int labels = (flags & GCH_INDEX_LABELS) && (r->has & GCX_HAS_LABELS);
+    if ((!(flags & GCH_INDEX_REFS_LATER) || labels) && l->st == GCH_OK)
         l->st = gcx_load_refs(l->ix, l->heap, h, (flags & GCH_INDEX_LABELS) != 0, l->err);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;
