@@ -7,6 +7,7 @@
  * before use, and a damaged derived chunk is computed instead. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -645,6 +646,120 @@ static void refs_later(void **state)
     free(b.p);
 }
 
+/* Elementwise checks run block by block behind the checksum (64 KiB
+ * blocks): a value out of bounds in a later block, or in the last bytes
+ * below a 32-byte stripe, is found and named with its offset; of two, the
+ * first; with the checksum wrong as well, the checksum's error (as when the
+ * checksum was checked whole first); on one thread and two alike. */
+static void checked_in_blocks(void **state)
+{
+    (void)state;
+    const uint32_t n = 40000; /* OTGT: 39,999 targets, 159,996 bytes: 2 blocks, a part, a tail */
+    static const struct {
+        size_t at, at2;
+        int sum_wrong;
+    } c[] = {
+        { 20000, 0, 0 },      /* in the second block */
+        { 39995, 0, 0 },      /* below the last stripe (bytes 159,968 on) */
+        { 30000, 100, 0 },    /* two: the first (100) is named */
+        { 30000, 0, 1 },      /* and the checksum wrong: its error first */
+        { (size_t)-1, 0, 0 }, /* none: the chain, loaded */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            membuf b = chain_index(n);
+            unsigned char *t = chunk(&b, "OTGT", 0);
+            uint64_t off = (uint64_t)(t - b.p);
+            if (c[k].at != (size_t)-1)
+                put32(t + c[k].at * 4, n);
+            if (c[k].at2)
+                put32(t + c[k].at2 * 4, n + 5);
+            fix(&b);
+            if (c[k].sum_wrong)
+                put32(t + 5 * 4, 7); /* a value in bounds, not the one summed */
+            gch_status st;
+            open_threads = threads;
+            gch_analysis *ia = open_index(&b, &st);
+            open_threads = 1;
+            if (c[k].at == (size_t)-1) {
+                assert_int_equal(st, GCH_OK);
+                gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+                assert_int_equal(h->out_target[h->out_start[20000]], 20001);
+                assert_int_equal(h->out_target[n - 2], n - 1);
+                gch_analysis_free(ia);
+                free(b.p);
+                continue;
+            }
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_null(ia);
+            assert_non_null(strstr(last_err.message, "chunk OTGT of section 0"));
+            if (c[k].sum_wrong) {
+                assert_non_null(strstr(last_err.message, "checksum mismatch"));
+                assert_int_equal(last_err.offset, off);
+            } else {
+                size_t first = c[k].at2 ? c[k].at2 : c[k].at;
+                char want[80];
+                snprintf(want, sizeof want, "element %zu out of bounds", first);
+                assert_non_null(strstr(last_err.message, want));
+                assert_int_equal(last_err.offset, off + first * 4);
+            }
+            free(b.p);
+        }
+    }
+}
+
+/* The sizes are summed without the big ones, added after, and the per-type
+ * totals count a big object's whole size: an index with a big object loads
+ * with its sizes and totals; a big slot moved to another object (as many
+ * slots as big sizes, but the listed object's is not big) or a type's bytes
+ * off by one are refused. */
+static void big_sizes_checked(void **state)
+{
+    (void)state;
+    const uint64_t big = 5ull << 32;
+    for (int k = 0; k < 3; k++) {
+        gch_dump *d = th_dump_new(4, 2, 1, 0);
+        gch_heap *h = d->heaps[0];
+        h->type_objects = gch_calloc(2, sizeof *h->type_objects);
+        h->type_bytes = gch_calloc(2, sizeof *h->type_bytes);
+        assert_non_null(h->type_objects);
+        assert_non_null(h->type_bytes);
+        for (uint32_t i = 0; i < 4; i++) {
+            h->object_id[i] = 10 + i;
+            h->object_type[i] = i % 2;
+            th_set_size(h, i, i == 1 ? big : 16);
+            h->type_objects[i % 2]++;
+            h->type_bytes[i % 2] += i == 1 ? big : 16;
+        }
+        h->total_size = 48 + big;
+        h->root_object[0] = 0;
+        h->root_raw_id[0] = 10;
+        membuf b = write_index(d);
+        if (k == 1) {
+            put32(chunk(&b, "OSIZ", 0) + 4, 16);
+            put32(chunk(&b, "OSIZ", 0) + 8, GCH_SIZE_BIG);
+        }
+        if (k == 2)
+            put64(chunk(&b, "TBYT", 0) + 8, 16 + big + 1);
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        if (k == 0) {
+            assert_int_equal(st, GCH_OK);
+            gch_heap *g = gch_analysis_dump(ia)->heaps[0];
+            assert_int_equal(gch_object_size(g, 1), big);
+            assert_int_equal(gch_object_size(g, 2), 16);
+            assert_int_equal(g->type_bytes[1], 16 + big);
+            gch_analysis_free(ia);
+        } else {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_non_null(strstr(last_err.message, k == 1 ? "object sizes disagree"
+                                                             : "the totals of type 1"));
+        }
+        free(b.p);
+    }
+}
+
 /* XXH64 against the reference implementation: each value is what xxhsum -H1
  * (xxHash 0.8.1, Debian's xxhash) prints for the n bytes (i * 31 + 7) & 255,
  * lengths chosen to end in every branch (the 1-byte, 4-byte and 8-byte
@@ -902,6 +1017,8 @@ int main(void)
         cmocka_unit_test(hostile_files),
         cmocka_unit_test(deep_chains),
         cmocka_unit_test(refs_later),
+        cmocka_unit_test(checked_in_blocks),
+        cmocka_unit_test(big_sizes_checked),
         cmocka_unit_test(preorder_types),
         cmocka_unit_test(alloc_failure),
     };
