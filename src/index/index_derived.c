@@ -596,6 +596,29 @@ static gch_status src_distance(void *ctx, const gch_heap *heap, int include_weak
     return GCH_OK;
 }
 
+/* The reached objects from the distance bytes (checked as for
+ * src_distance), without the 4-byte distances: refs' live column. */
+static gch_status src_reached(void *ctx, const gch_heap *heap, int include_weak, uint8_t *mask,
+                              int *found, gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    *found = 0;
+    if (!heap_index(k, heap, &hi))
+        return GCH_OK;
+    gch_status st = get_distances(k->ix, hi, heap, include_weak != 0, NULL, err);
+    if (st != GCH_OK)
+        return st;
+    const uint8_t *near = gcx_get(k->ix, hi, GCX_DIST, include_weak != 0, 1, heap->object_count,
+                                  1, NULL, NULL, &st, err);
+    if (!near)
+        return st;
+    for (uint32_t o = 0; o < heap->object_count; o++)
+        mask[o] = near[o] != GCX_DIST_NONE;
+    *found = 1;
+    return GCH_OK;
+}
+
 /* References not read at load (GCH_INDEX_REFS_LATER), asked for by an
  * analysis about to compute from them. */
 static gch_status src_refs(void *ctx, gch_heap *heap, gch_error *err)
@@ -624,6 +647,7 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(v
     k->src.lookup = src_lookup;
     k->src.distance = src_distance;
     k->src.refs = src_refs;
+    k->src.reached = src_reached;
     k->labels = labels;
     d->source = &k->src;
     d->release = gcx_keep_release;

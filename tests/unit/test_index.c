@@ -223,6 +223,25 @@ static void random_heaps(void **state)
         assert_int_equal(gch_index_hash(b.p, 0), 0xEF46DB3751D8E999ULL); /* XXH64 of nothing */
         compare(want->heaps[0], ia, gch_analysis_dump(ia)->heaps[0]);
         gch_analysis_free(ia);
+        /* The live set asked for first (refs' live column): from the
+         * distance bytes alone, against a marking of the heap. */
+        ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        int v = (k / 2) % 2;
+        uint8_t *mask;
+        const uint8_t *imask;
+        uint64_t lc, lb, ic, ib;
+        gch_live_options lo = { v, 1 };
+        assert_int_equal(gch_live_set_ex(want->heaps[0], &lo, &mask, &lc, &lb, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_live(ia, gch_analysis_dump(ia)->heaps[0], v, &imask, &ic, &ib,
+                                           NULL), GCH_OK);
+        same_arrays(imask, mask, want->heaps[0]->object_count);
+        assert_int_equal(ic, lc);
+        assert_int_equal(ib, lb);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), 0);
+        assert_null(gch_analysis_source_error(ia));
+        gch_free(mask);
+        gch_analysis_free(ia);
         gch_dump_free(want);
         free(b.p);
     }
@@ -708,6 +727,40 @@ static void checked_in_blocks(void **state)
     }
 }
 
+/* The live set asked for first comes from the distance bytes (the source's
+ * reached mask): on the chain from root 0, every object (by hand). Damaged
+ * distance bytes are an error the analysis keeps while it marks the heap
+ * itself: the same set. */
+static void live_first(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        membuf b = fixed_index();
+        if (k == 1) {
+            chunk(&b, "DIST", 0)[9] = 255; /* fewer reached than the tree's live objects */
+            fix(&b);
+        }
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        const uint8_t *m;
+        uint64_t c, bytes;
+        assert_int_equal(gch_analysis_live(ia, h, 0, &m, &c, &bytes, NULL), GCH_OK);
+        for (uint32_t i = 0; i < 10; i++)
+            assert_int_equal(m[i], 1);
+        assert_int_equal(c, 10);
+        assert_int_equal(bytes, 8 * 10 + 45);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), k);
+        if (k)
+            assert_non_null(strstr(gch_analysis_source_error(ia)->message, "DIST"));
+        else
+            assert_null(gch_analysis_source_error(ia));
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+}
+
 /* The sizes are summed without the big ones, added after, and the per-type
  * totals count a big object's whole size: an index with a big object loads
  * with its sizes and totals; a big slot moved to another object (as many
@@ -1019,6 +1072,7 @@ int main(void)
         cmocka_unit_test(refs_later),
         cmocka_unit_test(checked_in_blocks),
         cmocka_unit_test(big_sizes_checked),
+        cmocka_unit_test(live_first),
         cmocka_unit_test(preorder_types),
         cmocka_unit_test(alloc_failure),
     };
