@@ -23,7 +23,7 @@ static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *b
  * block by block behind the checksum. */
 static int elementwise(gcx_value_check check)
 {
-    return check == gcx_below32 || check == below8;
+    return check == gcx_below32 || check == below8 || check == gcx_parents_below;
 }
 
 /* Bytes summed, then checked while they are in the cache (a multiple of 32

@@ -113,6 +113,8 @@ int gcx_rising_below32(const void *data, uint64_t count, const void *ctx, uint64
 /* The id order: every object index of the gch_heap *ctx (whose object_id is
  * loaded), by strictly rising id (so the ids are distinct). */
 int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+/* Path parents: below *(const uint32_t *)ctx, GCH_PATH_ROOT or GCH_NONE. */
+int gcx_parents_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 /* CSR starts: from 0, never falling, ending at *(const uint64_t *)ctx. */
 int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 

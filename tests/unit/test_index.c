@@ -553,22 +553,42 @@ static void deep_chains(void **state)
      * depths all say "deep"; an unreached parent of a deep object; a far
      * distance below the byte's reach. Each is found, the paths or the
      * distances computed instead. */
-    for (int k = 0; k < 3; k++) {
-        b = chain_index(n);
-        if (k == 0)
-            put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
-        if (k == 1)
-            put32(chunk(&b, "PPAR", 0) + 500 * 4, GCH_NONE);
-        if (k == 2)
-            put32(chunk(&b, "DSTX", 0) + 4, 3);
-        fix(&b);
-        ia = open_index(&b, &st);
-        assert_int_equal(st, GCH_OK);
-        expect_chain(ia, n, 0);
-        assert_non_null(gch_analysis_source_error(ia));
-        print_message("%s\n", gch_analysis_source_error(ia)->message);
-        gch_analysis_free(ia);
-        free(b.p);
+    /* Then a depth off in the second half (the witness's second thread)
+     * and in both halves (the first half's is named). Each on one thread
+     * and on two: the same message. */
+    for (int k = 0; k < 5; k++) {
+        char first[sizeof last_err.message] = "";
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            b = chain_index(n);
+            if (k == 0)
+                put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
+            if (k == 1)
+                put32(chunk(&b, "PPAR", 0) + 500 * 4, GCH_NONE);
+            if (k == 2)
+                put32(chunk(&b, "DSTX", 0) + 4, 3);
+            if (k >= 3)
+                chunk(&b, "PDEP", 0)[450] = 7;
+            if (k == 4)
+                chunk(&b, "PDEP", 0)[100] = 7;
+            fix(&b);
+            open_threads = threads;
+            ia = open_index(&b, &st);
+            open_threads = 1;
+            assert_int_equal(st, GCH_OK);
+            expect_chain(ia, n, 0);
+            assert_non_null(gch_analysis_source_error(ia));
+            const char *msg = gch_analysis_source_error(ia)->message;
+            print_message("%s\n", msg);
+            if (k >= 3)
+                assert_non_null(strstr(msg, k == 3 ? "PDEP of section 0: element 450 "
+                                                   : "PDEP of section 0: element 100 "));
+            if (threads == 1)
+                snprintf(first, sizeof first, "%s", msg);
+            else
+                assert_string_equal(msg, first);
+            gch_analysis_free(ia);
+            free(b.p);
+        }
     }
 }
 
