@@ -240,12 +240,55 @@ static void test_second_strings_array(void **state)
     free(text);
 }
 
+/* DevTools counts any node named "Array" that is not hidden, native, code
+ * or a string as a JS array (calculateStatistics): here a closure and a
+ * regexp, with no object of that name. Every way of reading keeps the
+ * name (once, a load without references dropped it: fuzz_v8 found it). */
+static void test_array_named_closure(void **state)
+{
+    (void)state;
+    static const v8w_node few[] = {
+        { "synthetic", "", 1, 0, 0 },
+        { "closure", "Array", 3, 32, 0 },
+        { "regexp", "Array", 5, 16, 0 },
+        { "object", "Foo", 7, 8, 0 },
+    };
+    static const v8w_edge to_each[] = {
+        { 0, 1, "element", NULL, 1 }, { 0, 2, "element", NULL, 2 }, { 0, 3, "element", NULL, 3 },
+    };
+    v8w_spec sp = { few, 4, to_each, 3, 1, 0, 0, 0, 0 };
+    size_t len;
+    char *text = v8w_write(&sp, &len);
+    assert_non_null(text);
+    for (int way = 0; way < 6; way++) {
+        gch_load_options o = { 0 };
+        o.skip_refs = way % 3 == 0;
+        o.skip_labels = way % 3 == 1;
+        gch_dump *d = NULL;
+        gch_error err;
+        chunks ch = { text, len, 7 };
+        gch_source src = { chunk_read, &ch };
+        gch_status st = way < 3 ? gch_read_v8_buffer(text, len, &o, &d, &err) : gch_read_v8(&src, &o, &d, &err);
+        assert_int_equal(st, GCH_OK);
+        const gch_heap *h = d->heaps[0];
+        const char *js = NULL;
+        for (size_t i = 0; i < h->meta_count; i++)
+            if (strcmp(h->meta[i].key, "statistics_js_arrays") == 0)
+                js = h->meta[i].value;
+        assert_non_null(js);
+        assert_string_equal(js, "48"); /* 32 + 16: neither has elements */
+        gch_dump_free(d);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prescan_by_hand),
         cmocka_unit_test(test_lean_equals_every_edge),
         cmocka_unit_test(test_second_strings_array),
+        cmocka_unit_test(test_array_named_closure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

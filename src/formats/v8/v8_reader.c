@@ -1237,6 +1237,7 @@ static gch_status bulk_edges(v8_reader *r, uint32_t *vals, bulk_heap *h, int *ok
 typedef struct edge_pass {
     v8_reader *r;
     const bulk_heap *h;
+    const node_pass *np; /* the nodes read before these edges */
     int pos[EF_OTHER];
     exact_div by_fields;
     size_t node;        /* the node whose edges come */
@@ -1266,6 +1267,8 @@ static int edge_rows(void *ctx, const uint32_t *vals, size_t nrows)
 {
     edge_pass *ep = ctx;
     v8_reader *r = ep->r;
+    if (ep->np->i != ep->h->n)
+        return 0; /* fewer nodes than declared: their edge counts were never read (the careful path says so) */
     if (ep->lean) {
         lean_begin(r, ep->h->n);
         ep->lean = 0;
@@ -1408,7 +1411,7 @@ static gch_status bulk_read(v8_reader *r, int *done)
     node_pass np;
     v8_list nodes = { nb, nclose, NULL, h.n * r->nfields, node_rows, &np, r->nfields };
     v8_list edges = { eopen + 1, eclose, NULL, (size_t)r->edge_count_decl * r->efields, NULL, NULL, 0 };
-    edge_pass ep = { r, &h, { 0 }, exact_div_by(r->nfields), 0, 0, 0, 0 };
+    edge_pass ep = { r, &h, &np, { 0 }, exact_div_by(r->nfields), 0, 0, 0, 0 };
     int ok;
     gch_status st = node_pass_begin(r, &h, &np, &ok);
     if (st == GCH_OK && ok && counted) {
@@ -1615,9 +1618,11 @@ static gch_status collect_wanted_graph(v8_reader *r)
         return gch_free(bits), oom(r);
     r->eclass_n = (size_t)top;
     for (size_t i = 0; i < r->node_n; i++) {
+        /* every name the view may compare (v8_devtools.c node_flags: a
+         * closure, regexp or number named "Array" counts as a JS array) */
         uint8_t role = r->node_role[r->g_type[i]];
-        if (role == NT_OBJECT || role == NT_NATIVE || role == NT_HIDDEN || role == NT_ARRAY ||
-            role == NT_SYNTHETIC || (role == NT_STRING && r->keep_text))
+        int is_text = role == NT_STRING || role == NT_CONS_STRING || role == NT_SLICED_STRING;
+        if ((!is_text && role != NT_CODE) || (role == NT_STRING && r->keep_text))
             bits[r->g_name[i] >> 3] |= (uint8_t)(1u << (r->g_name[i] & 7));
     }
     if (r->opts->skip_refs) {
