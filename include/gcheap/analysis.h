@@ -181,6 +181,11 @@ typedef struct gch_analysis_source {
      * before the analysis computes from them; an error is the analysis
      * call's error (nothing else can answer it). */
     gch_status (*refs)(void *ctx, gch_heap *heap, gch_error *err);
+    /* Which objects the roots reach, into mask (object_count bytes, each
+     * set to 0 or 1): what the distances say, without building them. May
+     * be NULL. */
+    gch_status (*reached)(void *ctx, const gch_heap *heap, int include_weak, uint8_t *mask,
+                          int *found, gch_error *err);
 } gch_analysis_source;
 
 /* The first error a source gave (its structure was computed instead), or

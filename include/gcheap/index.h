@@ -84,7 +84,9 @@ int gch_index_is_index(const void *data, size_t n);
  * out_target and out_label stay NULL (refs_loaded 1) until an analysis
  * that must compute from the references asks the dump's source for them
  * (gch_analysis_source.refs), for a caller that reads references only
- * through a gch_analysis (its trees, paths, distances). */
+ * through a gch_analysis (its trees, paths, distances). With LABELS, a heap
+ * that has labels reads its references now all the same (a caller shows
+ * the labels of the heap it holds: retainers' field names). */
 #define GCH_INDEX_LABELS     0x1u
 #define GCH_INDEX_REFS_LATER 0x2u
 

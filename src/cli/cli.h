@@ -89,7 +89,9 @@ typedef struct cli_input {
                                     totals and anomalies: objects need not be stored */
 #define CLI_REFS_LATER 0x80u /* the report reads references only through the analysis
                                 (trees, paths, distances): from an index they are read
-                                and checked only when the analysis must compute */
+                                and checked only when the analysis must compute;
+                                with CLI_NEEDS_LABELS, a heap with labels reads them
+                                at load all the same */
 
 /* What cli_load keeps (a bit set). */
 #define CLI_LOAD_REFS   0x1
@@ -137,7 +139,8 @@ struct cli_spec {
     const char *too_many;           /* "too many arguments (expected ...)" text, or NULL */
     unsigned flags;                 /* CLI_NEEDS_REFS, CLI_TWO_DUMPS, ... */
     /* Optional hooks. needs_refs overrides CLI_NEEDS_REFS (options decide;
-     * nonzero loads references, and the CLI_LOAD_PAYLOADS bit payloads too);
+     * nonzero loads references, and the CLI_LOAD_PAYLOADS bit payloads too,
+     * the CLI_LOAD_REFS_LATER bit as CLI_REFS_LATER does for these options);
      * check: rules between options, before loading (0 or cli_usage_error);
      * prepare: after loading, before warnings; release: frees what options
      * and hooks kept in the state (called on every path). */

@@ -32,6 +32,16 @@ static const cli_option retainers_options[] = {
     OPT_END
 };
 
+/* The shortest path of each ID reads the references only through the
+ * analysis (its path tree; the field names, when the heap has them, are
+ * loaded at once): from an index they wait until the analysis must compute
+ * (CLI_LOAD_REFS_LATER). --all, --type and --dominators read them directly. */
+static int retainers_needs_refs(const void *state)
+{
+    const retainers_state *s = state;
+    return CLI_LOAD_REFS | (!s->all && !s->type && !s->dominators ? CLI_LOAD_REFS_LATER : 0);
+}
+
 static const retainers_state defaults = { .max_paths = 10, .depth = UINT64_MAX };
 static const char description[] =
     "Why an object is alive: the shortest reference path from a strong GC root to\n"
@@ -588,6 +598,6 @@ const cli_spec retainers_command = {
              "       gcheap retainers [OPTIONS] DUMP --type NAME",
     .description = description, .options = retainers_options,
     .state_size = sizeof(retainers_state), .defaults = &defaults, .min_args = 1, .max_args = -1,
-    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .check = retainers_check, .prepare = retainers_prepare,
+    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .needs_refs = retainers_needs_refs, .check = retainers_check, .prepare = retainers_prepare,
     .report = retainers_report, .release = retainers_release,
 };

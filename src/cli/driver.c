@@ -61,7 +61,7 @@ static int load_needs(const cli_run *run)
                ((spec->flags & CLI_NEEDS_LABELS) ? CLI_LOAD_LABELS : 0);
     if ((spec->flags & CLI_TYPE_TOTALS_OK) && !(refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_TYPE_TOTALS;
-    if ((spec->flags & CLI_REFS_LATER) && (refs & CLI_LOAD_REFS))
+    if (((spec->flags & CLI_REFS_LATER) || (wanted & CLI_LOAD_REFS_LATER)) && (refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_REFS_LATER;
     return refs;
 }

@@ -500,6 +500,29 @@ gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int incl
     return GCH_OK;
 }
 
+/* The live count and bytes of a reached mask (0 or 1 per object), unless
+ * known: in loops without a branch (they vectorize), big sizes after. */
+static void live_totals(const gch_heap *heap, const uint8_t *mask, view *v)
+{
+    if (v->has_totals)
+        return;
+    uint64_t c = 0, b = 0;
+    const uint8_t *restrict m = mask;
+    const uint32_t *restrict size32 = heap->object_size32;
+    for (uint32_t o = 0; o < heap->object_count; o++) {
+        c += m[o];
+        b += size32[o] & (0u - (uint32_t)m[o]);
+    }
+    for (uint32_t k = 0; k < heap->big_size_count; k++) {
+        uint32_t o = heap->big_size_object[k];
+        if (o < heap->object_count && m[o] && size32[o] == GCH_SIZE_BIG)
+            b += heap->big_size_value[k] - GCH_SIZE_BIG;
+    }
+    v->live_count = c;
+    v->live_bytes = b;
+    v->has_totals = 1;
+}
+
 gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_weak,
                              const uint8_t **live, uint64_t *count, uint64_t *bytes,
                              gch_error *err)
@@ -515,6 +538,25 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         v->live_bytes = v->tree.live_bytes;
         v->has_totals = 1;
     }
+    if (live && !v->live && !v->parts && !v->dist && a->src && a->src->reached &&
+        !v->reached_asked) {
+        /* The source says which objects are reached: no distances built. */
+        v->reached_asked = 1;
+        uint32_t n = heap->object_count;
+        uint8_t *mask = gch_calloc(n ? n : 1, 1);
+        if (!mask)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory");
+        int found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        gch_status st = a->src->reached(a->src->ctx, heap, include_weak, mask, &found, &e);
+        if (from_source(a, st, found, &e)) {
+            live_totals(heap, mask, v);
+            v->live = mask;
+        } else {
+            gch_free(mask);
+        }
+    }
     if (live && !v->live && !v->parts && source_distance(a, heap, v, include_weak)) {
         /* The source's distances say which objects are reached: no walk. */
         uint32_t n = heap->object_count;
@@ -522,12 +564,21 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
         if (!mask)
             return gch_error_set(err, GCH_ENOMEM, "out of memory");
         uint64_t c = 0, b = 0;
-        for (uint32_t o = 0; o < n; o++) { /* no branch on the object: most are live */
-            unsigned in = v->dist[o] != GCH_NONE;
-            uint32_t s32 = heap->object_size32[o];
-            mask[o] = (uint8_t)in;
+        /* No branch, no call, no pointer reloaded after a byte store: the
+         * loop vectorizes. */
+        const uint32_t *restrict dist = v->dist, *restrict size32 = heap->object_size32;
+        uint8_t *restrict m = mask;
+        for (uint32_t o = 0; o < n; o++) {
+            uint32_t in = dist[o] != GCH_NONE;
+            m[o] = (uint8_t)in;
             c += in;
-            b += !in ? 0 : s32 != GCH_SIZE_BIG ? s32 : gch_heap_big_size(heap, o);
+            b += size32[o] & (0u - in);
+        }
+        /* A big size counted as GCH_SIZE_BIG above: the rest of it. */
+        for (uint32_t k = 0; k < heap->big_size_count; k++) {
+            uint32_t o = heap->big_size_object[k];
+            if (o < n && mask[o] && heap->object_size32[o] == GCH_SIZE_BIG)
+                b += heap->big_size_value[k] - GCH_SIZE_BIG;
         }
         v->live = mask;
         if (!v->has_totals) {

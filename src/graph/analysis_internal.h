@@ -23,6 +23,7 @@ typedef struct view {
     int paths_asked;       /* the source was asked (once) */
     uint32_t *dist;        /* distances from the roots, or NULL */
     int dist_borrowed, dist_asked;
+    int reached_asked;       /* the source asked for the reached mask (gch_analysis_live) */
     uint8_t *depth8;       /* path depths in a byte (gch_analysis_path_depths), or NULL */
 } view;
 

@@ -7,6 +7,7 @@
 #include "gcheap/alloc.h"
 #include "gcheap/analysis.h"
 #include "gcheap/index.h"
+#include "gcheap/task.h"
 #include "index_read.h"
 
 struct gcx_keep {
@@ -21,6 +22,13 @@ struct gcx_keep {
 };
 
 /* ---- value checks of the derived chunks ---- */
+
+/* The depth witness's context: the parents (checked in bounds) and the
+ * index's threads (gch_index_set_threads). */
+typedef struct witness_ctx {
+    const uint32_t *parent;
+    unsigned threads;
+} witness_ctx;
 
 /* Preorder: live objects, each once. A bit per object; the loop has no
  * early exit (the first bad element is searched for only when one is
@@ -74,18 +82,20 @@ static int idom_before(const void *data, uint64_t count, const void *ctx, uint64
         }
 }
 
-/* Path parents: objects, GCH_PATH_ROOT or GCH_NONE. */
-static int parents_in_bounds(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+/* Path parents: objects (below *(const uint32_t *)ctx, the object count),
+ * GCH_PATH_ROOT or GCH_NONE. Each value alone: checked behind the
+ * checksum, block by block (gcx_get). */
+int gcx_parents_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *p = data;
-    (void)ctx;
+    uint32_t n = *(const uint32_t *)ctx;
     uint32_t bad = 0;
     for (uint64_t i = 0; i < count; i++)
-        bad |= p[i] >= count && p[i] < GCH_PATH_ROOT;
+        bad |= p[i] >= n && p[i] < GCH_PATH_ROOT;
     if (!bad)
         return 1;
     for (uint64_t i = 0;; i++)
-        if (p[i] >= count && p[i] < GCH_PATH_ROOT) {
+        if (p[i] >= n && p[i] < GCH_PATH_ROOT) {
             *bad_at = i;
             return 0;
         }
@@ -127,45 +137,86 @@ static int deep_walks_end(const uint32_t *p, const uint8_t *d, uint64_t n, uint6
     return ok;
 }
 
-/* Path depths, the witness that the parents (ctx, in bounds) hold no
- * cycle: a root object's is 0, an unreached object's GCX_DEPTH_DEEP, any
- * other's its parent's plus one (GCX_DEPTH_DEEP from there on). Then the
- * parents strictly lower the depth but among deep objects, walked. */
-static int depth_witness(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+/* One stretch [from, to) of the depth witness's streaming pass: *bad the
+ * first element whose depth is not its parent's plus one (to when none),
+ * *deep whether a deep object with a parent is there. */
+typedef struct witness_part {
+    const uint8_t *d;
+    const uint32_t *p;
+    uint64_t count, from, to, bad;
+    uint32_t deep;
+} witness_part;
+
+static unsigned depth_wanted(const uint8_t *d, const uint32_t *p, uint64_t count, uint64_t j)
 {
-    const uint8_t *d = data;
-    const uint32_t *p = ctx;
+    uint32_t q = p[j];
+    unsigned above = q < count ? d[q] : 0u;
+    return q == GCH_NONE ? GCX_DEPTH_DEEP
+           : q == GCH_PATH_ROOT ? 0u
+           : above >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : above + 1u;
+}
+
+static int witness_stretch(void *arg)
+{
+    witness_part *w = arg;
+    const uint8_t *d = w->d;
+    const uint32_t *p = w->p;
+    uint64_t count = w->count, i = w->from, block = w->from;
     uint32_t bad = 0, deep = 0;
-    uint64_t i = 0;
+    w->bad = w->to;
     /* In blocks without an exit, the parents' depths fetched ahead (they
      * lie anywhere): the reads overlap. */
-    for (uint64_t end = 0; !bad && i < count; i = end) {
-        end = count - i > 4096 ? i + 4096 : count;
+    for (uint64_t end = 0; !bad && i < w->to; i = end) {
+        block = i;
+        end = w->to - i > 4096 ? i + 4096 : w->to;
         for (uint64_t j = i; j < end; j++) {
             if (j + 32 < count && p[j + 32] < count)
                 __builtin_prefetch(&d[p[j + 32]]);
-            uint32_t q = p[j];
-            unsigned above = q < count ? d[q] : 0u;
-            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
-                            : q == GCH_PATH_ROOT ? 0u
-                            : above >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : above + 1u;
-            bad |= d[j] != want;
-            deep |= d[j] == GCX_DEPTH_DEEP && q < count;
+            bad |= d[j] != depth_wanted(d, p, count, j);
+            deep |= d[j] == GCX_DEPTH_DEEP && p[j] < count;
         }
     }
-    if (bad) { /* the block again, to name the first bad element */
-        for (uint64_t j = (i - 1) / 4096 * 4096;; j++) {
-            uint32_t q = p[j];
-            unsigned want = q == GCH_NONE ? GCX_DEPTH_DEEP
-                            : q == GCH_PATH_ROOT ? 0u
-                            : d[q] >= GCX_DEPTH_DEEP - 1 ? GCX_DEPTH_DEEP : d[q] + 1u;
-            if (d[j] != want) {
-                *bad_at = j;
-                return 0;
+    if (bad) /* the block again, to name the first bad element */
+        for (uint64_t j = block;; j++)
+            if (d[j] != depth_wanted(d, p, count, j)) {
+                w->bad = j;
+                break;
             }
-        }
+    w->deep = deep;
+    return 0;
+}
+
+/* With one thread per core (0), a witness this short runs in one stretch:
+ * less time than a thread to start. */
+#define GCX_WITNESS_SPLIT_MIN (1u << 20)
+
+/* Path depths, the witness that the parents (ctx: a witness_ctx, parents
+ * in bounds) hold no cycle: a root object's is 0, an unreached object's
+ * GCX_DEPTH_DEEP, any other's its parent's plus one (GCX_DEPTH_DEEP from
+ * there on). Then the parents strictly lower the depth but among deep
+ * objects, walked. The streaming pass (random reads of the parents'
+ * depths) runs in two halves on two threads when the index has them; the
+ * first bad element is the first half's, else the second's, as in one
+ * pass. */
+static int depth_witness(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    const witness_ctx *c = ctx;
+    const uint8_t *d = data;
+    const uint32_t *p = c->parent;
+    uint64_t half = count / 2;
+    int split = c->threads != 1 && half > 0 && (c->threads != 0 || count >= GCX_WITNESS_SPLIT_MIN);
+    witness_part a = { d, p, count, 0, split ? half : count, 0, 0 };
+    witness_part b = { d, p, count, half, count, count, 0 };
+    /* The second half on a thread (without one, it runs in
+     * gch_task_finish; out of memory, in gch_task_start). */
+    gch_task *t = split ? gch_task_start(c->threads, witness_stretch, &b) : NULL;
+    witness_stretch(&a);
+    gch_task_finish(t);
+    if (a.bad < a.to || (split && b.bad < b.to)) {
+        *bad_at = a.bad < a.to ? a.bad : b.bad;
+        return 0;
     }
-    return !deep || deep_walks_end(p, d, count, bad_at);
+    return !(a.deep | (split ? b.deep : 0)) || deep_walks_end(p, d, count, bad_at);
 }
 
 /* Distances: ctx the counts they must agree with. */
@@ -338,8 +389,9 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     uint32_t n = h->object_count;
     gcx_limit32 records = { h->root_count, 0 };
     memset(p, 0, sizeof *p);
-    p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, parents_in_bounds, NULL, &st, err);
-    if (p->parent && !gcx_get(ix, hi, GCX_PDEP, view, 1, n, 1, depth_witness, p->parent, &st, err))
+    p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, gcx_parents_below, &n, &st, err);
+    witness_ctx w = { p->parent, ix->threads };
+    if (p->parent && !gcx_get(ix, hi, GCX_PDEP, view, 1, n, 1, depth_witness, &w, &st, err))
         p->parent = NULL;
     if (p->parent)
         p->objects = gcx_get(ix, hi, GCX_PROB, view, 4, UINT64_MAX, 1, gcx_rising_below32, &n, &st, err);
@@ -561,7 +613,12 @@ static gch_status src_lookup(void *ctx, const gch_heap *heap, const uint32_t **s
     if (st != GCH_OK)
         return st;
     *increasing = 0;
-    if (!*sorted) { /* no order: the ids must rise (checked: a binary search relies on it) */
+    uint32_t pos;
+    if (!*sorted && gcx_chunk(k->ix, hi, GCX_OIDS, 0, 8, heap->object_count, 1,
+                              &(const void *){ NULL }, &pos, NULL) == GCH_OK &&
+        (k->ix->checked[pos] & GCX_RISING)) {
+        *increasing = 1; /* seen rising when the ids were loaded */
+    } else if (!*sorted) { /* no order: the ids must rise (checked: a binary search relies on it) */
         for (uint32_t i = 1; i < heap->object_count; i++)
             if (heap->object_id[i - 1] >= heap->object_id[i])
                 return gch_error_set(err, GCH_EFORMAT, "index: section %u: ids do not rise and "
@@ -587,6 +644,29 @@ static gch_status src_distance(void *ctx, const gch_heap *heap, int include_weak
     if (st != GCH_OK)
         return st;
     *dist = d;
+    *found = 1;
+    return GCH_OK;
+}
+
+/* The reached objects from the distance bytes (checked as for
+ * src_distance), without the 4-byte distances: refs' live column. */
+static gch_status src_reached(void *ctx, const gch_heap *heap, int include_weak, uint8_t *mask,
+                              int *found, gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    *found = 0;
+    if (!heap_index(k, heap, &hi))
+        return GCH_OK;
+    gch_status st = get_distances(k->ix, hi, heap, include_weak != 0, NULL, err);
+    if (st != GCH_OK)
+        return st;
+    const uint8_t *near = gcx_get(k->ix, hi, GCX_DIST, include_weak != 0, 1, heap->object_count,
+                                  1, NULL, NULL, &st, err);
+    if (!near)
+        return st;
+    for (uint32_t o = 0; o < heap->object_count; o++)
+        mask[o] = near[o] != GCX_DIST_NONE;
     *found = 1;
     return GCH_OK;
 }
@@ -619,6 +699,7 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(v
     k->src.lookup = src_lookup;
     k->src.distance = src_distance;
     k->src.refs = src_refs;
+    k->src.reached = src_reached;
     k->labels = labels;
     d->source = &k->src;
     d->release = gcx_keep_release;

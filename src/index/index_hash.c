@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gcheap/index.h"
+#include "index_read.h"
 
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
@@ -43,20 +44,39 @@ static inline uint64_t merge(uint64_t acc, uint64_t v)
     return acc * P1 + P4;
 }
 
-uint64_t gch_index_hash(const void *data, size_t n)
+void gcx_hash_begin(gcx_hash *s)
 {
-    const unsigned char *p = data, *end = p + n;
+    s->v[0] = P1 + P2;
+    s->v[1] = P2;
+    s->v[2] = 0;
+    s->v[3] = 0 - P1;
+    s->stripes = 0;
+}
+
+void gcx_hash_stripes(gcx_hash *s, const void *data, size_t n)
+{
+    const unsigned char *p = data, *end = p + n / 32 * 32;
+    uint64_t v1 = s->v[0], v2 = s->v[1], v3 = s->v[2], v4 = s->v[3];
+    for (; p < end; p += 32) {
+        v1 = round1(v1, read64(p));
+        v2 = round1(v2, read64(p + 8));
+        v3 = round1(v3, read64(p + 16));
+        v4 = round1(v4, read64(p + 24));
+    }
+    s->v[0] = v1;
+    s->v[1] = v2;
+    s->v[2] = v3;
+    s->v[3] = v4;
+    s->stripes += n / 32;
+}
+
+uint64_t gcx_hash_end(const gcx_hash *s, const void *tail, size_t n)
+{
+    const unsigned char *p = tail, *end = p + n % 32;
     uint64_t h;
-    if (n >= 32) {
-        uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
-        const unsigned char *limit = end - 32;
-        do {
-            v1 = round1(v1, read64(p));
-            v2 = round1(v2, read64(p + 8));
-            v3 = round1(v3, read64(p + 16));
-            v4 = round1(v4, read64(p + 24));
-            p += 32;
-        } while (p <= limit);
+    n += (size_t)(s->stripes * 32);
+    if (s->stripes) {
+        uint64_t v1 = s->v[0], v2 = s->v[1], v3 = s->v[2], v4 = s->v[3];
         h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
         h = merge(h, v1);
         h = merge(h, v2);
@@ -87,4 +107,13 @@ uint64_t gch_index_hash(const void *data, size_t n)
     h *= P3;
     h ^= h >> 32;
     return h;
+}
+
+uint64_t gch_index_hash(const void *data, size_t n)
+{
+    gcx_hash s;
+    gcx_hash_begin(&s);
+    size_t whole = n / 32 * 32;
+    gcx_hash_stripes(&s, data, whole);
+    return gcx_hash_end(&s, (const unsigned char *)data + whole, n - whole);
 }

@@ -17,25 +17,100 @@ typedef struct loader {
     gch_status st;
 } loader;
 
+static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+
+/* A check of each element alone (not of one against another): it runs
+ * block by block behind the checksum. */
+static int elementwise(gcx_value_check check)
+{
+    return check == gcx_below32 || check == below8 || check == gcx_parents_below;
+}
+
+/* Bytes summed, then checked while they are in the cache (a multiple of 32
+ * and of every element size). */
+#define GCX_FUSED_BLOCK (64u << 10)
+
+/* The checksum and an elementwise check of the chunk at pos in one pass:
+ * 1 when the checksum matches (*bad: whether a value is out of bounds,
+ * *bad_at the first), 0 when it does not (then the values do not matter:
+ * the checksum's error comes first, as when checked one after the other). */
+static int sum_and_check(gch_index *ix, uint32_t pos, const unsigned char *p,
+                         gcx_value_check check, const void *ctx, int *bad, uint64_t *bad_at)
+{
+    const gcx_toc *t = &ix->toc[pos];
+    uint64_t bytes = t->count * t->elem_size, off = 0;
+    gcx_hash hs;
+    gcx_hash_begin(&hs);
+    *bad = 0;
+    for (; bytes - off >= 32; off += GCX_FUSED_BLOCK) {
+        uint64_t len = bytes - off < GCX_FUSED_BLOCK ? (bytes - off) / 32 * 32 : GCX_FUSED_BLOCK;
+        gcx_hash_stripes(&hs, p + off, (size_t)len);
+        uint64_t at = 0;
+        if (!*bad && !check(p + off, len / t->elem_size, ctx, &at)) {
+            *bad = 1;
+            *bad_at = off / t->elem_size + at;
+        }
+        if (len < GCX_FUSED_BLOCK) {
+            off += len;
+            break;
+        }
+    }
+    if (gcx_hash_end(&hs, p + off, (size_t)(bytes - off)) != t->checksum)
+        return 0;
+    uint64_t at = 0; /* the last elements, below a stripe */
+    if (!*bad && !check(p + off, (bytes - off) / t->elem_size, ctx, &at)) {
+        *bad = 1;
+        *bad_at = off / t->elem_size + at;
+    }
+    return 1;
+}
+
+static gch_status out_of_bounds(gch_index *ix, uint32_t pos, uint32_t heap, uint64_t at,
+                                gch_error *err)
+{
+    char name[5];
+    for (int i = 0; i < 4; i++)
+        name[i] = (char)(ix->toc[pos].tag >> (8 * i));
+    name[4] = '\0';
+    return gch_error_at(err, ix->toc[pos].offset + at * ix->toc[pos].elem_size,
+                        "index: chunk %s of section %u: element %llu out of bounds", name, heap,
+                        (unsigned long long)at);
+}
+
 const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
                     uint64_t count, int required, gcx_value_check check, const void *ctx,
                     gch_status *st, gch_error *err)
 {
     const void *p;
     uint32_t pos;
+    /* Neither summed nor checked, with a check of elements alone: both in
+     * one pass (gcx_chunk's checksum message when it does not match). */
+    *st = gcx_find(ix, heap, tag, view, elem, count, required, 0, &p, &pos, err);
+    if (*st == GCH_OK && p && check && elementwise(check) && !(ix->checked[pos] & GCX_SUMMED)) {
+        int bad;
+        uint64_t at = 0;
+        if (!sum_and_check(ix, pos, p, check, ctx, &bad, &at)) {
+            *st = gcx_chunk(ix, heap, tag, view, elem, count, required, &p, &pos, err);
+            if (*st == GCH_OK) /* summed twice, differently: never, but not a chunk to use */
+                *st = gch_error_at(err, ix->toc[pos].offset, "index: section %u: checksum "
+                                   "mismatch", heap);
+            return NULL;
+        }
+        ix->checked[pos] |= GCX_SUMMED;
+        if (bad) {
+            *st = out_of_bounds(ix, pos, heap, at, err);
+            return NULL;
+        }
+        ix->checked[pos] |= GCX_VALUES;
+        return p;
+    }
     *st = gcx_chunk(ix, heap, tag, view, elem, count, required, &p, &pos, err);
     if (*st != GCH_OK || !p)
         return NULL;
     if (check && !(ix->checked[pos] & GCX_VALUES)) {
         uint64_t at = 0;
         if (!check(p, ix->toc[pos].count, ctx, &at)) {
-            char name[5];
-            for (int i = 0; i < 4; i++)
-                name[i] = (char)(tag >> (8 * i));
-            name[4] = '\0';
-            *st = gch_error_at(err, ix->toc[pos].offset + at * elem,
-                               "index: chunk %s of section %u: element %llu out of bounds", name,
-                               heap, (unsigned long long)at);
+            *st = out_of_bounds(ix, pos, heap, at, err);
             return NULL;
         }
         ix->checked[pos] |= GCX_VALUES;
@@ -272,51 +347,73 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
 /* Every GCH_SIZE_BIG slot has its big size (gch_heap_big_size's promise),
  * the sizes add up to the recorded total, and the per-type totals (stat's
  * histogram), when loaded, equal a count of the objects: a command never
- * prints totals that its rows contradict. One pass over the types and
- * sizes (the 100M-object index reads 800 MB for them). */
-static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
+ * prints totals that its rows contradict. The 32-bit sizes are summed in a
+ * loop without a branch (it vectorizes; the 100M-object index reads 800 MB
+ * for the types and sizes), the big ones added after: the big slots are as
+ * many as the big sizes, each listed object (rising, checked) has one. */
+/* The per-type totals against a count of the objects. Two tables, the
+ * even and the odd objects': neighbours often share a type, and one table
+ * would chain their increments one behind the other. */
+static void check_type_totals(loader *l, const gch_heap *h)
 {
-    uint64_t sum = 0, big = 0, *objects = NULL, *bytes = NULL;
-    int over = 0, totals = h->type_objects && h->type_bytes;
-    if (totals) {
-        size_t nt = h->type_count ? h->type_count : 1;
-        objects = gch_calloc(nt, sizeof *objects);
-        bytes = gch_calloc(nt, sizeof *bytes);
-        if (!objects || !bytes) {
-            gch_free(objects);
-            gch_free(bytes);
-            l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
-            return;
-        }
+    size_t nt = h->type_count ? h->type_count : 1;
+    uint64_t *objects = gch_calloc(2 * nt, sizeof *objects);
+    uint64_t *bytes = objects ? gch_calloc(2 * nt, sizeof *bytes) : NULL;
+    if (!bytes) {
+        gch_free(objects);
+        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
+        return;
     }
-    const uint32_t *type = h->object_type;
-    uint32_t o = 0;
-    for (; o < h->object_count; o++) {
-        uint64_t v = h->object_size32[o];
-        if (v == GCH_SIZE_BIG) {
-            if (big >= h->big_size_count || h->big_size_object[big] != o)
-                break;
-            v = h->big_size_value[big++];
-            over |= v < GCH_SIZE_BIG;
-        }
-        over |= sum + v < sum;
-        sum += v;
-        if (totals) {
-            objects[type[o]]++;
-            bytes[type[o]] += v;
-        }
+    const uint32_t *restrict type = h->object_type, *restrict size32 = h->object_size32;
+    uint32_t n = h->object_count, o = 0;
+    uint64_t *restrict ob = objects, *restrict by = bytes;
+    for (; o + 1 < n; o += 2) {
+        ob[type[o]]++;
+        by[type[o]] += size32[o];
+        ob[nt + type[o + 1]]++;
+        by[nt + type[o + 1]] += size32[o + 1];
     }
-    /* o short of the count: a big slot without its big size (the sum of
-     * the others could still match the total). */
-    if (o < h->object_count || big != h->big_size_count || over || sum != total)
-        l->st = gch_error_at(l->err, 0, "index: section %u: object sizes disagree with the "
-                             "big sizes or the total", l->heap);
-    for (uint32_t t = 0; totals && l->st == GCH_OK && t < h->type_count; t++)
-        if (objects[t] != h->type_objects[t] || bytes[t] != h->type_bytes[t])
+    if (o < n) {
+        ob[type[o]]++;
+        by[type[o]] += size32[o];
+    }
+    /* A big size was counted as GCH_SIZE_BIG: the rest of it (mod 2^64, so
+     * the sum is exact). */
+    for (uint32_t k = 0; k < h->big_size_count; k++)
+        by[type[h->big_size_object[k]]] += h->big_size_value[k] - GCH_SIZE_BIG;
+    for (uint32_t t = 0; l->st == GCH_OK && t < h->type_count; t++)
+        if (ob[t] + ob[nt + t] != h->type_objects[t] || by[t] + by[nt + t] != h->type_bytes[t])
             l->st = gch_error_at(l->err, 0, "index: section %u: the totals of type %" PRIu32
                                  " disagree with its objects", l->heap, t);
     gch_free(objects);
     gch_free(bytes);
+}
+
+static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
+{
+    uint64_t sum = 0, slots = 0;
+    int over = 0;
+    const uint32_t *restrict size32 = h->object_size32;
+    uint32_t n = h->object_count;
+    for (uint32_t o = 0; o < n; o++) {
+        uint32_t big = size32[o] == GCH_SIZE_BIG;
+        slots += big;
+        sum += size32[o] & (big - 1u);
+    }
+    int ok = slots == h->big_size_count;
+    for (uint32_t k = 0; ok && k < h->big_size_count; k++) {
+        uint64_t v = h->big_size_value[k];
+        ok = h->big_size_object[k] < n && size32[h->big_size_object[k]] == GCH_SIZE_BIG;
+        over |= v < GCH_SIZE_BIG || sum + v < sum;
+        sum += v;
+    }
+    if (!ok || over || sum != total) {
+        l->st = gch_error_at(l->err, 0, "index: section %u: object sizes disagree with the "
+                             "big sizes or the total", l->heap);
+        return;
+    }
+    if (h->type_objects && h->type_bytes)
+        check_type_totals(l, h);
 }
 
 int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
@@ -338,11 +435,21 @@ int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *
 static void check_distinct_ids(loader *l, const gch_heap *h)
 {
     uint32_t n = h->object_count;
-    unsigned falls = 0; /* no early exit: the loop vectorizes */
-    for (uint32_t i = 1; i < n; i++)
-        falls |= h->object_id[i - 1] >= h->object_id[i];
-    if (!falls)
+    /* No early exit, no 64-bit compare (SSE2 has none): the borrow of
+     * x - y is x < y (Hacker's Delight 2-13), so the loop vectorizes. */
+    uint64_t falls = 0;
+    const uint64_t *restrict id = h->object_id;
+    for (uint32_t i = 1; i < n; i++) {
+        uint64_t x = id[i - 1], y = id[i];
+        falls |= (((~x & y) | (~(x ^ y) & (x - y))) >> 63) ^ 1u;
+    }
+    if (!falls) { /* kept: the id lookup (src_lookup) need not look again */
+        uint32_t pos;
+        if (gcx_chunk(l->ix, l->heap, GCX_OIDS, 0, 8, n, 1, &(const void *){ NULL }, &pos,
+                      NULL) == GCH_OK)
+            l->ix->checked[pos] |= GCX_RISING;
         return;
+    }
     (void)gcx_get(l->ix, l->heap, GCX_IDOR, 0, 4, n, 1, gcx_ids_sorted, h, &l->st, l->err);
 }
 
@@ -440,7 +547,10 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     }
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
-    if (!(flags & GCH_INDEX_REFS_LATER) && l->st == GCH_OK)
+    /* Later only without field names to show: a command that asks for them
+     * (retainers) reads them from the loaded heap, not through the analysis. */
+    int labels = (flags & GCH_INDEX_LABELS) && (r->has & GCX_HAS_LABELS);
+    if ((!(flags & GCH_INDEX_REFS_LATER) || labels) && l->st == GCH_OK)
         l->st = gcx_load_refs(l->ix, l->heap, h, (flags & GCH_INDEX_LABELS) != 0, l->err);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;

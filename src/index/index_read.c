@@ -186,6 +186,13 @@ gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, 
                      uint64_t count, int required, const void **out, uint32_t *pos,
                      gch_error *err)
 {
+    return gcx_find(ix, heap, tag, view, elem, count, required, 1, out, pos, err);
+}
+
+gch_status gcx_find(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                    uint64_t count, int required, int sum, const void **out, uint32_t *pos,
+                    gch_error *err)
+{
     *out = NULL;
     char name[5];
     tag_text(tag, name);
@@ -200,7 +207,7 @@ gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, 
                                 (unsigned long long)t->count, t->elem_size,
                                 (unsigned long long)count, elem);
         const unsigned char *p = ix->data + t->offset;
-        if (!(ix->checked[i] & 1)) {
+        if (sum && !(ix->checked[i] & GCX_SUMMED)) {
             if (gch_index_hash(p, (size_t)(t->count * t->elem_size)) != t->checksum)
                 return gch_error_at(err, t->offset, "index: chunk %s of section %u: checksum "
                                     "mismatch", name, heap);

@@ -25,6 +25,20 @@ struct gch_index {
 
 #define GCX_SUMMED 1u
 #define GCX_VALUES 2u
+#define GCX_RISING 4u  /* OIDS: the ids rise in object order (seen on load) */
+
+/* XXH64 (gch_index_hash) in pieces: gcx_hash_stripes takes whole 32-byte
+ * stripes (n a multiple of 32), gcx_hash_end the last n % 32 bytes
+ * (n: those bytes' count, below 32) and gives the hash of everything. So a
+ * chunk's values are checked block by block as it is summed, while the
+ * block is in the cache (gcx_get). */
+typedef struct gcx_hash {
+    uint64_t v[4];
+    uint64_t stripes;
+} gcx_hash;
+void gcx_hash_begin(gcx_hash *s);
+void gcx_hash_stripes(gcx_hash *s, const void *data, size_t n);
+uint64_t gcx_hash_end(const gcx_hash *s, const void *tail, size_t n);
 
 /* The chunk tag of heap with elem-byte elements, count of them (UINT64_MAX:
  * any count), its checksum verified on first use: *out points at it (NULL
@@ -33,6 +47,11 @@ struct gch_index {
 gch_status gcx_chunk(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
                      uint64_t count, int required, const void **out, uint32_t *pos,
                      gch_error *err);
+
+/* gcx_chunk without the checksum when sum is 0 (the caller sums it). */
+gch_status gcx_find(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, uint32_t elem,
+                    uint64_t count, int required, int sum, const void **out, uint32_t *pos,
+                    gch_error *err);
 
 /* The values of a chunk are checked by a value_check on first use: 1 when
  * all are in bounds, else 0 with *bad_at the first element that is not. */
@@ -94,6 +113,8 @@ int gcx_rising_below32(const void *data, uint64_t count, const void *ctx, uint64
 /* The id order: every object index of the gch_heap *ctx (whose object_id is
  * loaded), by strictly rising id (so the ids are distinct). */
 int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+/* Path parents: below *(const uint32_t *)ctx, GCH_PATH_ROOT or GCH_NONE. */
+int gcx_parents_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 /* CSR starts: from 0, never falling, ending at *(const uint64_t *)ctx. */
 int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 

@@ -7,6 +7,7 @@
  * before use, and a damaged derived chunk is computed instead. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -221,6 +222,25 @@ static void random_heaps(void **state)
         assert_int_equal(st, GCH_OK);
         assert_int_equal(gch_index_hash(b.p, 0), 0xEF46DB3751D8E999ULL); /* XXH64 of nothing */
         compare(want->heaps[0], ia, gch_analysis_dump(ia)->heaps[0]);
+        gch_analysis_free(ia);
+        /* The live set asked for first (refs' live column): from the
+         * distance bytes alone, against a marking of the heap. */
+        ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        int v = (k / 2) % 2;
+        uint8_t *mask;
+        const uint8_t *imask;
+        uint64_t lc, lb, ic, ib;
+        gch_live_options lo = { v, 1 };
+        assert_int_equal(gch_live_set_ex(want->heaps[0], &lo, &mask, &lc, &lb, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_live(ia, gch_analysis_dump(ia)->heaps[0], v, &imask, &ic, &ib,
+                                           NULL), GCH_OK);
+        same_arrays(imask, mask, want->heaps[0]->object_count);
+        assert_int_equal(ic, lc);
+        assert_int_equal(ib, lb);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), 0);
+        assert_null(gch_analysis_source_error(ia));
+        gch_free(mask);
         gch_analysis_free(ia);
         gch_dump_free(want);
         free(b.p);
@@ -533,22 +553,42 @@ static void deep_chains(void **state)
      * depths all say "deep"; an unreached parent of a deep object; a far
      * distance below the byte's reach. Each is found, the paths or the
      * distances computed instead. */
-    for (int k = 0; k < 3; k++) {
-        b = chain_index(n);
-        if (k == 0)
-            put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
-        if (k == 1)
-            put32(chunk(&b, "PPAR", 0) + 500 * 4, GCH_NONE);
-        if (k == 2)
-            put32(chunk(&b, "DSTX", 0) + 4, 3);
-        fix(&b);
-        ia = open_index(&b, &st);
-        assert_int_equal(st, GCH_OK);
-        expect_chain(ia, n, 0);
-        assert_non_null(gch_analysis_source_error(ia));
-        print_message("%s\n", gch_analysis_source_error(ia)->message);
-        gch_analysis_free(ia);
-        free(b.p);
+    /* Then a depth off in the second half (the witness's second thread)
+     * and in both halves (the first half's is named). Each on one thread
+     * and on two: the same message. */
+    for (int k = 0; k < 5; k++) {
+        char first[sizeof last_err.message] = "";
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            b = chain_index(n);
+            if (k == 0)
+                put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
+            if (k == 1)
+                put32(chunk(&b, "PPAR", 0) + 500 * 4, GCH_NONE);
+            if (k == 2)
+                put32(chunk(&b, "DSTX", 0) + 4, 3);
+            if (k >= 3)
+                chunk(&b, "PDEP", 0)[450] = 7;
+            if (k == 4)
+                chunk(&b, "PDEP", 0)[100] = 7;
+            fix(&b);
+            open_threads = threads;
+            ia = open_index(&b, &st);
+            open_threads = 1;
+            assert_int_equal(st, GCH_OK);
+            expect_chain(ia, n, 0);
+            assert_non_null(gch_analysis_source_error(ia));
+            const char *msg = gch_analysis_source_error(ia)->message;
+            print_message("%s\n", msg);
+            if (k >= 3)
+                assert_non_null(strstr(msg, k == 3 ? "PDEP of section 0: element 450 "
+                                                   : "PDEP of section 0: element 100 "));
+            if (threads == 1)
+                snprintf(first, sizeof first, "%s", msg);
+            else
+                assert_string_equal(msg, first);
+            gch_analysis_free(ia);
+            free(b.p);
+        }
     }
 }
 
@@ -643,6 +683,154 @@ static void refs_later(void **state)
     gch_suspects_free(&s);
     gch_analysis_free(ia);
     free(b.p);
+}
+
+/* Elementwise checks run block by block behind the checksum (64 KiB
+ * blocks): a value out of bounds in a later block, or in the last bytes
+ * below a 32-byte stripe, is found and named with its offset; of two, the
+ * first; with the checksum wrong as well, the checksum's error (as when the
+ * checksum was checked whole first); on one thread and two alike. */
+static void checked_in_blocks(void **state)
+{
+    (void)state;
+    const uint32_t n = 40000; /* OTGT: 39,999 targets, 159,996 bytes: 2 blocks, a part, a tail */
+    static const struct {
+        size_t at, at2;
+        int sum_wrong;
+    } c[] = {
+        { 20000, 0, 0 },      /* in the second block */
+        { 39995, 0, 0 },      /* below the last stripe (bytes 159,968 on) */
+        { 30000, 100, 0 },    /* two: the first (100) is named */
+        { 30000, 0, 1 },      /* and the checksum wrong: its error first */
+        { (size_t)-1, 0, 0 }, /* none: the chain, loaded */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            membuf b = chain_index(n);
+            unsigned char *t = chunk(&b, "OTGT", 0);
+            uint64_t off = (uint64_t)(t - b.p);
+            if (c[k].at != (size_t)-1)
+                put32(t + c[k].at * 4, n);
+            if (c[k].at2)
+                put32(t + c[k].at2 * 4, n + 5);
+            fix(&b);
+            if (c[k].sum_wrong)
+                put32(t + 5 * 4, 7); /* a value in bounds, not the one summed */
+            gch_status st;
+            open_threads = threads;
+            gch_analysis *ia = open_index(&b, &st);
+            open_threads = 1;
+            if (c[k].at == (size_t)-1) {
+                assert_int_equal(st, GCH_OK);
+                gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+                assert_int_equal(h->out_target[h->out_start[20000]], 20001);
+                assert_int_equal(h->out_target[n - 2], n - 1);
+                gch_analysis_free(ia);
+                free(b.p);
+                continue;
+            }
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_null(ia);
+            assert_non_null(strstr(last_err.message, "chunk OTGT of section 0"));
+            if (c[k].sum_wrong) {
+                assert_non_null(strstr(last_err.message, "checksum mismatch"));
+                assert_int_equal(last_err.offset, off);
+            } else {
+                size_t first = c[k].at2 ? c[k].at2 : c[k].at;
+                char want[80];
+                snprintf(want, sizeof want, "element %zu out of bounds", first);
+                assert_non_null(strstr(last_err.message, want));
+                assert_int_equal(last_err.offset, off + first * 4);
+            }
+            free(b.p);
+        }
+    }
+}
+
+/* The live set asked for first comes from the distance bytes (the source's
+ * reached mask): on the chain from root 0, every object (by hand). Damaged
+ * distance bytes are an error the analysis keeps while it marks the heap
+ * itself: the same set. */
+static void live_first(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        membuf b = fixed_index();
+        if (k == 1) {
+            chunk(&b, "DIST", 0)[9] = 255; /* fewer reached than the tree's live objects */
+            fix(&b);
+        }
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        const uint8_t *m;
+        uint64_t c, bytes;
+        assert_int_equal(gch_analysis_live(ia, h, 0, &m, &c, &bytes, NULL), GCH_OK);
+        for (uint32_t i = 0; i < 10; i++)
+            assert_int_equal(m[i], 1);
+        assert_int_equal(c, 10);
+        assert_int_equal(bytes, 8 * 10 + 45);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), k);
+        if (k)
+            assert_non_null(strstr(gch_analysis_source_error(ia)->message, "DIST"));
+        else
+            assert_null(gch_analysis_source_error(ia));
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+}
+
+/* The sizes are summed without the big ones, added after, and the per-type
+ * totals count a big object's whole size: an index with a big object loads
+ * with its sizes and totals; a big slot moved to another object (as many
+ * slots as big sizes, but the listed object's is not big) or a type's bytes
+ * off by one are refused. */
+static void big_sizes_checked(void **state)
+{
+    (void)state;
+    const uint64_t big = 5ull << 32;
+    for (int k = 0; k < 3; k++) {
+        gch_dump *d = th_dump_new(4, 2, 1, 0);
+        gch_heap *h = d->heaps[0];
+        h->type_objects = gch_calloc(2, sizeof *h->type_objects);
+        h->type_bytes = gch_calloc(2, sizeof *h->type_bytes);
+        assert_non_null(h->type_objects);
+        assert_non_null(h->type_bytes);
+        for (uint32_t i = 0; i < 4; i++) {
+            h->object_id[i] = 10 + i;
+            h->object_type[i] = i % 2;
+            th_set_size(h, i, i == 1 ? big : 16);
+            h->type_objects[i % 2]++;
+            h->type_bytes[i % 2] += i == 1 ? big : 16;
+        }
+        h->total_size = 48 + big;
+        h->root_object[0] = 0;
+        h->root_raw_id[0] = 10;
+        membuf b = write_index(d);
+        if (k == 1) {
+            put32(chunk(&b, "OSIZ", 0) + 4, 16);
+            put32(chunk(&b, "OSIZ", 0) + 8, GCH_SIZE_BIG);
+        }
+        if (k == 2)
+            put64(chunk(&b, "TBYT", 0) + 8, 16 + big + 1);
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        if (k == 0) {
+            assert_int_equal(st, GCH_OK);
+            gch_heap *g = gch_analysis_dump(ia)->heaps[0];
+            assert_int_equal(gch_object_size(g, 1), big);
+            assert_int_equal(gch_object_size(g, 2), 16);
+            assert_int_equal(g->type_bytes[1], 16 + big);
+            gch_analysis_free(ia);
+        } else {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_non_null(strstr(last_err.message, k == 1 ? "object sizes disagree"
+                                                             : "the totals of type 1"));
+        }
+        free(b.p);
+    }
 }
 
 /* XXH64 against the reference implementation: each value is what xxhsum -H1
@@ -902,6 +1090,9 @@ int main(void)
         cmocka_unit_test(hostile_files),
         cmocka_unit_test(deep_chains),
         cmocka_unit_test(refs_later),
+        cmocka_unit_test(checked_in_blocks),
+        cmocka_unit_test(big_sizes_checked),
+        cmocka_unit_test(live_first),
         cmocka_unit_test(preorder_types),
         cmocka_unit_test(alloc_failure),
     };
