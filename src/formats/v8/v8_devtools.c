@@ -209,6 +209,22 @@ static int weakmap_add(weakmaps *w, uint32_t nm, uint32_t part, uint64_t table)
     return 1;
 }
 
+/* Name nm of an internal edge, when it is a WeakMap's: its parts noted and
+ * its state 2. Returns 0 when out of memory. */
+static int weakmap_note(const v8_graph *g, weakmaps *w, uint32_t nm)
+{
+    const char *s = g->str(g->str_ctx, nm);
+    size_t dup;
+    uint64_t table;
+    if (!weakmap_edge(s, &dup, &table))
+        return 1;
+    uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
+    if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
+        return 0;
+    w->state[nm] = 2;
+    return 1;
+}
+
 /* With the names classified as read (g->eclass: every string-named
  * edge's), the WeakMap names are those classified so: no pass over the
  * edges. A name no internal edge has then has state 2 too, which nobody
@@ -218,19 +234,9 @@ static gch_status weakmaps_by_class(const v8_graph *g, weakmaps *w, gch_error *e
     w->max_name = (uint32_t)g->eclass_n;
     if (!(w->state = gch_calloc(w->max_name ? w->max_name : 1, 1)))
         return oom(err);
-    for (uint32_t nm = 0; nm < w->max_name; nm++) {
-        if (!(g->eclass[nm] & EC_WEAKMAP))
-            continue;
-        const char *s = g->str(g->str_ctx, nm);
-        size_t dup;
-        uint64_t table;
-        if (!weakmap_edge(s, &dup, &table))
-            continue;
-        uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
-        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
+    for (uint32_t nm = 0; nm < w->max_name; nm++)
+        if ((g->eclass[nm] & EC_WEAKMAP) && !weakmap_note(g, w, nm))
             return oom(err);
-        w->state[nm] = 2;
-    }
     return GCH_OK;
 }
 
@@ -253,15 +259,8 @@ static gch_status weakmaps_init(const v8_graph *g, weakmaps *w, gch_error *err)
         w->state[nm] = 1;
         if (!(name_class(g, nm) & EC_WEAKMAP))
             continue;
-        const char *s = g->str(g->str_ctx, nm);
-        size_t dup;
-        uint64_t table;
-        if (!weakmap_edge(s, &dup, &table))
-            continue;
-        uint32_t k = name_id(&w->parts, s + dup, strlen(s + dup));
-        if (k == GCH_NONE || !weakmap_add(w, nm, k, table))
+        if (!weakmap_note(g, w, nm))
             return oom(err);
-        w->state[nm] = 2;
     }
     return GCH_OK;
 }
