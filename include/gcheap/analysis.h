@@ -78,6 +78,9 @@ gch_dump *gch_analysis_dump(const gch_analysis *a);
 /* Changes the thread count and the progress callback for later computations. */
 void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts);
 
+/* The options in force (a copy). */
+gch_analysis_options gch_analysis_get_options(const gch_analysis *a);
+
 /* Parts of a dominator tree a caller needs (a bit set). */
 #define GCH_TREE_BY_OBJECT     0x1u /* idom[] and retained[] by object, gch_dom_chain */
 #define GCH_TREE_CHILDREN      0x2u /* child_start/children (implies BY_OBJECT) */

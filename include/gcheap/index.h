@@ -1,9 +1,11 @@
 /* gcheap/index.h - the persistent index: a dump's model, parsed once, kept in
  * one file (.gcx) that later runs map and use in place.
  *
- * The layout is docs/index-format.md: a header, a table of contents, one
- * chunk per array, each with its own checksum. The library writes an index
- * through a callback and reads one from memory the caller holds (a mapped
+ * The layout is docs/index-format.md: a header, one chunk per array, each
+ * with its own checksum, and a table of contents (at the end of the files
+ * this library writes; a reader takes it wherever the header says). The
+ * library writes an index through callbacks (gch_index_io) and reads one
+ * from memory the caller holds (a mapped
  * file): it never opens, maps or names files itself. What identifies the dump
  * an index was built from (its size, modification time, a hash of its head
  * and tail, the load options that change meaning) is recorded by the program
@@ -51,18 +53,42 @@ typedef struct gch_index_stamp {
  * head and tail in its stamp. */
 uint64_t gch_index_hash(const void *data, size_t n);
 
-/* Writes through the caller: 0 when all n bytes were written, else nonzero. */
-typedef int (*gch_index_write_fn)(void *ctx, const void *data, size_t n);
+/* Where gch_index_write puts the file: the caller's output, reached through
+ * two callbacks on ctx, each returning 0 when all n bytes were written, else
+ * nonzero.
+ * - write appends n bytes: the file is written from offset 0 on, in order
+ *   (64 bytes the header will fill, the chunks, the table of contents);
+ * - write_at writes n bytes at offset, inside what write has already
+ *   written: called once, last of all, for the header at offset 0 (its
+ *   checksums and the table's place are known only at the end).
+ * They are never called at once; with two threads (the analysis's threads
+ * option, gch_analysis_options) the appends run on a thread of the
+ * library's while the caller's computes, so ctx must not be used by anyone
+ * else until gch_index_write returns. data is the library's, valid during
+ * the call only. After a nonzero return nothing more is written and
+ * gch_index_write returns GCH_EIO: the output is then incomplete (the
+ * caller discards it, as it does after any error). */
+typedef struct gch_index_io {
+    int (*write)(void *ctx, const void *data, size_t n);
+    int (*write_at)(void *ctx, uint64_t offset, const void *data, size_t n);
+    void *ctx;
+} gch_index_io;
 
 /* Writes the index of a's dump (loaded with references and labels) with
- * stamp and dump_name (the dump's file name, recorded for messages): the
- * model, and what a computes for it (reverse references, the id order, per
- * view the dominator tree in preorder, the shortest-path tree and the
- * distances from the roots: computed now when a has not yet). GCH_EIO when write failed, GCH_ENOMEM, GCH_EINVAL
- * for a dump loaded without references. */
+ * stamp and dump_name (the dump's file name, recorded for messages) through
+ * io: the model, and what a computes for it (reverse references, the id
+ * order, per view the dominator tree in preorder, the shortest-path tree and
+ * the distances from the roots: computed now when a has not yet). Each
+ * chunk is written (and checksummed) as soon as it is ready, in a fixed
+ * order: the model's while the trees are computed; the bytes are the same
+ * whatever the thread count. Memory: the chunks are the heap's and the
+ * analysis's arrays (not copied) and a few arrays of the writer's own (sizes,
+ * types and distances in preorder, the id order), freed before it returns.
+ * GCH_EIO when a callback failed, GCH_ENOMEM, GCH_EINVAL for a dump loaded
+ * without references, GCH_ELIMIT for too many sections; any error the
+ * analysis met computing. */
 gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
-                           const char *dump_name, gch_index_write_fn write, void *ctx,
-                           gch_error *err);
+                           const char *dump_name, const gch_index_io *io, gch_error *err);
 
 typedef struct gch_index gch_index;
 

@@ -1,6 +1,8 @@
 /* gcheap index: parse a dump once and keep its model in DUMP.gcx, which
  * every later command given DUMP maps and uses in place; --check verifies an
  * index. docs/index-format.md. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,23 @@ static const char description[] =
     "--check FILE verifies every chunk of an index (checksums, values in bounds).\n"
     "Prints where the index was written, or 'FILE: ok' for --check.";
 
+/* The index's output (gch_index_io): appends to the stream, and the
+ * header written last at offset 0 through a seek (the stream is a fresh
+ * temporary file, or the device or FIFO -o names: one that cannot seek
+ * fails there). Standard C's fseek takes a long: the header's offset, 0,
+ * always fits. */
 static int write_fn(void *ctx, const void *data, size_t n)
 {
     return fwrite(data, 1, n, ctx) == n ? 0 : -1;
+}
+
+static int write_at_fn(void *ctx, uint64_t offset, const void *data, size_t n)
+{
+    FILE *f = ctx;
+    if (offset > (uint64_t)LONG_MAX || fflush(f) != 0 || fseek(f, (long)offset, SEEK_SET) != 0)
+        return -1;
+    int ok = fwrite(data, 1, n, f) == n;
+    return ok && fseek(f, 0, SEEK_END) == 0 ? 0 : -1;
 }
 
 static int check_index(const char *path)
@@ -92,7 +108,8 @@ static int write_to(const char *target, gch_analysis *an, const gch_index_stamp 
         return -1;
     gch_error err;
     gch_error_clear(&err);
-    if (gch_index_write(an, stamp, name, write_fn, f, &err) != GCH_OK) {
+    gch_index_io io = { write_fn, write_at_fn, f };
+    if (gch_index_write(an, stamp, name, &io, &err) != GCH_OK) {
         plat_out_discard(o);
         cli_error("cannot write %s: %s", target, err.message);
         return EXIT_INPUT;

@@ -90,6 +90,8 @@ void gch_analysis_set_options(gch_analysis *a, const gch_analysis_options *opts)
     a->o = opts ? *opts : defaults;
 }
 
+gch_analysis_options gch_analysis_get_options(const gch_analysis *a) { return a->o; }
+
 const gch_error *gch_analysis_source_error(const gch_analysis *a)
 {
     return a->src_failed ? &a->src_err : NULL;

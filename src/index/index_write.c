@@ -1,6 +1,9 @@
 /* Writing an index: the dump's arrays as chunks, each checksummed, behind a
- * header and a table of contents (docs/index-format.md). The arrays are
- * written as they lie in memory: nothing is copied but the small records. */
+ * header and before a table of contents (docs/index-format.md). The arrays
+ * are written as they lie in memory: nothing is copied but the small records.
+ * Each chunk goes to the stream (index_stream.h) as soon as it is ready: the
+ * model's before the trees are computed, so that a writer thread writes them
+ * meanwhile; the per-view chunks are prepared on two threads, one view each. */
 #include <stddef.h>
 #include <string.h>
 
@@ -11,53 +14,43 @@
 #include "grow.h"
 #include "index_format.h"
 #include "index_internal.h"
-
-typedef struct chunk {
-    gcx_toc toc;
-    const void *data;
-    size_t bytes;
-    size_t alias;            /* + 1: the chunk whose bytes this entry names too */
-} chunk;
+#include "index_stream.h"
+#include "threading.h"
 
 typedef struct writer {
-    chunk *chunks;
-    size_t count, cap;
+    gcx_stream *s;
     void **owned;            /* the records built here, freed at the end */
     size_t nowned, owned_cap;
-    int failed;
+    int failed;              /* out of memory here, or the stream stopped */
+    gch_parallel par;        /* the analysis's threads */
 } writer;
 
 static void add(writer *w, uint32_t tag, size_t heap, unsigned view, size_t elem, const void *data,
                 uint64_t count)
 {
-    if (w->failed)
-        return;
-    if (!gch_grow((void **)&w->chunks, &w->cap, w->count + 1, sizeof *w->chunks, 64)) {
+    if (!w->failed &&
+        !gcx_stream_add(w->s, tag, heap == GCX_NO_HEAP ? GCX_NO_HEAP : (uint16_t)heap,
+                        (uint16_t)view, (uint32_t)elem, data, count, 0))
         w->failed = 1;
-        return;
-    }
-    chunk *c = &w->chunks[w->count++];
-    memset(c, 0, sizeof *c);
-    c->toc.tag = tag;
-    c->toc.heap = heap == GCX_NO_HEAP ? GCX_NO_HEAP : (uint16_t)heap;
-    c->toc.view = (uint16_t)view;
-    c->toc.elem_size = (uint32_t)elem;
-    c->toc.count = count;
-    c->data = count ? data : NULL;
-    c->bytes = (size_t)(count * elem);
 }
 
-/* A buffer the writer frees when done (records, the meta strings). */
+/* Takes p (allocated here) into the buffers freed at the end; frees it
+ * and fails when it cannot. */
+static void *adopt(writer *w, void *p)
+{
+    if (p && gch_grow((void **)&w->owned, &w->owned_cap, w->nowned + 1, sizeof *w->owned, 16)) {
+        w->owned[w->nowned++] = p;
+        return p;
+    }
+    gch_free(p);
+    w->failed = 1;
+    return NULL;
+}
+
+/* A zeroed buffer the writer frees when done (records, the meta strings). */
 static void *own(writer *w, size_t n)
 {
-    void *p = gch_grow((void **)&w->owned, &w->owned_cap, w->nowned + 1, sizeof *w->owned, 16)
-                  ? gch_calloc(1, n ? n : 1) : NULL;
-    if (!p) {
-        w->failed = 1;
-        return NULL;
-    }
-    w->owned[w->nowned++] = p;
-    return p;
+    return adopt(w, gch_calloc(1, n ? n : 1));
 }
 
 static void add_text(writer *w, uint32_t tag, size_t heap, const char *s)
@@ -202,40 +195,114 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
     return a;
 }
 
-/* DIST and DSTX: the distances from the roots in a byte each, the far
- * ones (GCX_DIST_FAR and beyond) listed with their values. */
-static void add_distances(writer *w, size_t hi, unsigned v, const gch_heap *h,
-                          const uint32_t *dist)
+/* One view's chunks that are not the analysis's arrays: the sizes and types
+ * in preorder, and the distances in a byte each with the far ones listed.
+ * Each view's are prepared apart (one view a thread), from arrays that
+ * nothing writes meanwhile. */
+typedef struct view_prep {
+    const gch_heap *h;
+    const gch_domtree *t;
+    const gch_paths *p;
+    const uint8_t *depth;
+    const uint32_t *dist;
+    uint32_t *psz;           /* DPSZ */
+    uint16_t *ty;            /* DPTY, NULL when the types do not fit 16 bits */
+    uint8_t *near;           /* DIST */
+    gcx_far *far;            /* DSTX */
+    uint64_t far_count;
+    int failed;
+} view_prep;
+
+static int prepare_view(void *arg)
 {
+    view_prep *v = arg;
+    const gch_heap *h = v->h;
+    const gch_domtree *t = v->t;
     uint32_t n = h->object_count;
-    if (w->failed)
-        return;
-    uint8_t *near = own(w, n);
-    uint64_t far = 0;
-    for (uint32_t o = 0; near && o < n; o++) {
-        near[o] = (uint8_t)(dist[o] == GCH_NONE ? GCX_DIST_NONE
-                            : dist[o] >= GCX_DIST_FAR ? GCX_DIST_FAR : dist[o]);
-        far += near[o] == GCX_DIST_FAR;
+    v->psz = gch_reallocarray(NULL, t->live_count ? t->live_count : 1, 4);
+    v->near = gch_malloc(n ? n : 1);
+    if (h->type_count <= GCX_DPTY_TYPES)
+        v->ty = gch_reallocarray(NULL, t->live_count ? t->live_count : 1, 2);
+    if (!v->psz || !v->near || (h->type_count <= GCX_DPTY_TYPES && !v->ty)) {
+        v->failed = 1;
+        return 0;
     }
-    gcx_far *list = near ? own(w, (size_t)far * sizeof *list) : NULL;
-    for (uint32_t o = 0, k = 0; list && o < n; o++)
-        if (near[o] == GCX_DIST_FAR)
-            list[k++] = (gcx_far){ o, dist[o] };
-    add(w, GCX_DIST, hi, v, 1, near, n);
-    add(w, GCX_DSTX, hi, v, sizeof(gcx_far), list, far);
+    for (uint64_t i = 0; i < t->live_count; i++)
+        v->psz[i] = h->object_size32[t->preorder[i]];
+    for (uint64_t i = 0; v->ty && i < t->live_count; i++)
+        v->ty[i] = (uint16_t)h->object_type[t->preorder[i]];
+    const uint32_t *dist = v->dist;
+    uint64_t far = 0;
+    for (uint32_t o = 0; o < n; o++) {
+        v->near[o] = (uint8_t)(dist[o] == GCH_NONE ? GCX_DIST_NONE
+                               : dist[o] >= GCX_DIST_FAR ? GCX_DIST_FAR : dist[o]);
+        far += v->near[o] == GCX_DIST_FAR;
+    }
+    v->far = gch_reallocarray(NULL, far ? far : 1, sizeof *v->far);
+    if (!v->far) {
+        v->failed = 1;
+        return 0;
+    }
+    for (uint32_t o = 0, k = 0; o < n; o++)
+        if (v->near[o] == GCX_DIST_FAR)
+            v->far[k++] = (gcx_far){ o, dist[o] };
+    v->far_count = far;
+    return 0;
 }
 
-/* The types in preorder (u16), when they fit: what a walk of the tree in
- * preorder (suspects) reads instead of the types of scattered objects. */
-static void add_preorder_types(writer *w, size_t hi, unsigned v, const gch_heap *h,
-                               const gch_domtree *t)
+/* The view's chunks in their order; the prepared buffers become the
+ * writer's (freed at the end). */
+static void add_view(writer *w, size_t hi, unsigned v, view_prep *p)
 {
-    if (h->type_count > GCX_DPTY_TYPES)
+    void *bufs[4] = { p->psz, p->ty, p->near, p->far };
+    p->psz = NULL, p->ty = NULL, p->near = NULL, p->far = NULL;
+    for (int k = 0; k < 4; k++)
+        if (bufs[k] && !adopt(w, bufs[k]))
+            bufs[k] = NULL;
+    if (p->failed)
+        w->failed = 1;
+    uint64_t *rec = own(w, 16);
+    if (w->failed || !rec)
         return;
-    uint16_t *ty = own(w, (size_t)t->live_count * 2);
-    for (uint64_t i = 0; ty && i < t->live_count; i++)
-        ty[i] = (uint16_t)h->object_type[t->preorder[i]];
-    add(w, GCX_DPTY, hi, v, 2, ty, t->live_count);
+    const gch_domtree *t = p->t;
+    uint32_t n = p->h->object_count;
+    rec[0] = t->live_count;
+    rec[1] = t->live_bytes;
+    add(w, GCX_DREC, hi, v, 8, rec, 2);
+    add(w, GCX_DPRE, hi, v, 4, t->preorder, t->live_count);
+    add(w, GCX_DPID, hi, v, 4, t->preorder_idom, t->live_count);
+    add(w, GCX_DPSZ, hi, v, 4, bufs[0], t->live_count);
+    if (bufs[1]) /* the types in preorder: what a walk of the tree (suspects) reads */
+        add(w, GCX_DPTY, hi, v, 2, bufs[1], t->live_count);
+    add(w, GCX_PPAR, hi, v, 4, p->p->parent, n);
+    add(w, GCX_PDEP, hi, v, 1, p->depth, n);
+    add(w, GCX_PROB, hi, v, 4, p->p->root_objects, p->p->root_object_count);
+    add(w, GCX_PREC, hi, v, 4, p->p->root_records, p->p->root_object_count);
+    add(w, GCX_DIST, hi, v, 1, bufs[2], n);
+    add(w, GCX_DSTX, hi, v, sizeof(gcx_far), bufs[3], p->far_count);
+}
+
+static void prep_free(view_prep *p)
+{
+    gch_free(p->psz);
+    gch_free(p->ty);
+    gch_free(p->near);
+    gch_free(p->far);
+}
+
+/* View 1's entries naming view 0's bytes (chunks first .. end): a heap
+ * without weak roots has one view. */
+static void add_aliases(writer *w, size_t hi, size_t first)
+{
+    size_t end = gcx_stream_count(w->s);
+    for (size_t k = first; k < end && !w->failed; k++) {
+        uint32_t tag, elem;
+        uint64_t count;
+        const void *data;
+        gcx_stream_chunk(w->s, k, &tag, &elem, &count, &data);
+        if (!gcx_stream_add(w->s, tag, (uint16_t)hi, 1, elem, data, count, k + 1))
+            w->failed = 1;
+    }
 }
 
 static int has_weak_roots(const gch_heap *h)
@@ -246,65 +313,65 @@ static int has_weak_roots(const gch_heap *h)
     return 0;
 }
 
+/* What the writer gives back when it stopped: the stream's failure, else
+ * its own (out of memory). */
+static gch_status failure(writer *w, gch_error *err)
+{
+    gch_status st = gcx_stream_status(w->s);
+    if (st == GCH_EIO)
+        return gch_error_set(err, GCH_EIO, "write failed");
+    return gch_error_set(err, GCH_ENOMEM, "out of memory writing the index");
+}
+
 /* The structures the commands compute: reverse references, the id order,
- * and per view the dominator tree in preorder and the shortest-path tree. A
- * heap without weak roots has one view: view 1's entries name view 0's bytes.
- * The analysis computes them all first (both views at once on two threads),
- * then each is asked for in the chunks' order. */
+ * and per view the dominator tree in preorder and the shortest-path tree.
+ * The analysis computes them all first (both views at once on two threads)
+ * while the model's chunks are written; then the reverse references are
+ * handed over, and view 1's chunks are prepared on a second thread while
+ * the caller's prepares the id order and view 0's and hands them over. */
 static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h, gch_error *err)
 {
     int views = has_weak_roots(h) ? 2 : 1;
+    if (w->failed)
+        return failure(w, err);
     gch_status st = gch_analysis_build_views(a, h, views, GCH_TREE_PREORDER_IDOM, err);
     if (st != GCH_OK || (st = gch_analysis_reverse(a, h, err)) != GCH_OK)
         return st;
+    view_prep prep[2];
+    memset(prep, 0, sizeof prep);
+    for (int v = 0; v < views; v++) {
+        view_prep *p = &prep[v];
+        p->h = h;
+        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &p->t, err)) != GCH_OK ||
+            (st = gch_analysis_paths(a, h, v, &p->p, err)) != GCH_OK ||
+            (st = gch_analysis_path_depths(a, h, v, &p->depth, err)) != GCH_OK ||
+            (st = gch_analysis_distance(a, h, v, &p->dist, err)) != GCH_OK)
+            return st;
+    }
     uint32_t n = h->object_count;
     add(w, GCX_INST, hi, 0, 4, h->in_start, (uint64_t)n + 1);
     add(w, GCX_INSR, hi, 0, 4, h->in_source, h->ref_count);
+    gch_thread helper;
+    int two = views == 2 && gch_parallel_worth(&w->par, h->ref_count) &&
+              gch_thread_start(&helper, w->par.workers, prepare_view, &prep[1]);
     int increasing;
     uint32_t *order = id_order(w, h, &increasing);
     if (order)
         add(w, GCX_IDOR, hi, 0, 4, order, n);
-    size_t first = w->count; /* view 0's chunks: first .. its end */
-    for (int v = 0; v < 2; v++) {
-        if (v >= views) { /* the same bytes as view 0's */
-            size_t view_chunks = w->count - first;
-            for (size_t k = 0; k < view_chunks && !w->failed; k++) {
-                chunk c = w->chunks[first + k];
-                add(w, c.toc.tag, hi, 1, c.toc.elem_size, c.data, c.toc.count);
-                if (!w->failed)
-                    w->chunks[w->count - 1].alias = first + k + 1;
-            }
-            break;
-        }
-        const gch_domtree *t;
-        const gch_paths *p;
-        const uint8_t *depth;
-        const uint32_t *dist;
-        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK ||
-            (st = gch_analysis_paths(a, h, v, &p, err)) != GCH_OK ||
-            (st = gch_analysis_path_depths(a, h, v, &depth, err)) != GCH_OK ||
-            (st = gch_analysis_distance(a, h, v, &dist, err)) != GCH_OK)
-            return st;
-        uint64_t *rec = own(w, 16);
-        if (!rec)
-            break;
-        rec[0] = t->live_count;
-        rec[1] = t->live_bytes;
-        add(w, GCX_DREC, hi, (unsigned)v, 8, rec, 2);
-        add(w, GCX_DPRE, hi, (unsigned)v, 4, t->preorder, t->live_count);
-        add(w, GCX_DPID, hi, (unsigned)v, 4, t->preorder_idom, t->live_count);
-        uint32_t *psz = own(w, (size_t)t->live_count * 4);
-        for (uint64_t i = 0; psz && i < t->live_count; i++)
-            psz[i] = h->object_size32[t->preorder[i]];
-        add(w, GCX_DPSZ, hi, (unsigned)v, 4, psz, t->live_count);
-        add_preorder_types(w, hi, (unsigned)v, h, t);
-        add(w, GCX_PPAR, hi, (unsigned)v, 4, p->parent, n);
-        add(w, GCX_PDEP, hi, (unsigned)v, 1, depth, n);
-        add(w, GCX_PROB, hi, (unsigned)v, 4, p->root_objects, p->root_object_count);
-        add(w, GCX_PREC, hi, (unsigned)v, 4, p->root_records, p->root_object_count);
-        add_distances(w, hi, (unsigned)v, h, dist);
-    }
-    return w->failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index") : GCH_OK;
+    size_t first = gcx_stream_count(w->s); /* view 0's chunks: first .. its end */
+    prepare_view(&prep[0]);
+    add_view(w, hi, 0, &prep[0]);
+    if (two)
+        gch_thread_join(&helper);
+    else if (views == 2)
+        prepare_view(&prep[1]);
+    if (views == 2)
+        add_view(w, hi, 1, &prep[1]);
+    else
+        add_aliases(w, hi, first);
+    prep_free(&prep[0]);
+    prep_free(&prep[1]);
+    return w->failed ? failure(w, err) : GCH_OK;
 }
 
 static void add_dump(writer *w, const gch_dump *d, const gch_index_stamp *st, const char *name)
@@ -327,90 +394,38 @@ static void add_dump(writer *w, const gch_dump *d, const gch_index_stamp *st, co
     add(w, GCX_DUMP, GCX_NO_HEAP, 0, 1, r, sizeof *r + nlen);
 }
 
-static size_t align_up(size_t v) { return (v + GCX_ALIGN - 1) / GCX_ALIGN * GCX_ALIGN; }
-
-static int put(gch_index_write_fn write, void *ctx, const void *p, size_t n)
-{
-    return n == 0 || write(ctx, p, n) == 0;
-}
-
-static int pad(gch_index_write_fn write, void *ctx, size_t *at, size_t to)
-{
-    static const unsigned char zeros[GCX_ALIGN];
-    size_t n = to - *at;
-    *at = to;
-    return put(write, ctx, zeros, n);
-}
-
-static gch_status emit(writer *w, gch_index_write_fn write, void *ctx, gch_error *err)
-{
-    size_t toc_bytes = w->count * sizeof(gcx_toc);
-    size_t at = align_up(GCX_HEADER_SIZE + toc_bytes);
-    for (size_t i = 0; i < w->count; i++) {
-        chunk *c = &w->chunks[i];
-        if (c->alias) {
-            c->toc.offset = w->chunks[c->alias - 1].toc.offset;
-            c->toc.checksum = w->chunks[c->alias - 1].toc.checksum;
-            continue;
-        }
-        c->toc.offset = at;
-        c->toc.checksum = gch_index_hash(c->data, c->bytes);
-        at = align_up(at + c->bytes);
-    }
-    gcx_toc *toc = gch_calloc(w->count ? w->count : 1, sizeof *toc);
-    if (!toc)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory writing the index");
-    for (size_t i = 0; i < w->count; i++)
-        toc[i] = w->chunks[i].toc;
-    gcx_header hd;
-    memset(&hd, 0, sizeof hd);
-    memcpy(hd.magic, GCX_MAGIC, 8);
-    hd.version = GCH_INDEX_VERSION;
-    hd.bom = GCX_BOM;
-    hd.file_size = at;
-    hd.toc_offset = GCX_HEADER_SIZE;
-    hd.chunk_count = (uint32_t)w->count;
-    hd.toc_checksum = gch_index_hash(toc, toc_bytes);
-    hd.header_checksum = gch_index_hash(&hd, offsetof(gcx_header, header_checksum));
-    size_t pos = 0;
-    int ok = put(write, ctx, &hd, sizeof hd) && put(write, ctx, toc, toc_bytes);
-    pos = sizeof hd + toc_bytes;
-    for (size_t i = 0; ok && i < w->count; i++) {
-        if (w->chunks[i].alias)
-            continue;
-        ok = pad(write, ctx, &pos, (size_t)w->chunks[i].toc.offset) &&
-             put(write, ctx, w->chunks[i].data, w->chunks[i].bytes);
-        pos += w->chunks[i].bytes;
-    }
-    ok = ok && pad(write, ctx, &pos, at);
-    gch_free(toc);
-    return ok ? GCH_OK : gch_error_set(err, GCH_EIO, "write failed");
-}
-
 gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
-                           const char *dump_name, gch_index_write_fn write, void *ctx,
-                           gch_error *err)
+                           const char *dump_name, const gch_index_io *io, gch_error *err)
 {
     const gch_dump *dump = gch_analysis_dump(a);
     if (dump->heap_count >= GCX_NO_HEAP)
         return gch_error_set(err, GCH_ELIMIT, "too many sections for an index");
-    for (size_t i = 0; i < dump->heap_count; i++)
+    uint64_t refs = 0;
+    for (size_t i = 0; i < dump->heap_count; i++) {
         if (!dump->heaps[i]->refs_loaded || dump->heaps[i]->histogram_only)
             return gch_error_set(err, GCH_EINVAL, "an index needs a dump loaded with references");
+        refs += dump->heaps[i]->ref_count;
+    }
     writer w;
     memset(&w, 0, sizeof w);
+    w.par = gch_parallel_for(gch_analysis_get_options(a).threads);
+    w.s = gcx_stream_new(io, w.par.workers, gch_parallel_worth(&w.par, refs));
+    if (!w.s)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory writing the index");
     add_dump(&w, dump, stamp, dump_name ? dump_name : "");
     gch_status st = GCH_OK;
     for (size_t i = 0; i < dump->heap_count && st == GCH_OK; i++) {
         add_heap(&w, i, dump->heaps[i]);
         st = add_derived(&w, i, a, dump->heaps[i], err);
     }
+    if (st == GCH_OK && w.failed)
+        st = failure(&w, err);
     if (st == GCH_OK)
-        st = w.failed ? gch_error_set(err, GCH_ENOMEM, "out of memory writing the index")
-                      : emit(&w, write, ctx, err);
+        st = gcx_stream_finish(w.s, err);
+    else
+        gcx_stream_abort(w.s);
     for (size_t i = 0; i < w.nowned; i++)
         gch_free(w.owned[i]);
     gch_free(w.owned);
-    gch_free(w.chunks);
     return st;
 }

@@ -41,6 +41,14 @@ static int mem_write(void *ctx, const void *data, size_t n)
     return 0;
 }
 
+static int mem_write_at(void *ctx, uint64_t offset, const void *data, size_t n)
+{
+    membuf *b = ctx;
+    assert_true(offset <= b->n && n <= b->n - offset); /* inside what was written */
+    memcpy(b->p + offset, data, n);
+    return 0;
+}
+
 static membuf write_index(gch_dump *d)
 {
     d->format = "gclog"; /* th_dump_new names none; a reader always does */
@@ -50,7 +58,8 @@ static membuf write_index(gch_dump *d)
     memset(&st, 0, sizeof st);
     st.dump_size = 1234;
     membuf b = { NULL, 0, 0 };
-    assert_int_equal(gch_index_write(a, &st, "x.gclog", mem_write, &b, NULL), GCH_OK);
+    gch_index_io io = { mem_write, mem_write_at, &b };
+    assert_int_equal(gch_index_write(a, &st, "x.gclog", &io, NULL), GCH_OK);
     gch_analysis_free(a); /* frees d */
     return b;
 }
@@ -261,7 +270,7 @@ static unsigned char *entry(membuf *b, const char *tag, unsigned view)
 {
     uint32_t count = get32(b->p + 32);
     for (uint32_t i = 0; i < count; i++) {
-        unsigned char *e = b->p + 64 + 40 * (size_t)i;
+        unsigned char *e = b->p + get64(b->p + 24) + 40 * (size_t)i;
         if (get32(e) == TAG(tag) && (get32(e + 4) >> 16) == view)
             return e;
     }
@@ -279,10 +288,10 @@ static void fix(membuf *b)
 {
     uint32_t count = get32(b->p + 32);
     for (uint32_t i = 0; i < count; i++) {
-        unsigned char *e = b->p + 64 + 40 * (size_t)i;
+        unsigned char *e = b->p + get64(b->p + 24) + 40 * (size_t)i;
         put64(e + 32, gch_index_hash(b->p + get64(e + 16), (size_t)(get64(e + 24) * get32(e + 8))));
     }
-    put64(b->p + 40, gch_index_hash(b->p + 64, (size_t)count * 40));
+    put64(b->p + 40, gch_index_hash(b->p + get64(b->p + 24), (size_t)count * 40));
     put64(b->p + 56, gch_index_hash(b->p, 56));
 }
 
