@@ -6,7 +6,11 @@
  * it). The caller and one helper thread (threading.h) take the tasks in a
  * fixed order from a shared list. Each task fills its own slot; the results
  * go into the views on the caller's thread once both workers are done, so
- * that the analysis itself is only ever touched by one thread. */
+ * that the analysis itself is only ever touched by one thread. A caller's
+ * gch_views_ready hears of the reverse references, and of a view once both
+ * its tasks are done, on the worker that finished it: it may use the arrays
+ * at once (the index's writer prepares and writes the view's chunks while
+ * the other worker still computes). */
 #include <string.h>
 
 #include "analysis_internal.h"
@@ -34,6 +38,10 @@ typedef struct pool {
     task tasks[5];
     unsigned count, next;      /* next: under m */
     gch_mutex m;
+    const gch_views_ready *ready;
+    int report[2];             /* the view's tree and paths are both tasks here, kept */
+    task *of[2][2];            /* per view: its tree task, its paths task */
+    unsigned left[2];          /* per view: tasks not yet done (under m) */
 } pool;
 
 static void run_task(pool *p, task *t)
@@ -53,6 +61,29 @@ static void run_task(pool *p, task *t)
     }
 }
 
+/* After task t: the caller's callbacks for what is complete now. The view
+ * is reported by the worker that finished its second task, once. */
+static void tell(pool *p, task *t)
+{
+    const gch_views_ready *r = p->ready;
+    if (!r || t->st != GCH_OK)
+        return;
+    if (t->kind == T_REVERSE) {
+        if (r->reverse)
+            r->reverse(r->ctx, p->h);
+        return;
+    }
+    int v = t->view;
+    if (!p->report[v] || !r->view)
+        return;
+    gch_mutex_lock(&p->m);
+    int last = --p->left[v] == 0;
+    gch_mutex_unlock(&p->m);
+    task *tree = p->of[v][0], *paths = p->of[v][1];
+    if (last && tree->st == GCH_OK && paths->st == GCH_OK)
+        r->view(r->ctx, p->h, v, &tree->tree, &paths->paths, paths->depth8, paths->dist);
+}
+
 static int worker(void *arg)
 {
     pool *p = arg;
@@ -63,15 +94,17 @@ static int worker(void *arg)
         if (k == p->count)
             return 0;
         run_task(p, &p->tasks[k]);
+        tell(p, &p->tasks[k]);
     }
 }
 
-static void add_task(pool *p, int kind, int view)
+static task *add_task(pool *p, int kind, int view)
 {
     task *t = &p->tasks[p->count++];
     memset(t, 0, sizeof *t);
     t->kind = kind;
     t->view = view;
+    return t;
 }
 
 /* Moves task t's results into the analysis; a path tree or distances the
@@ -124,6 +157,13 @@ static gch_status build_in_turn(gch_analysis *a, const gch_heap *heap, int views
 gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int views,
                                     unsigned parts, gch_error *err)
 {
+    return gch_analysis_build_views_then(a, heap, views, parts, NULL, err);
+}
+
+gch_status gch_analysis_build_views_then(gch_analysis *a, const gch_heap *heap, int views,
+                                         unsigned parts, const gch_views_ready *ready,
+                                         gch_error *err)
+{
     heap_state *s = gch__analysis_state(a, heap, err);
     if (!s)
         return GCH_EINVAL;
@@ -133,21 +173,27 @@ gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int v
     pool p;
     memset(&p, 0, sizeof p);
     p.h = s->h;
-    /* The order the two workers take them in, longest first (the trees,
-     * the larger view's first, then the searches, then the reverse
-     * references), so that both finish about together. */
+    p.ready = ready;
+    /* The order the two workers take them in: the reverse references first
+     * (so that a caller hears of them early), then the trees, the larger
+     * view's first, then the searches, so that both workers finish about
+     * together. */
+    if (!heap->in_start)
+        add_task(&p, T_REVERSE, 0);
     for (int v = views - 1; v >= 0; v--) {
         const view *w = &s->v[v];
         p.want[v] = a->o.keep_whole_trees ? ALL_PARTS : parts | w->parts;
         unsigned need = gch__analysis_normal_parts(parts);
         if (!w->parts || (w->parts & need) != need)
-            add_task(&p, T_TREE, v);
+            p.of[v][0] = add_task(&p, T_TREE, v);
     }
     for (int v = views - 1; v >= 0; v--)
         if (!s->v[v].depth8)
-            add_task(&p, T_PATHS, v);
-    if (!heap->in_start)
-        add_task(&p, T_REVERSE, 0);
+            p.of[v][1] = add_task(&p, T_PATHS, v);
+    for (int v = 0; v < views; v++) { /* a view whose tasks' arrays are all kept */
+        p.report[v] = p.of[v][0] && p.of[v][1] && !s->v[v].has_paths && !s->v[v].dist;
+        p.left[v] = 2;
+    }
     if (!gch_mutex_init(&p.m))
         return gch_error_set(err, GCH_ENOMEM, "cannot create a mutex");
     gch_parallel par = gch_parallel_for(a->o.threads);

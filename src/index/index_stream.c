@@ -23,6 +23,7 @@ typedef struct entry {
     gcx_toc toc;           /* offset and checksum: set by the writer */
     const void *data;
     size_t alias;          /* + 1: the earlier entry whose bytes this one names */
+    int filled;            /* 0: a place reserved, not yet filled */
 } entry;
 
 struct gcx_stream {
@@ -36,6 +37,7 @@ struct gcx_stream {
     size_t count, cap;
     size_t written;        /* entries done, in order */
     int done, stop;        /* no more entries; give up */
+    int busy;              /* without a thread: someone is writing */
     gch_status st;         /* the first failure */
     /* The writer's own (the adding thread's after the join): */
     uint64_t at;           /* bytes written so far */
@@ -105,18 +107,40 @@ static gch_status take(gcx_stream *s, size_t k)
     return st;
 }
 
+/* Whether entry `written` can be written now (under m). */
+static int next_ready(const gcx_stream *s)
+{
+    return s->written < s->count && s->e[s->written].filled;
+}
+
 static int writer_main(void *arg)
 {
     gcx_stream *s = arg;
     gch_mutex_lock(&s->m);
     for (;;) {
-        while (s->written == s->count && !s->done && !s->stop)
+        while (!next_ready(s) && !s->done && !s->stop)
             gch_cond_wait(&s->c, &s->m);
-        if (s->stop || s->written == s->count || take(s, s->written) != GCH_OK)
+        if (s->stop || !next_ready(s) || take(s, s->written) != GCH_OK)
             break;
     }
     gch_mutex_unlock(&s->m);
     return 0;
+}
+
+/* Without a thread, under m: the thread that filled a place writes what is
+ * ready, unless another is writing already (it will go on to this one). */
+static void pump(gcx_stream *s)
+{
+    if (s->threaded) {
+        gch_cond_broadcast(&s->c);
+        return;
+    }
+    if (s->busy)
+        return;
+    s->busy = 1;
+    while (s->st == GCH_OK && next_ready(s) && take(s, s->written) == GCH_OK)
+        ;
+    s->busy = 0;
 }
 
 gcx_stream *gcx_stream_new(const gch_index_io *io, unsigned workers, int threaded)
@@ -138,16 +162,27 @@ gcx_stream *gcx_stream_new(const gch_index_io *io, unsigned workers, int threade
     return s;
 }
 
-int gcx_stream_add(gcx_stream *s, uint32_t tag, uint16_t heap, uint16_t view, uint32_t elem,
-                   const void *data, uint64_t count, size_t alias)
+size_t gcx_stream_reserve(gcx_stream *s, size_t n)
 {
     gch_mutex_lock(&s->m);
+    size_t first = s->count;
     if (s->st == GCH_OK &&
-        !gch_grow((void **)&s->e, &s->cap, s->count + 1, sizeof *s->e, 64))
+        !gch_grow((void **)&s->e, &s->cap, s->count + n, sizeof *s->e, 64))
         s->st = GCH_ENOMEM;
     if (s->st == GCH_OK) {
-        entry *x = &s->e[s->count++];
-        memset(x, 0, sizeof *x);
+        memset(s->e + s->count, 0, n * sizeof *s->e);
+        s->count += n;
+    }
+    gch_mutex_unlock(&s->m);
+    return first;
+}
+
+int gcx_stream_fill(gcx_stream *s, size_t k, uint32_t tag, uint16_t heap, uint16_t view,
+                    uint32_t elem, const void *data, uint64_t count, size_t alias)
+{
+    gch_mutex_lock(&s->m);
+    if (s->st == GCH_OK && k < s->count && !s->e[k].filled) {
+        entry *x = &s->e[k];
         x->toc.tag = tag;
         x->toc.heap = heap;
         x->toc.view = view;
@@ -155,23 +190,19 @@ int gcx_stream_add(gcx_stream *s, uint32_t tag, uint16_t heap, uint16_t view, ui
         x->toc.count = count;
         x->data = count ? data : NULL;
         x->alias = alias;
-        if (s->threaded)
-            gch_cond_broadcast(&s->c);
-        else
-            while (s->written < s->count && take(s, s->written) == GCH_OK)
-                ;
+        x->filled = 1;
+        pump(s);
     }
     int ok = s->st == GCH_OK;
     gch_mutex_unlock(&s->m);
     return ok;
 }
 
-size_t gcx_stream_count(gcx_stream *s)
+int gcx_stream_add(gcx_stream *s, uint32_t tag, uint16_t heap, uint16_t view, uint32_t elem,
+                   const void *data, uint64_t count, size_t alias)
 {
-    gch_mutex_lock(&s->m);
-    size_t n = s->count;
-    gch_mutex_unlock(&s->m);
-    return n;
+    size_t k = gcx_stream_reserve(s, 1);
+    return gcx_stream_fill(s, k, tag, heap, view, elem, data, count, alias);
 }
 
 void gcx_stream_chunk(gcx_stream *s, size_t k, uint32_t *tag, uint32_t *elem, uint64_t *count,
@@ -243,11 +274,15 @@ gch_status gcx_stream_finish(gcx_stream *s, gch_error *err)
 {
     join(s, 0);
     gch_status st = s->st;
+    if (st == GCH_OK && s->written != s->count) /* a place never filled: the adder's error */
+        st = GCH_EINVAL;
     if (st == GCH_OK)
         st = write_tail(s);
     stream_free(s);
     if (st == GCH_EIO)
         return gch_error_set(err, GCH_EIO, "write failed");
+    if (st == GCH_EINVAL)
+        return gch_error_set(err, st, "index: a chunk was never handed over");
     if (st != GCH_OK)
         return gch_error_set(err, st, "out of memory writing the index");
     return GCH_OK;

@@ -3,8 +3,8 @@
  * each checksummed as it goes, by a writer thread when there is one (else
  * at once, on the adding thread: the same bytes); the table of contents
  * follows the last chunk and the header is written last, at offset 0
- * (docs/index-format.md). One thread adds; the stream's own thread only
- * writes. */
+ * (docs/index-format.md). Any thread may add or fill (under the stream's
+ * mutex); one at a time writes. */
 #ifndef GCH_INDEX_STREAM_H
 #define GCH_INDEX_STREAM_H
 
@@ -28,8 +28,17 @@ gcx_stream *gcx_stream_new(const gch_index_io *io, unsigned workers, int threade
 int gcx_stream_add(gcx_stream *s, uint32_t tag, uint16_t heap, uint16_t view, uint32_t elem,
                    const void *data, uint64_t count, size_t alias);
 
-/* Chunks added so far; the tag, element size, count and data of chunk k. */
-size_t gcx_stream_count(gcx_stream *s);
+/* Places for n chunks, filled later (gcx_stream_fill), perhaps from other
+ * threads and in any order: the writer waits at the first place not yet
+ * filled, so the file's order is the places' whatever the timing. Returns
+ * the first place's number (0 when the stream has failed). */
+size_t gcx_stream_reserve(gcx_stream *s, size_t n);
+
+/* Fills place k, as gcx_stream_add would add it; any thread. */
+int gcx_stream_fill(gcx_stream *s, size_t k, uint32_t tag, uint16_t heap, uint16_t view,
+                    uint32_t elem, const void *data, uint64_t count, size_t alias);
+
+/* The tag, element size, count and data of chunk k (filled). */
 void gcx_stream_chunk(gcx_stream *s, size_t k, uint32_t *tag, uint32_t *elem, uint64_t *count,
                       const void **data);
 

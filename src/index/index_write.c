@@ -195,14 +195,23 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
     return a;
 }
 
-/* One view's chunks that are not the analysis's arrays: the sizes and types
- * in preorder, and the distances in a byte each with the far ones listed.
- * Each view's are prepared apart (one view a thread), from arrays that
- * nothing writes meanwhile. */
+/* One view: the analysis's arrays it is written from (copied out of the
+ * structures, which may move: the arrays do not), and the chunks made here:
+ * the sizes and types in preorder, the distances in a byte each with the
+ * far ones listed. Each view is prepared by one thread (as soon as the
+ * analysis has built it, by the thread that built it), from arrays nothing
+ * writes meanwhile; its chunks go to the places reserved for them. */
 typedef struct view_prep {
+    writer *w;
     const gch_heap *h;
-    const gch_domtree *t;
-    const gch_paths *p;
+    size_t hi;
+    unsigned v;
+    size_t place;            /* its first reserved place in the stream */
+    int done;                /* handed over (the callback's or the caller's) */
+    uint64_t rec[2];         /* DREC: live objects and bytes */
+    const uint32_t *preorder, *preorder_idom;
+    const uint32_t *parent, *root_objects, *root_records;
+    uint32_t root_object_count;
     const uint8_t *depth;
     const uint32_t *dist;
     uint32_t *psz;           /* DPSZ */
@@ -210,27 +219,42 @@ typedef struct view_prep {
     uint8_t *near;           /* DIST */
     gcx_far *far;            /* DSTX */
     uint64_t far_count;
-    int failed;
+    int failed;              /* out of memory, or the stream stopped */
 } view_prep;
 
-static int prepare_view(void *arg)
+/* The chunks a view has: DPTY only when the types fit 16 bits. */
+static size_t view_chunks(const gch_heap *h) { return h->type_count <= GCX_DPTY_TYPES ? 11 : 10; }
+
+static void take_arrays(view_prep *v, const gch_domtree *t, const gch_paths *p,
+                        const uint8_t *depth, const uint32_t *dist)
 {
-    view_prep *v = arg;
+    v->rec[0] = t->live_count;
+    v->rec[1] = t->live_bytes;
+    v->preorder = t->preorder;
+    v->preorder_idom = t->preorder_idom;
+    v->parent = p->parent;
+    v->root_objects = p->root_objects;
+    v->root_records = p->root_records;
+    v->root_object_count = p->root_object_count;
+    v->depth = depth;
+    v->dist = dist;
+}
+
+static int prepare_view(view_prep *v)
+{
     const gch_heap *h = v->h;
-    const gch_domtree *t = v->t;
+    uint64_t live = v->rec[0];
     uint32_t n = h->object_count;
-    v->psz = gch_reallocarray(NULL, t->live_count ? t->live_count : 1, 4);
+    v->psz = gch_reallocarray(NULL, live ? live : 1, 4);
     v->near = gch_malloc(n ? n : 1);
     if (h->type_count <= GCX_DPTY_TYPES)
-        v->ty = gch_reallocarray(NULL, t->live_count ? t->live_count : 1, 2);
-    if (!v->psz || !v->near || (h->type_count <= GCX_DPTY_TYPES && !v->ty)) {
-        v->failed = 1;
+        v->ty = gch_reallocarray(NULL, live ? live : 1, 2);
+    if (!v->psz || !v->near || (h->type_count <= GCX_DPTY_TYPES && !v->ty))
         return 0;
-    }
-    for (uint64_t i = 0; i < t->live_count; i++)
-        v->psz[i] = h->object_size32[t->preorder[i]];
-    for (uint64_t i = 0; v->ty && i < t->live_count; i++)
-        v->ty[i] = (uint16_t)h->object_type[t->preorder[i]];
+    for (uint64_t i = 0; i < live; i++)
+        v->psz[i] = h->object_size32[v->preorder[i]];
+    for (uint64_t i = 0; v->ty && i < live; i++)
+        v->ty[i] = (uint16_t)h->object_type[v->preorder[i]];
     const uint32_t *dist = v->dist;
     uint64_t far = 0;
     for (uint32_t o = 0; o < n; o++) {
@@ -239,47 +263,42 @@ static int prepare_view(void *arg)
         far += v->near[o] == GCX_DIST_FAR;
     }
     v->far = gch_reallocarray(NULL, far ? far : 1, sizeof *v->far);
-    if (!v->far) {
-        v->failed = 1;
+    if (!v->far)
         return 0;
-    }
     for (uint32_t o = 0, k = 0; o < n; o++)
         if (v->near[o] == GCX_DIST_FAR)
             v->far[k++] = (gcx_far){ o, dist[o] };
     v->far_count = far;
-    return 0;
+    return 1;
 }
 
-/* The view's chunks in their order; the prepared buffers become the
- * writer's (freed at the end). */
-static void add_view(writer *w, size_t hi, unsigned v, view_prep *p)
+/* Prepares view v and fills its places, in their order (any thread). */
+static void hand_over(view_prep *v)
 {
-    void *bufs[4] = { p->psz, p->ty, p->near, p->far };
-    p->psz = NULL, p->ty = NULL, p->near = NULL, p->far = NULL;
-    for (int k = 0; k < 4; k++)
-        if (bufs[k] && !adopt(w, bufs[k]))
-            bufs[k] = NULL;
-    if (p->failed)
-        w->failed = 1;
-    uint64_t *rec = own(w, 16);
-    if (w->failed || !rec)
+    gcx_stream *s = v->w->s;
+    v->done = 1;
+    if (!prepare_view(v)) {
+        v->failed = 1;
         return;
-    const gch_domtree *t = p->t;
-    uint32_t n = p->h->object_count;
-    rec[0] = t->live_count;
-    rec[1] = t->live_bytes;
-    add(w, GCX_DREC, hi, v, 8, rec, 2);
-    add(w, GCX_DPRE, hi, v, 4, t->preorder, t->live_count);
-    add(w, GCX_DPID, hi, v, 4, t->preorder_idom, t->live_count);
-    add(w, GCX_DPSZ, hi, v, 4, bufs[0], t->live_count);
-    if (bufs[1]) /* the types in preorder: what a walk of the tree (suspects) reads */
-        add(w, GCX_DPTY, hi, v, 2, bufs[1], t->live_count);
-    add(w, GCX_PPAR, hi, v, 4, p->p->parent, n);
-    add(w, GCX_PDEP, hi, v, 1, p->depth, n);
-    add(w, GCX_PROB, hi, v, 4, p->p->root_objects, p->p->root_object_count);
-    add(w, GCX_PREC, hi, v, 4, p->p->root_records, p->p->root_object_count);
-    add(w, GCX_DIST, hi, v, 1, bufs[2], n);
-    add(w, GCX_DSTX, hi, v, sizeof(gcx_far), bufs[3], p->far_count);
+    }
+    uint16_t hi = (uint16_t)v->hi, vw = (uint16_t)v->v;
+    uint32_t n = v->h->object_count;
+    uint64_t live = v->rec[0];
+    size_t k = v->place;
+    int ok = gcx_stream_fill(s, k++, GCX_DREC, hi, vw, 8, v->rec, 2, 0) &&
+             gcx_stream_fill(s, k++, GCX_DPRE, hi, vw, 4, v->preorder, live, 0) &&
+             gcx_stream_fill(s, k++, GCX_DPID, hi, vw, 4, v->preorder_idom, live, 0) &&
+             gcx_stream_fill(s, k++, GCX_DPSZ, hi, vw, 4, v->psz, live, 0) &&
+             /* the types in preorder: what a walk of the tree (suspects) reads */
+             (!v->ty || gcx_stream_fill(s, k++, GCX_DPTY, hi, vw, 2, v->ty, live, 0)) &&
+             gcx_stream_fill(s, k++, GCX_PPAR, hi, vw, 4, v->parent, n, 0) &&
+             gcx_stream_fill(s, k++, GCX_PDEP, hi, vw, 1, v->depth, n, 0) &&
+             gcx_stream_fill(s, k++, GCX_PROB, hi, vw, 4, v->root_objects, v->root_object_count, 0) &&
+             gcx_stream_fill(s, k++, GCX_PREC, hi, vw, 4, v->root_records, v->root_object_count, 0) &&
+             gcx_stream_fill(s, k++, GCX_DIST, hi, vw, 1, v->near, n, 0) &&
+             gcx_stream_fill(s, k++, GCX_DSTX, hi, vw, sizeof(gcx_far), v->far, v->far_count, 0);
+    if (!ok)
+        v->failed = 1;
 }
 
 static void prep_free(view_prep *p)
@@ -290,17 +309,51 @@ static void prep_free(view_prep *p)
     gch_free(p->far);
 }
 
-/* View 1's entries naming view 0's bytes (chunks first .. end): a heap
- * without weak roots has one view. */
-static void add_aliases(writer *w, size_t hi, size_t first)
+/* One heap's derived chunks: the places reserved for them, and what the
+ * analysis's callbacks (gch_views_ready) hand over. */
+typedef struct heap_places {
+    writer *w;
+    size_t hi;
+    size_t reverse;          /* INST, INSR */
+    int reverse_done;
+    view_prep *view;         /* [2] */
+} heap_places;
+
+static void reverse_ready(void *ctx, const gch_heap *h)
 {
-    size_t end = gcx_stream_count(w->s);
-    for (size_t k = first; k < end && !w->failed; k++) {
+    heap_places *hp = ctx;
+    uint16_t hi = (uint16_t)hp->hi;
+    hp->reverse_done = 1;
+    gcx_stream_fill(hp->w->s, hp->reverse, GCX_INST, hi, 0, 4, h->in_start,
+                    (uint64_t)h->object_count + 1, 0);
+    gcx_stream_fill(hp->w->s, hp->reverse + 1, GCX_INSR, hi, 0, 4, h->in_source, h->ref_count, 0);
+}
+
+static void view_ready(void *ctx, const gch_heap *h, int view, const gch_domtree *tree,
+                       const gch_paths *paths, const uint8_t *depth, const uint32_t *dist)
+{
+    heap_places *hp = ctx;
+    (void)h;
+    take_arrays(&hp->view[view], tree, paths, depth, dist);
+    hand_over(&hp->view[view]);
+}
+
+static int hand_over_task(void *arg)
+{
+    hand_over(arg);
+    return 0;
+}
+
+/* View 1's places filled with entries naming view 0's bytes: a heap
+ * without weak roots has one view. */
+static void add_aliases(writer *w, size_t hi, size_t first, size_t n)
+{
+    for (size_t k = first; k < first + n && !w->failed; k++) {
         uint32_t tag, elem;
         uint64_t count;
         const void *data;
         gcx_stream_chunk(w->s, k, &tag, &elem, &count, &data);
-        if (!gcx_stream_add(w->s, tag, (uint16_t)hi, 1, elem, data, count, k + 1))
+        if (!gcx_stream_fill(w->s, k + n, tag, (uint16_t)hi, 1, elem, data, count, k + 1))
             w->failed = 1;
     }
 }
@@ -325,52 +378,67 @@ static gch_status failure(writer *w, gch_error *err)
 
 /* The structures the commands compute: reverse references, the id order,
  * and per view the dominator tree in preorder and the shortest-path tree.
- * The analysis computes them all first (both views at once on two threads)
- * while the model's chunks are written; then the reverse references are
- * handed over, and view 1's chunks are prepared on a second thread while
- * the caller's prepares the id order and view 0's and hands them over. */
-static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h, gch_error *err)
+ * Their places in the stream are reserved first (the file's order), then
+ * the analysis computes them all (both views at once on two threads) while
+ * the model's chunks are written, and hands each part over as it is built:
+ * the reverse references at once, a view (prepared by the thread that
+ * finished it) while the other is still computed. What it did not hand
+ * over (built before, or on one thread...) the caller's thread prepares
+ * after, one view a thread. */
+static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h,
+                              view_prep views2[2], gch_error *err)
 {
     int views = has_weak_roots(h) ? 2 : 1;
-    if (w->failed)
+    if (w->failed || gcx_stream_status(w->s) != GCH_OK) /* a write failed: stop here */
         return failure(w, err);
-    gch_status st = gch_analysis_build_views(a, h, views, GCH_TREE_PREORDER_IDOM, err);
-    if (st != GCH_OK || (st = gch_analysis_reverse(a, h, err)) != GCH_OK)
-        return st;
-    view_prep prep[2];
-    memset(prep, 0, sizeof prep);
-    for (int v = 0; v < views; v++) {
-        view_prep *p = &prep[v];
-        p->h = h;
-        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &p->t, err)) != GCH_OK ||
-            (st = gch_analysis_paths(a, h, v, &p->p, err)) != GCH_OK ||
-            (st = gch_analysis_path_depths(a, h, v, &p->depth, err)) != GCH_OK ||
-            (st = gch_analysis_distance(a, h, v, &p->dist, err)) != GCH_OK)
-            return st;
-    }
     uint32_t n = h->object_count;
-    add(w, GCX_INST, hi, 0, 4, h->in_start, (uint64_t)n + 1);
-    add(w, GCX_INSR, hi, 0, 4, h->in_source, h->ref_count);
-    gch_thread helper;
-    int two = views == 2 && gch_parallel_worth(&w->par, h->ref_count) &&
-              gch_thread_start(&helper, w->par.workers, prepare_view, &prep[1]);
     int increasing;
     uint32_t *order = id_order(w, h, &increasing);
+    heap_places hp = { w, hi, gcx_stream_reserve(w->s, 2), 0, views2 };
     if (order)
         add(w, GCX_IDOR, hi, 0, 4, order, n);
-    size_t first = gcx_stream_count(w->s); /* view 0's chunks: first .. its end */
-    prepare_view(&prep[0]);
-    add_view(w, hi, 0, &prep[0]);
-    if (two)
-        gch_thread_join(&helper);
-    else if (views == 2)
-        prepare_view(&prep[1]);
-    if (views == 2)
-        add_view(w, hi, 1, &prep[1]);
-    else
-        add_aliases(w, hi, first);
-    prep_free(&prep[0]);
-    prep_free(&prep[1]);
+    size_t per = view_chunks(h), first = gcx_stream_reserve(w->s, 2 * per);
+    for (unsigned v = 0; v < 2; v++) {
+        views2[v].w = w;
+        views2[v].h = h;
+        views2[v].hi = hi;
+        views2[v].v = v;
+        views2[v].place = first + v * per;
+    }
+    gch_views_ready ready = { reverse_ready, view_ready, &hp };
+    gch_status st = gch_analysis_build_views_then(a, h, views, GCH_TREE_PREORDER_IDOM,
+                                                  gcx_stream_status(w->s) == GCH_OK ? &ready : NULL,
+                                                  err);
+    if (st != GCH_OK || (st = gch_analysis_reverse(a, h, err)) != GCH_OK)
+        return st;
+    if (!hp.reverse_done)
+        reverse_ready(&hp, h);
+    view_prep *left[2] = { NULL, NULL };
+    int nleft = 0;
+    for (int v = 0; v < views; v++) {
+        view_prep *p = &views2[v];
+        const gch_domtree *t;
+        const gch_paths *pt;
+        const uint8_t *depth;
+        const uint32_t *dist;
+        if (p->done)
+            continue;
+        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK ||
+            (st = gch_analysis_paths(a, h, v, &pt, err)) != GCH_OK ||
+            (st = gch_analysis_path_depths(a, h, v, &depth, err)) != GCH_OK ||
+            (st = gch_analysis_distance(a, h, v, &dist, err)) != GCH_OK)
+            return st;
+        take_arrays(p, t, pt, depth, dist);
+        left[nleft++] = p;
+    }
+    if (nleft)
+        gch_run_two(w->par.workers, gch_parallel_worth(&w->par, h->ref_count), hand_over_task,
+                    left[0], left[1]);
+    for (int v = 0; v < views; v++)
+        if (views2[v].failed)
+            w->failed = 1;
+    if (views == 1)
+        add_aliases(w, hi, first, per);
     return w->failed ? failure(w, err) : GCH_OK;
 }
 
@@ -412,11 +480,17 @@ gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
     w.s = gcx_stream_new(io, w.par.workers, gch_parallel_worth(&w.par, refs));
     if (!w.s)
         return gch_error_set(err, GCH_ENOMEM, "out of memory writing the index");
+    /* The views' own chunks, per heap, kept until the stream is done. */
+    view_prep *preps = gch_calloc(2 * dump->heap_count, sizeof *preps);
+    if (!preps) {
+        gcx_stream_abort(w.s);
+        return gch_error_set(err, GCH_ENOMEM, "out of memory writing the index");
+    }
     add_dump(&w, dump, stamp, dump_name ? dump_name : "");
     gch_status st = GCH_OK;
     for (size_t i = 0; i < dump->heap_count && st == GCH_OK; i++) {
         add_heap(&w, i, dump->heaps[i]);
-        st = add_derived(&w, i, a, dump->heaps[i], err);
+        st = add_derived(&w, i, a, dump->heaps[i], preps + 2 * i, err);
     }
     if (st == GCH_OK && w.failed)
         st = failure(&w, err);
@@ -424,6 +498,9 @@ gch_status gch_index_write(gch_analysis *a, const gch_index_stamp *stamp,
         st = gcx_stream_finish(w.s, err);
     else
         gcx_stream_abort(w.s);
+    for (size_t i = 0; i < 2 * dump->heap_count; i++)
+        prep_free(&preps[i]);
+    gch_free(preps);
     for (size_t i = 0; i < w.nowned; i++)
         gch_free(w.owned[i]);
     gch_free(w.owned);

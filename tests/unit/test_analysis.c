@@ -312,10 +312,42 @@ static void drop_reverse(gch_heap *h)
     h->in_start = h->in_source = NULL;
 }
 
+/* What gch_views_ready reported: per view (a slot each, as the two
+ * callbacks may run at once on two threads), and the reverse references. */
+typedef struct heard {
+    int reverse, views[2];
+    const uint32_t *preorder[2], *parent[2], *dist[2];
+    const uint8_t *depth[2];
+    uint64_t live[2];
+} heard;
+
+static void heard_reverse(void *ctx, const gch_heap *h)
+{
+    heard *r = ctx;
+    assert_non_null(h->in_start); /* built before it is reported */
+    r->reverse++;
+}
+
+static void heard_view(void *ctx, const gch_heap *h, int view, const gch_domtree *tree,
+                       const gch_paths *paths, const uint8_t *depth, const uint32_t *dist)
+{
+    heard *r = ctx;
+    (void)h;
+    r->views[view]++;
+    r->preorder[view] = tree->preorder;
+    r->live[view] = tree->live_count;
+    r->parent[view] = paths->parent;
+    r->depth[view] = depth;
+    r->dist[view] = dist;
+}
+
 /* gch_analysis_build_views on one and on two threads against the builders
  * called directly, one at a time: the trees, the path trees, their depths
  * (against a walk of the parents), the distances, and the reverse index
- * (against the edges listed by target); each built once. */
+ * (against the edges listed by target); each built once. Through
+ * gch_analysis_build_views_then: each part reported once, with the very
+ * arrays the analysis then gives; asked again, nothing is built nor
+ * reported. */
 static void check_build_views(gch_heap *h, unsigned threads)
 {
     const uint32_t n = h->object_count;
@@ -324,7 +356,12 @@ static void check_build_views(gch_heap *h, unsigned threads)
     memset(&opt, 0, sizeof opt);
     opt.threads = threads;
     assert_int_equal(gch_analysis_of_heap(h, &opt, &an, NULL), GCH_OK);
-    assert_int_equal(gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL), GCH_OK);
+    heard r;
+    memset(&r, 0, sizeof r);
+    gch_views_ready ready = { heard_reverse, heard_view, &r };
+    assert_int_equal(gch_analysis_build_views_then(an, h, 2, GCH_TREE_PREORDER_IDOM, &ready, NULL),
+                     GCH_OK);
+    assert_int_equal(r.reverse, 1);
     for (int weak = 0; weak < 2; weak++) {
         gch_domtree pre;
         gch_domtree_options d = GCH_DOMTREE_OPTIONS_INIT;
@@ -357,6 +394,12 @@ static void check_build_views(gch_heap *h, unsigned threads)
         same_u32(ap->root_objects, p.root_objects, p.root_object_count);
         same_u32(ap->root_records, p.root_records, p.root_object_count);
         same_u32(dist, bfs, n);
+        assert_int_equal(r.views[weak], 1);
+        assert_ptr_equal(r.preorder[weak], t->preorder);
+        assert_int_equal(r.live[weak], t->live_count);
+        assert_ptr_equal(r.parent[weak], ap->parent);
+        assert_ptr_equal(r.depth[weak], depth);
+        assert_ptr_equal(r.dist[weak], dist);
         for (uint32_t o = 0; o < n; o++) {
             uint32_t walked = gch_paths_depth(&p, o);
             assert_int_equal(depth[o], walked < 255 ? walked : 255);
@@ -377,8 +420,10 @@ static void check_build_views(gch_heap *h, unsigned threads)
     assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_DISTANCE), 2);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_REVERSE), 1);
-    /* asked again: nothing more is built */
-    assert_int_equal(gch_analysis_build_views(an, h, 2, GCH_TREE_PREORDER_IDOM, NULL), GCH_OK);
+    /* asked again: nothing more is built, nor reported */
+    assert_int_equal(gch_analysis_build_views_then(an, h, 2, GCH_TREE_PREORDER_IDOM, &ready, NULL),
+                     GCH_OK);
+    assert_int_equal(r.reverse + r.views[0] + r.views[1], 3);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 2);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
     gch_analysis_free(an);
