@@ -60,7 +60,10 @@ uint64_t gch_index_hash(const void *data, size_t n);
  *   (64 bytes the header will fill, the chunks, the table of contents);
  * - write_at writes n bytes at offset, inside what write has already
  *   written: called once, last of all, for the header at offset 0 (its
- *   checksums and the table's place are known only at the end).
+ *   checksums and the table's place are known only at the end). NULL
+ *   for an output that cannot seek (a pipe): then the chunks are only
+ *   checksummed as they come and the whole file is appended at the end,
+ *   header first (the same bytes, without the overlap).
  * They are never called at once; with two threads (the analysis's threads
  * option, gch_analysis_options) the appends run on a thread of the
  * library's while the caller's computes, so ctx must not be used by anyone

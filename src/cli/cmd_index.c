@@ -49,9 +49,9 @@ static const char description[] =
 
 /* The index's output (gch_index_io): appends to the stream, and the
  * header written last at offset 0 through a seek (the stream is a fresh
- * temporary file, or the device or FIFO -o names: one that cannot seek
- * fails there). Standard C's fseek takes a long: the header's offset, 0,
- * always fits. */
+ * temporary file, or the device or FIFO -o names: one that cannot seek gets
+ * the whole file at the end instead). Standard C's fseek takes a long: the
+ * header's offset, 0, always fits. */
 static int write_fn(void *ctx, const void *data, size_t n)
 {
     return fwrite(data, 1, n, ctx) == n ? 0 : -1;
@@ -108,7 +108,7 @@ static int write_to(const char *target, gch_analysis *an, const gch_index_stamp 
         return -1;
     gch_error err;
     gch_error_clear(&err);
-    gch_index_io io = { write_fn, write_at_fn, f };
+    gch_index_io io = { write_fn, fseek(f, 0, SEEK_CUR) == 0 ? write_at_fn : NULL, f };
     if (gch_index_write(an, stamp, name, &io, &err) != GCH_OK) {
         plat_out_discard(o);
         cli_error("cannot write %s: %s", target, err.message);

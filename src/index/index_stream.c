@@ -40,14 +40,15 @@ struct gcx_stream {
     int busy;              /* without a thread: someone is writing */
     gch_status st;         /* the first failure */
     /* The writer's own (the adding thread's after the join): */
-    uint64_t at;           /* bytes written so far */
+    uint64_t at;           /* bytes written so far (or that would be, when dry) */
+    int dry;               /* no write_at: checksums only, the bytes at the end */
 };
 
 static uint64_t align_up(uint64_t v) { return (v + GCX_ALIGN - 1) / GCX_ALIGN * GCX_ALIGN; }
 
 static int put(gcx_stream *s, const void *p, size_t n)
 {
-    if (n && s->io.write(s->io.ctx, p, n) != 0)
+    if (n && !s->dry && s->io.write(s->io.ctx, p, n) != 0)
         return 0;
     s->at += n;
     return 1;
@@ -149,6 +150,7 @@ gcx_stream *gcx_stream_new(const gch_index_io *io, unsigned workers, int threade
     if (!s)
         return NULL;
     s->io = *io;
+    s->dry = !io->write_at;
     if (!gch_mutex_init(&s->m)) {
         gch_free(s);
         return NULL;
@@ -244,7 +246,24 @@ static void stream_free(gcx_stream *s)
     gch_free(s);
 }
 
-/* The table of contents after the last chunk, then the header at 0. */
+/* The chunks' bytes again, in order, behind the header (dry: nothing was
+ * written yet); the same bytes as the streamed file's. */
+static int write_all(gcx_stream *s, const gcx_header *hd)
+{
+    s->dry = 0;
+    s->at = 0;
+    int ok = put(s, hd, sizeof *hd);
+    for (size_t i = 0; ok && i < s->count; i++) {
+        const entry *x = &s->e[i];
+        if (!x->alias)
+            ok = pad(s, x->toc.offset) &&
+                 put(s, x->data, (size_t)(x->toc.count * x->toc.elem_size));
+    }
+    return ok && pad(s, hd->toc_offset);
+}
+
+/* The table of contents after the last chunk, then the header at 0 (or,
+ * dry, the whole file now). */
 static gch_status write_tail(gcx_stream *s)
 {
     size_t toc_bytes = s->count * sizeof(gcx_toc);
@@ -258,15 +277,18 @@ static gch_status write_tail(gcx_stream *s)
     memcpy(hd.magic, GCX_MAGIC, 8);
     hd.version = GCH_INDEX_VERSION;
     hd.bom = GCX_BOM;
-    int ok = (s->at > 0 || pad(s, GCX_HEADER_SIZE)) && pad(s, align_up(s->at));
-    hd.toc_offset = s->at;
-    ok = ok && put(s, toc, toc_bytes);
-    hd.file_size = s->at;
+    hd.toc_offset = align_up(s->at > GCX_HEADER_SIZE ? s->at : GCX_HEADER_SIZE);
+    hd.file_size = hd.toc_offset + toc_bytes;
     hd.chunk_count = (uint32_t)s->count;
     hd.toc_checksum = gch_index_hash(toc, toc_bytes);
     hd.header_checksum = gch_index_hash(&hd, offsetof(gcx_header, header_checksum));
+    int ok;
+    if (s->dry)
+        ok = write_all(s, &hd) && put(s, toc, toc_bytes);
+    else
+        ok = (s->at > 0 || pad(s, GCX_HEADER_SIZE)) && pad(s, hd.toc_offset) &&
+             put(s, toc, toc_bytes) && s->io.write_at(s->io.ctx, 0, &hd, sizeof hd) == 0;
     gch_free(toc);
-    ok = ok && s->io.write_at(s->io.ctx, 0, &hd, sizeof hd) == 0;
     return ok ? GCH_OK : GCH_EIO;
 }
 

@@ -46,6 +46,16 @@ expect "from the index" "$("$G" top "$d" 2>&1)" "$ref"
 # -o writes elsewhere; that file serves when given as DUMP.
 "$G" index "$d" -o "$tmp/other.gcx" > /dev/null
 expect "-o FILE, given as DUMP" "$("$G" top "$tmp/other.gcx" 2>&1)" "$ref"
+# -o a pipe (no seek back to the header): the whole file at the end, the
+# same bytes as the file's, then the line naming where it went; the
+# table of contents ends the file (the header's offset + 40 bytes a chunk).
+"$G" index "$d" -o /dev/stdout | cat > "$tmp/piped"
+n=$(wc -c < "$tmp/other.gcx")
+expect "-o a pipe: the file's bytes" "$(head -c "$n" "$tmp/piped" | cmp - "$tmp/other.gcx" && echo same)" same
+expect "-o a pipe: then where" "$(tail -c +$((n + 1)) "$tmp/piped")" /dev/stdout
+toc=$(od -An -tu8 -j24 -N8 "$tmp/other.gcx" | tr -d ' ')
+chunks=$(od -An -tu4 -j32 -N4 "$tmp/other.gcx" | tr -d ' ')
+expect "the table of contents ends the file" "$((toc + 40 * chunks))" "$n"
 
 # Stale: the dump changed (same size, other contents; then other mtime).
 cp -p "$d" "$tmp/keep"
