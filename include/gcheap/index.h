@@ -86,7 +86,8 @@ typedef struct gch_index_io {
  * order: the model's while the trees are computed; the bytes are the same
  * whatever the thread count. Memory: the chunks are the heap's and the
  * analysis's arrays (not copied) and a few arrays of the writer's own (sizes,
- * types and distances in preorder, the id order), freed before it returns.
+ * types and distances in preorder, the id order), each freed once written
+ * (without write_at: before it returns).
  * GCH_EIO when a callback failed, GCH_ENOMEM, GCH_EINVAL for a dump loaded
  * without references, GCH_ELIMIT for too many sections; any error the
  * analysis met computing. */

@@ -24,6 +24,7 @@ typedef struct entry {
     const void *data;
     size_t alias;          /* + 1: the earlier entry whose bytes this one names */
     int filled;            /* 0: a place reserved, not yet filled */
+    void *owned;           /* the stream's to free once written (gcx_stream_give) */
 } entry;
 
 struct gcx_stream {
@@ -101,6 +102,10 @@ static gch_status take(gcx_stream *s, size_t k)
         gch_mutex_lock(&s->m);
     }
     s->e[k].toc = x.toc;
+    if (st == GCH_OK && !s->dry) { /* its bytes are in the file: a buffer of its own goes */
+        gch_free(s->e[k].owned);
+        s->e[k].owned = NULL;
+    }
     if (st == GCH_OK)
         s->written = k + 1;
     else if (s->st == GCH_OK)
@@ -200,6 +205,17 @@ int gcx_stream_fill(gcx_stream *s, size_t k, uint32_t tag, uint16_t heap, uint16
     return ok;
 }
 
+void gcx_stream_give(gcx_stream *s, size_t k, void *buf)
+{
+    gch_mutex_lock(&s->m);
+    if (k < s->count && !s->e[k].owned && (s->written <= k || s->dry)) {
+        s->e[k].owned = buf;
+        buf = NULL;
+    }
+    gch_mutex_unlock(&s->m);
+    gch_free(buf); /* written already (or no such place) */
+}
+
 int gcx_stream_add(gcx_stream *s, uint32_t tag, uint16_t heap, uint16_t view, uint32_t elem,
                    const void *data, uint64_t count, size_t alias)
 {
@@ -240,6 +256,8 @@ static void join(gcx_stream *s, int stop)
 
 static void stream_free(gcx_stream *s)
 {
+    for (size_t i = 0; i < s->count; i++)
+        gch_free(s->e[i].owned);
     gch_cond_destroy(&s->c);
     gch_mutex_destroy(&s->m);
     gch_free(s->e);

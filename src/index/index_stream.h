@@ -38,6 +38,11 @@ size_t gcx_stream_reserve(gcx_stream *s, size_t n);
 int gcx_stream_fill(gcx_stream *s, size_t k, uint32_t tag, uint16_t heap, uint16_t view,
                     uint32_t elem, const void *data, uint64_t count, size_t alias);
 
+/* Hands buf (place k's bytes, allocated with gch_malloc) to the stream,
+ * which frees it as soon as place k is written (or at the end, when it is
+ * not written or must be written again: no write_at). Any thread. */
+void gcx_stream_give(gcx_stream *s, size_t k, void *buf);
+
 /* The tag, element size, count and data of chunk k (filled). */
 void gcx_stream_chunk(gcx_stream *s, size_t k, uint32_t *tag, uint32_t *elem, uint64_t *count,
                       const void **data);

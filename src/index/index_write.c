@@ -163,10 +163,11 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
     *increasing = i >= n;
     if (*increasing)
         return NULL;
-    uint32_t *a = own(w, (size_t)n * 4), *b = gch_reallocarray(NULL, n, 4);
+    uint32_t *a = gch_reallocarray(NULL, n, 4), *b = gch_reallocarray(NULL, n, 4);
     uint32_t *count = gch_calloc(65536 + 1, 4);
     if (!a || !b || !count) {
         w->failed = 1;
+        gch_free(a);
         gch_free(b);
         gch_free(count);
         return NULL;
@@ -299,6 +300,14 @@ static void hand_over(view_prep *v)
              gcx_stream_fill(s, k++, GCX_DSTX, hi, vw, sizeof(gcx_far), v->far, v->far_count, 0);
     if (!ok)
         v->failed = 1;
+    /* The buffers made here go with their chunks: freed once written. */
+    size_t per = view_chunks(v->h);
+    if (v->ty)
+        gcx_stream_give(s, v->place + 4, v->ty);
+    gcx_stream_give(s, v->place + 3, v->psz);
+    gcx_stream_give(s, v->place + per - 2, v->near);
+    gcx_stream_give(s, v->place + per - 1, v->far);
+    v->psz = NULL, v->ty = NULL, v->near = NULL, v->far = NULL;
 }
 
 static void prep_free(view_prep *p)
@@ -395,8 +404,12 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
     int increasing;
     uint32_t *order = id_order(w, h, &increasing);
     heap_places hp = { w, hi, gcx_stream_reserve(w->s, 2), 0, views2 };
-    if (order)
-        add(w, GCX_IDOR, hi, 0, 4, order, n);
+    if (order) { /* the stream's to free once written */
+        size_t k = gcx_stream_reserve(w->s, 1);
+        if (!gcx_stream_fill(w->s, k, GCX_IDOR, (uint16_t)hi, 0, 4, order, n, 0))
+            w->failed = 1;
+        gcx_stream_give(w->s, k, order);
+    }
     size_t per = view_chunks(h), first = gcx_stream_reserve(w->s, 2 * per);
     for (unsigned v = 0; v < 2; v++) {
         views2[v].w = w;
