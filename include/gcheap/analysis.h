@@ -172,6 +172,12 @@ gch_status gch_analysis_build_views_then(gch_analysis *a, const gch_heap *heap, 
                                          unsigned parts, const gch_views_ready *ready,
                                          gch_error *err);
 
+/* Reads heap->out_start/out_target now when the analysis's source deferred
+ * them (an index loaded with GCH_INDEX_REFS_LATER), before code outside the
+ * analysis walks them; nothing when they are there. Errors: the source's
+ * (a damaged chunk), GCH_EINVAL for a heap not of the analysis's dump. */
+gch_status gch_analysis_references(gch_analysis *a, const gch_heap *heap, gch_error *err);
+
 /* Builds heap->in_start/in_source (gch_heap_build_reverse) if not built. */
 gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err);
 
@@ -215,6 +221,12 @@ typedef struct gch_analysis_source {
      * set to 0 or 1): what the distances say, without building them. May
      * be NULL. */
     gch_status (*reached)(void *ctx, const gch_heap *heap, int include_weak, uint8_t *mask,
+                          int *found, gch_error *err);
+    /* The shortest-path tree of `paths` without the witness that its
+     * parents hold no cycle (each parent is in bounds): for a caller that
+     * reads a few paths and bounds each walk itself (leak suspects). May be
+     * NULL. */
+    gch_status (*parents)(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
                           int *found, gch_error *err);
 } gch_analysis_source;
 

@@ -410,6 +410,6 @@ const cli_spec suspects_command = {
     .name = "suspects", .summary = "leak suspects: what retains most of the heap, and where it accumulates",
     .usage = "usage: gcheap suspects [OPTIONS] DUMP", .description = description,
     .options = suspects_options, .state_size = sizeof(suspects_state), .defaults = &defaults,
-    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS,
+    .sort_keys = sort_keys, .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS | CLI_REFS_LATER,
     .needs_refs = suspects_needs, .report = suspects_report, .release = suspects_release,
 };

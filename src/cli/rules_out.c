@@ -201,6 +201,13 @@ int rules_run(gch_analysis *an, const char *path, const gch_dump *dump, const gc
         out->why_none = why;
         return 0;
     }
+    /* The rules follow references: suspects load them later from an index. */
+    gch_error err;
+    if (gch_analysis_references(an, h, &err) != GCH_OK) {
+        payload_close(&pf);
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
     gch_rules_options opt = { (const char *const *)choice->names, read_at, pf.f, NULL };
     int rc = find_and_group(an, h, c, &opt, out);
     payload_close(&pf);

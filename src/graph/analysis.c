@@ -301,10 +301,52 @@ static void source_paths(gch_analysis *a, const gch_heap *heap, view *v, int inc
     }
 }
 
+int gch__analysis_paths_may_be_ready(gch_analysis *a, const gch_heap *heap, int include_weak)
+{
+    heap_state *s = state_of(a, heap, NULL);
+    if (!s)
+        return 0;
+    const view *v = &s->v[include_weak != 0];
+    return v->has_paths || v->has_parents ||
+           (a->src && a->src->parents && !v->parents_asked) ||
+           (a->src && a->src->paths && !v->paths_asked);
+}
+
+void gch__analysis_parents_ready(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                 const gch_paths **out)
+{
+    *out = NULL;
+    heap_state *s = state_of(a, heap, NULL);
+    if (!s)
+        return;
+    view *v = &s->v[include_weak != 0];
+    if (!v->has_paths && !v->has_parents && a->src && a->src->parents && !v->parents_asked) {
+        v->parents_asked = 1;
+        int found = 0;
+        gch_error e;
+        gch_error_clear(&e);
+        gch_paths pt;
+        memset(&pt, 0, sizeof pt);
+        gch_status st = a->src->parents(a->src->ctx, heap, include_weak, &pt, &found, &e);
+        if (from_source(a, st, found, &e)) {
+            v->parents = pt;
+            v->has_parents = 1;
+        }
+    }
+    if (!v->has_paths && !v->has_parents)
+        source_paths(a, heap, v, include_weak);
+    *out = v->has_paths ? &v->paths : v->has_parents ? &v->parents : NULL;
+}
+
 gch_status gch__analysis_refs(gch_analysis *a, const gch_heap *heap, gch_error *err)
 {
     heap_state *s = state_of(a, heap, err);
     return s ? need_refs(a, s, err) : GCH_EINVAL;
+}
+
+gch_status gch_analysis_references(gch_analysis *a, const gch_heap *heap, gch_error *err)
+{
+    return gch__analysis_refs(a, heap, err);
 }
 
 void gch__analysis_paths_ready(gch_analysis *a, const gch_heap *heap, int include_weak,

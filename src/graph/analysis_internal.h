@@ -21,6 +21,8 @@ typedef struct view {
     int tree_borrowed, paths_borrowed;
     int tree_asked;        /* the source has no tree (or a damaged one) */
     int paths_asked;       /* the source was asked (once) */
+    gch_paths parents;     /* the source's paths without their witness (borrowed) */
+    int has_parents, parents_asked;
     uint32_t *dist;        /* distances from the roots, or NULL */
     int dist_borrowed, dist_asked;
     int reached_asked;       /* the source asked for the reached mask (gch_analysis_live) */

@@ -90,6 +90,18 @@ struct gch_paths;
 void gch__analysis_paths_ready(struct gch_analysis *a, const gch_heap *heap, int include_weak,
                                const struct gch_paths **out);
 
+/* A shortest-path tree of the view for a few paths read back: the one the
+ * analysis has, else its source's parents without the witness of their
+ * acyclicity (so a caller bounds each walk up the parents by the object
+ * count), else NULL. */
+void gch__analysis_parents_ready(struct gch_analysis *a, const gch_heap *heap, int include_weak,
+                                 const struct gch_paths **out);
+
+/* Whether gch__analysis_paths_ready may find that tree (it has it, or its
+ * source has not yet been asked), without reading anything. */
+int gch__analysis_paths_may_be_ready(struct gch_analysis *a, const gch_heap *heap,
+                                     int include_weak);
+
 /* The references of heap, read now when the analysis's source deferred
  * them (an index loaded with GCH_INDEX_REFS_LATER): before a walk of
  * heap->out_start/out_target outside the analysis (the suspects' BFS). */

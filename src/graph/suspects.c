@@ -7,6 +7,7 @@
  * "the objects below a suspect" are found by carrying a label down. */
 #include "gcheap/leaks.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
@@ -41,39 +42,24 @@ typedef struct finder {
     const gch_heap *h;
     const gch_suspects_options *o;
     gch_domtree t;        /* the analysis's tree (a copy of its fields; not freed here) */
-    uint32_t *label;      /* per position: suspect number + 1 above it, 0 for none */
+    void *label;          /* per position (and one more, 0): suspect number + 1 above it, 0
+                             for none; bytes with fewer than 255 suspects, else uint32_t */
+    int label_wide;
     uint32_t *walk_pos;   /* per suspect: position of the walk's current node */
     uint32_t *start_pos;  /* per suspect: its position (a group: its biggest instance's) */
-    uint64_t *group_count, *group_bytes; /* per type, top-level objects below the threshold */
-    uint32_t *group_best; /* per type: position of its biggest such object */
-    uint32_t *top_type;   /* type of each top-level object, in position order */
+    uint32_t *type_group; /* per type: number + 1 of its group suspect, 0 for none */
     uint8_t *top;         /* per position, V8 with pseudo-nodes only: 1 top-level (its
                              dominators up to the virtual root are all pseudo-nodes),
                              2 a pseudo-node (never a suspect); NULL: idom == VROOT */
-    size_t top_count;
+    size_t singles;       /* items[0 .. singles): the single suspects, in position order */
     gch_suspect *items;
     size_t count;
+    unsigned workers;     /* 2: the passes run in two halves on two threads */
 } finder;
 
 static int is_big(uint64_t retained, double threshold, uint64_t live)
 {
     return (double)retained * 100.0 > threshold * (double)live;
-}
-
-/* A new zeroed suspect at the end of f->items (room for *cap, doubled when
- * full); NULL when that memory cannot be had. */
-static gch_suspect *add_suspect(finder *f, size_t *cap)
-{
-    if (f->count == *cap) {
-        void *g = gch_reallocarray(f->items, *cap * 2, sizeof *f->items);
-        if (!g)
-            return NULL;
-        f->items = g;
-        *cap *= 2;
-    }
-    gch_suspect *s = &f->items[f->count++];
-    memset(s, 0, sizeof *s);
-    return s;
 }
 
 /* Object-suspects, and per-type totals of the other top-level objects. */
@@ -94,116 +80,232 @@ static gch_status mark_top(finder *f, gch_error *err)
     return GCH_OK;
 }
 
-static int is_top(const finder *f, uint32_t p)
+static uint32_t type_at(const finder *f, uint32_t p)
 {
-    return f->top ? f->top[p] == 1 : f->t.preorder_idom[p] == GCH_DOM_VROOT;
+    return f->t.preorder_type16 ? f->t.preorder_type16[p] : f->h->object_type[f->t.preorder[p]];
 }
 
-/* The top-level objects: single suspects, and per type the totals of the
- * others. best_r and best_o (per type): the retained size and object of
- * group_best; NULL, as any of f's tables, when it could not be had. */
-static gch_status top_scan(finder *f, uint64_t *best_r, uint32_t *best_o, gch_error *err)
+/* One half of the positions [from, to), for the passes that may run on two
+ * threads; what each finds is merged in position order. */
+typedef struct half {
+    const finder *f;
+    uint32_t from, to;
+    /* scan_top: per type, the totals of top-level objects below the
+     * threshold and the biggest one (its retained size, object, position);
+     * the single suspects' positions, rising. */
+    uint64_t *group_count, *group_bytes, *best_r;
+    uint32_t *best_o, *best_p;
+    uint32_t *singles;
+    size_t nsingles, singles_cap;
+    int oom;
+} half;
+
+static int half_alloc(half *s, uint32_t types)
 {
-    const gch_heap *h = f->h;
-    const uint32_t N = (uint32_t)f->t.live_count, T = h->type_count;
+    s->group_count = gch_calloc(types, sizeof *s->group_count);
+    s->group_bytes = gch_calloc(types, sizeof *s->group_bytes);
+    s->best_r = gch_reallocarray(NULL, types, sizeof *s->best_r);
+    s->best_o = gch_reallocarray(NULL, types, sizeof *s->best_o);
+    s->best_p = gch_reallocarray(NULL, types, sizeof *s->best_p);
+    s->singles_cap = 16;
+    s->singles = gch_reallocarray(NULL, s->singles_cap, sizeof *s->singles);
+    return s->group_count && s->group_bytes && s->best_r && s->best_o && s->best_p && s->singles;
+}
+
+static void half_free(half *s)
+{
+    gch_free(s->group_count);
+    gch_free(s->group_bytes);
+    gch_free(s->best_r);
+    gch_free(s->best_o);
+    gch_free(s->best_p);
+    gch_free(s->singles);
+}
+
+/* The top-level objects of one half: single suspects, and per type the
+ * totals of the others. The top-level positions of each block are gathered
+ * first without a branch (about half the objects are top-level, at random:
+ * a branch per position would guess wrong half the time). */
+static int scan_top(void *arg)
+{
+    half *s = arg;
+    const finder *f = s->f;
     const uint32_t *pid = f->t.preorder_idom, *pre = f->t.preorder;
     const uint64_t *r = f->t.preorder_retained;
-    size_t cap = 16; /* f->items' */
-    if (!f->group_count || !f->group_bytes || !f->group_best || !f->items || !best_r || !best_o)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    /* Room for every live object (the pages past the top-level ones are
-     * never touched): no copying as it fills. An index's tree has the
-     * types in preorder: then none is kept. */
     const uint16_t *pty = f->t.preorder_type16;
-    if (!pty && !(f->top_type = gch_reallocarray(NULL, N ? N : 1, sizeof *f->top_type)))
-        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    for (uint32_t p = 0; p < N; p++) {
-        /* The types of top-level objects (half the live objects of the
-         * benchmark dump) are random reads: fetched well ahead. */
-        if (!pty && p + 4 * AHEAD < N && pid[p + 4 * AHEAD] == GCH_DOM_VROOT)
-            __builtin_prefetch(&h->object_type[pre[p + 4 * AHEAD]]);
-        if (!is_top(f, p))
-            continue;
-        uint32_t o = pre[p], ty = pty ? pty[p] : h->object_type[o];
-        if (!pty)
-            f->top_type[f->top_count++] = ty;
-        if (is_big(r[p], f->o->threshold, f->t.live_bytes)) {
-            gch_suspect *s = add_suspect(f, &cap);
-            if (!s)
-                return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-            s->object = o;
-            s->type = ty;
-            s->instances = 1;
-            s->retained = r[p];
-            s->accumulation = p; /* a position until resolve_positions */
-            continue;
+    const uint8_t *top = f->top;
+    const double big = f->o->threshold * (double)f->t.live_bytes;
+    uint64_t *count = s->group_count, *bytes = s->group_bytes, *best_r = s->best_r;
+    uint32_t *best_o = s->best_o, *best_p = s->best_p;
+    uint32_t at[1024];
+    for (uint32_t base = s->from; base < s->to; base += 1024) {
+        uint32_t end = s->to - base < 1024 ? s->to : base + 1024, n = 0;
+        for (uint32_t p = base; p < end; p++) {
+            at[n] = p;
+            n += top ? top[p] == 1 : pid[p] == GCH_DOM_VROOT;
         }
-        /* The best's retained size and object by type (a small table that
-         * stays in cache), not read back at its position. */
-        if (f->group_count[ty] == 0 || r[p] > best_r[ty] || (r[p] == best_r[ty] && o < best_o[ty])) {
-            f->group_best[ty] = p;
-            best_r[ty] = r[p];
-            best_o[ty] = o;
+        /* Without the index's types in preorder they are random reads:
+         * fetched for the whole block first. */
+        for (uint32_t i = 0; !pty && i < n; i++)
+            __builtin_prefetch(&f->h->object_type[pre[at[i]]]);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t p = at[i];
+            uint64_t rp = r[p];
+            if ((double)rp * 100.0 > big) { /* is_big */
+                if (s->nsingles == s->singles_cap) {
+                    uint32_t *g = gch_reallocarray(s->singles, s->singles_cap * 2, sizeof *g);
+                    if (!g) {
+                        s->oom = 1;
+                        return 0;
+                    }
+                    s->singles = g;
+                    s->singles_cap *= 2;
+                }
+                s->singles[s->nsingles++] = p;
+                continue;
+            }
+            uint32_t o = pre[p], ty = pty ? pty[p] : f->h->object_type[o];
+            /* The best by type in a small table that stays in cache. */
+            if (count[ty] == 0 || rp > best_r[ty] || (rp == best_r[ty] && o < best_o[ty])) {
+                best_p[ty] = p;
+                best_r[ty] = rp;
+                best_o[ty] = o;
+            }
+            count[ty]++;
+            bytes[ty] += rp;
         }
-        f->group_count[ty]++;
-        f->group_bytes[ty] += r[p];
     }
-    for (uint32_t ty = 0; ty < T; ty++) {
-        if (!f->group_count[ty] || !is_big(f->group_bytes[ty], f->o->threshold, f->t.live_bytes))
+    return 0;
+}
+
+/* The positions in two halves when two workers run (else all in a). */
+static int split_halves(const finder *f, unsigned workers, half *a, half *b)
+{
+    uint32_t N = (uint32_t)f->t.live_count;
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    a->f = b->f = f;
+    a->to = N;
+    if (workers < 2)
+        return 0;
+    a->to = b->from = N / 2;
+    b->to = N;
+    return 1;
+}
+
+/* Half b's per-type totals folded into a's (the best: the bigger, ties the
+ * lower object, as one pass in position order keeps). */
+static void merge_types(half *a, const half *b, uint32_t types)
+{
+    for (uint32_t ty = 0; ty < types; ty++) {
+        if (!b->group_count[ty])
             continue;
-        gch_suspect *s = add_suspect(f, &cap);
-        if (!s)
-            return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+        if (!a->group_count[ty] || b->best_r[ty] > a->best_r[ty] ||
+            (b->best_r[ty] == a->best_r[ty] && b->best_o[ty] < a->best_o[ty])) {
+            a->best_p[ty] = b->best_p[ty];
+            a->best_r[ty] = b->best_r[ty];
+            a->best_o[ty] = b->best_o[ty];
+        }
+        a->group_count[ty] += b->group_count[ty];
+        a->group_bytes[ty] += b->group_bytes[ty];
+    }
+}
+
+/* The suspects, singles first in position order, then the groups by type.
+ * accumulation holds the start position until the walk. */
+static gch_status make_suspects(finder *f, const half *a, const half *b, uint32_t types,
+                                gch_error *err)
+{
+    const uint32_t *pre = f->t.preorder;
+    const uint64_t *r = f->t.preorder_retained;
+    size_t n = a->nsingles + b->nsingles;
+    for (uint32_t ty = 0; ty < types; ty++)
+        n += a->group_count[ty] && is_big(a->group_bytes[ty], f->o->threshold, f->t.live_bytes);
+    f->items = gch_calloc(n ? n : 1, sizeof *f->items);
+    f->start_pos = gch_reallocarray(NULL, n ? n : 1, sizeof *f->start_pos);
+    f->walk_pos = gch_reallocarray(NULL, n ? n : 1, sizeof *f->walk_pos);
+    f->type_group = gch_calloc(types, sizeof *f->type_group);
+    if (!f->items || !f->start_pos || !f->walk_pos || !f->type_group)
+        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    for (size_t i = 0; i < a->nsingles + b->nsingles; i++) {
+        uint32_t p = i < a->nsingles ? a->singles[i] : b->singles[i - a->nsingles];
+        gch_suspect *s = &f->items[f->count];
+        s->object = pre[p];
+        s->type = type_at(f, p);
+        s->instances = 1;
+        s->retained = r[p];
+        f->start_pos[f->count++] = p;
+    }
+    f->singles = f->count;
+    for (uint32_t ty = 0; ty < types; ty++) {
+        if (!a->group_count[ty] || !is_big(a->group_bytes[ty], f->o->threshold, f->t.live_bytes))
+            continue;
+        gch_suspect *s = &f->items[f->count];
         s->group = 1;
-        s->object = pre[f->group_best[ty]];
+        s->object = pre[a->best_p[ty]];
         s->type = ty;
-        s->instances = f->group_count[ty];
-        s->retained = f->group_bytes[ty];
-        s->accumulation = f->group_best[ty];
+        s->instances = a->group_count[ty];
+        s->retained = a->group_bytes[ty];
+        f->start_pos[f->count++] = a->best_p[ty];
+        f->type_group[ty] = (uint32_t)f->count;
     }
     return GCH_OK;
 }
 
 static gch_status top_level(finder *f, gch_error *err)
 {
-    const uint32_t T = f->h->type_count;
-    f->group_count = gch_calloc(T ? T : 1, sizeof *f->group_count);
-    f->group_bytes = gch_calloc(T ? T : 1, sizeof *f->group_bytes);
-    f->group_best = gch_reallocarray(NULL, T ? T : 1, sizeof *f->group_best);
-    f->items = gch_reallocarray(NULL, 16, sizeof *f->items);
-    uint64_t *best_r = gch_reallocarray(NULL, T ? T : 1, sizeof *best_r);
-    uint32_t *best_o = gch_reallocarray(NULL, T ? T : 1, sizeof *best_o);
-    gch_status st = top_scan(f, best_r, best_o, err);
-    gch_free(best_r);
-    gch_free(best_o);
+    const uint32_t types = f->h->type_count ? f->h->type_count : 1;
+    half a, b;
+    int two = split_halves(f, f->workers, &a, &b);
+    gch_status st = GCH_OK;
+    if (!half_alloc(&a, types) || (two && !half_alloc(&b, types)))
+        st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    if (st == GCH_OK) {
+        gch_run_two(f->workers, 1, scan_top, &a, two ? &b : NULL);
+        if (a.oom || b.oom)
+            st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+    }
+    if (st == GCH_OK) {
+        if (two)
+            merge_types(&a, &b, types);
+        st = make_suspects(f, &a, &b, types, err);
+    }
+    half_free(&a);
+    half_free(&b);
     return st;
 }
-
 
 /* Every walk to an accumulation point, in one forward pass: the child that
  * keeps big_drop of its parent is unique (big_drop > 0.5) and comes after
  * its parent in preorder, so the walk's next node is always ahead of the
- * scan. A bit set marks where walks are; label[] (not yet filled) says whose
- * walk is at a marked position. Leaves the suspects' starting positions in
- * start_pos and where each walk stopped in walk_pos. */
+ * scan. A bit set marks where walks are; whose (a byte or uint32_t per
+ * position, as the labels) says whose walk is at a marked position. Leaves
+ * where each walk stopped in walk_pos. It touches no label: it may run
+ * beside count_holds. */
 static gch_status walk(finder *f, gch_error *err)
 {
     const uint32_t N = (uint32_t)f->t.live_count;
     const uint32_t *pid = f->t.preorder_idom;
     const uint64_t *r = f->t.preorder_retained;
     const double drop = f->o->big_drop;
-    f->label = gch_reallocarray(NULL, N ? N : 1, sizeof *f->label);
-    f->walk_pos = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *f->walk_pos);
-    f->start_pos = gch_reallocarray(NULL, f->count ? f->count : 1, sizeof *f->start_pos);
+    if (!f->count)
+        return GCH_OK;
     uint64_t *walking = gch_calloc((size_t)N / 64 + 1, sizeof *walking);
-    if (!f->label || !f->walk_pos || !f->start_pos || !walking) {
+    void *whose = gch_reallocarray(NULL, N ? N : 1, f->label_wide ? 4 : 1);
+    if (!walking || !whose) {
         gch_free(walking);
+        gch_free(whose);
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
     }
+    uint8_t *w8 = whose;
+    uint32_t *w32 = whose;
     for (size_t k = 0; k < f->count; k++) {
-        uint32_t p = f->items[k].accumulation; /* the position top_level found */
-        f->start_pos[k] = f->walk_pos[k] = p;
-        f->label[p] = (uint32_t)k;
+        uint32_t p = f->start_pos[k];
+        f->walk_pos[k] = p;
+        if (f->label_wide)
+            w32[p] = (uint32_t)k;
+        else
+            w8[p] = (uint8_t)k;
         walking[p >> 6] |= 1ull << (p & 63);
     }
     for (uint32_t p = 0; p < N; p++) {
@@ -211,118 +313,135 @@ static gch_status walk(finder *f, gch_error *err)
         if (d == GCH_DOM_VROOT || !((walking[d >> 6] >> (d & 63)) & 1) ||
             (double)r[p] < drop * (double)r[d])
             continue;
-        uint32_t k = f->label[d];
+        uint32_t k = f->label_wide ? w32[d] : w8[d];
         walking[d >> 6] &= ~(1ull << (d & 63));
         walking[p >> 6] |= 1ull << (p & 63);
-        f->label[p] = k;
+        if (f->label_wide)
+            w32[p] = k;
+        else
+            w8[p] = (uint8_t)k;
         f->walk_pos[k] = p;
         f->items[k].accumulation_depth++;
     }
     gch_free(walking);
+    gch_free(whose);
     return GCH_OK;
 }
 
-/* Labels every position with the suspect above it, number + 1 (0: none):
- * suspects are top-level, so a label comes from the top-level ancestor, and
- * a dominator comes before the objects it dominates. */
-static gch_status label(finder *f, gch_error *err)
-{
-    const gch_heap *h = f->h;
-    const uint32_t N = (uint32_t)f->t.live_count;
-    const uint32_t *pid = f->t.preorder_idom;
-    /* Top-level positions: single suspects, and every instance of a group's
-     * type that is not a single suspect. */
-    uint32_t *type_group = gch_calloc(h->type_count ? h->type_count : 1, sizeof *type_group);
-    if (!type_group)
-        return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    for (size_t k = 0; k < f->count; k++)
-        if (f->items[k].group)
-            type_group[f->items[k].type] = (uint32_t)k + 1;
-    /* Single suspects were found in position order, before the groups. */
-    size_t next_single = 0, top = 0;
-    for (uint32_t p = 0; p < N; p++) {
-        uint32_t d = pid[p];
-        if (!is_top(f, p)) {
-            f->label[p] = d == GCH_DOM_VROOT || (f->top && f->top[p] == 2) ? 0 : f->label[d];
-            continue;
-        }
-        uint32_t ty = f->t.preorder_type16 ? f->t.preorder_type16[p] : f->top_type[top++];
-        if (next_single < f->count && !f->items[next_single].group &&
-            f->start_pos[next_single] == p)
-            f->label[p] = (uint32_t)++next_single;
-        else
-            f->label[p] = type_group[ty];
-    }
-    gch_free(type_group);
-    return GCH_OK;
-}
-
-/* holds: per suspect, count and bytes per type of the objects labelled with
- * it, the top holds_top kept. Suspects are counted in batches so that the
- * per-type tables stay within about 64 MiB. */
-static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
+/* One batch of the holds count: suspects [first, first + batch) into cnt
+ * and byt (batch * type_count each). The first batch labels every position
+ * as it goes: the number + 1 of the suspect above it, 0 for none. Suspects
+ * are top-level, so a label comes from the top-level ancestor, and a
+ * dominator comes before the objects it dominates; a top-level object is a
+ * single suspect (in position order: next is the first not yet passed) or
+ * counts for its type's group. The label is chosen without a branch on
+ * whether the object is top-level (half are, at random): the virtual root's
+ * label is read from the slot after the last position, 0. */
+static void count_batch(finder *f, size_t first, size_t batch, uint64_t *cnt, uint64_t *byt)
 {
     const gch_heap *h = f->h;
     const uint32_t N = (uint32_t)f->t.live_count, T = h->type_count ? h->type_count : 1;
-    const uint32_t *pre = f->t.preorder, *psz = f->t.preorder_size32;
+    const uint32_t *pre = f->t.preorder, *pid = f->t.preorder_idom, *psz = f->t.preorder_size32;
+    const uint32_t *start = f->start_pos, *group = f->type_group;
     /* Both or neither (an index's tree has both). */
     const uint16_t *pty = psz ? f->t.preorder_type16 : NULL;
+    const uint8_t *top = f->top;
+    const int wide = f->label_wide;
+    uint8_t *l8 = f->label;
+    uint32_t *l32 = f->label;
+    size_t next = 0;
+    if (first == 0) {
+        if (wide)
+            l32[N] = 0;
+        else
+            l8[N] = 0;
+    }
+    for (uint32_t p = 0; p < N; p++) {
+        /* Without the index's types and sizes in preorder they are random
+         * reads, fetched ahead. */
+        if (!pty && p + AHEAD < N) {
+            uint32_t a = pre[p + AHEAD];
+            __builtin_prefetch(&h->object_type[a]);
+            __builtin_prefetch(&h->object_size32[a]);
+        }
+        /* A dominator's label lies anywhere before: fetched ahead. */
+        if (first == 0 && p + AHEAD < N && pid[p + AHEAD] != GCH_DOM_VROOT)
+            __builtin_prefetch(wide ? (const void *)&l32[pid[p + AHEAD]] : &l8[pid[p + AHEAD]]);
+        uint32_t d = pid[p], up = d == GCH_DOM_VROOT ? N : d;
+        uint32_t ty = pty ? pty[p] : h->object_type[pre[p]], lab;
+        if (first == 0) {
+            int is_top = top ? top[p] == 1 : d == GCH_DOM_VROOT;
+            uint32_t above = wide ? l32[up] : l8[up];
+            lab = is_top ? group[ty] : top && top[p] == 2 ? 0 : above;
+            if (is_top && next < f->singles && start[next] == p)
+                lab = (uint32_t)++next;
+            if (wide)
+                l32[p] = lab;
+            else
+                l8[p] = (uint8_t)lab;
+        } else {
+            lab = wide ? l32[p] : l8[p];
+        }
+        size_t k = (size_t)lab - 1 - first; /* wraps for 0: not counted */
+        if (k >= batch)
+            continue;
+        size_t at = k * T + ty;
+        cnt[at]++;
+        byt[at] += pty && psz[p] != GCH_SIZE_BIG ? psz[p] : gch_object_size(h, pre[p]);
+    }
+}
+
+/* The top `keep` types by bytes of suspect s from its counts (few: an
+ * insertion), appended to out->holds at *used. */
+static void keep_top_types(const finder *f, gch_suspect *s, const uint64_t *c, const uint64_t *b,
+                           gch_suspects *out, size_t *used)
+{
+    size_t keep = f->o->holds_top;
+    s->holds_start = *used;
+    for (uint32_t ty = 0; ty < f->h->type_count; ty++)
+        s->retained_objects += c[ty];
+    for (uint32_t ty = 0; ty < f->h->type_count && keep; ty++) {
+        if (!c[ty])
+            continue;
+        size_t n = s->holds_count, i = n < keep ? n : keep - 1;
+        if (n == keep && b[ty] <= out->holds[*used + i].bytes)
+            continue;
+        while (i > 0 && out->holds[*used + i - 1].bytes < b[ty]) {
+            out->holds[*used + i] = out->holds[*used + i - 1];
+            i--;
+        }
+        out->holds[*used + i] = (gch_type_row){ ty, c[ty], b[ty] };
+        if (n < keep)
+            s->holds_count++;
+    }
+    *used += s->holds_count;
+}
+
+/* holds: per suspect, count and bytes per type of the objects it
+ * dominates, the top holds_top kept. Suspects are counted in batches so
+ * that the per-type tables stay within about 64 MiB. */
+static gch_status count_holds(finder *f, gch_suspects *out, gch_error *err)
+{
+    const uint32_t T = f->h->type_count ? f->h->type_count : 1;
     size_t per = (64u << 20) / ((size_t)T * 16);
     if (per == 0)
         per = 1;
-    size_t keep = f->o->holds_top;
+    size_t keep = f->o->holds_top, used = 0;
     out->holds = gch_reallocarray(NULL, f->count * (keep ? keep : 1) + 1, sizeof *out->holds);
     if (!out->holds)
         return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
-    size_t used = 0;
     for (size_t first = 0; first < f->count; first += per) {
         size_t batch = f->count - first < per ? f->count - first : per;
-        uint64_t *cnt = gch_calloc(batch * T, sizeof *cnt);
-        uint64_t *byt = gch_calloc(batch * T, sizeof *byt);
+        uint64_t *cnt = gch_calloc(batch ? batch * T : 1, sizeof *cnt);
+        uint64_t *byt = gch_calloc(batch ? batch * T : 1, sizeof *byt);
         if (!cnt || !byt) {
             gch_free(cnt);
             gch_free(byt);
             return gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
         }
-        for (uint32_t p = 0; p < N; p++) {
-            /* An index's tree has the types and sizes in preorder: read in
-             * order. Otherwise they are random reads, fetched ahead. */
-            if (!pty && p + AHEAD < N && f->label[p + AHEAD]) {
-                uint32_t a = pre[p + AHEAD];
-                __builtin_prefetch(&h->object_type[a]);
-                __builtin_prefetch(&h->object_size32[a]);
-            }
-            uint32_t lab = f->label[p];
-            if (!lab || lab - 1 < first || lab - 1 >= first + batch)
-                continue;
-            uint32_t o = pre[p];
-            size_t at = (lab - 1 - first) * T + (pty ? pty[p] : h->object_type[o]);
-            cnt[at]++;
-            byt[at] += pty && psz[p] != GCH_SIZE_BIG ? psz[p] : gch_object_size(h, o);
-        }
-        for (size_t k = 0; k < batch; k++) {
-            gch_suspect *s = &f->items[first + k];
-            uint64_t *c = cnt + k * T, *b = byt + k * T;
-            s->holds_start = used;
-            for (uint32_t ty = 0; ty < h->type_count; ty++)
-                s->retained_objects += c[ty];
-            /* Selection of the top `keep` by bytes: small keep, so insertion. */
-            for (uint32_t ty = 0; ty < h->type_count && keep; ty++) {
-                if (!c[ty])
-                    continue;
-                size_t n = s->holds_count, i = n < keep ? n : keep - 1;
-                if (n == keep && b[ty] <= out->holds[used + i].bytes)
-                    continue;
-                while (i > 0 && out->holds[used + i - 1].bytes < b[ty]) {
-                    out->holds[used + i] = out->holds[used + i - 1];
-                    i--;
-                }
-                out->holds[used + i] = (gch_type_row){ ty, c[ty], b[ty] };
-                if (n < keep)
-                    s->holds_count++;
-            }
-            used += s->holds_count;
-        }
+        count_batch(f, first, batch, cnt, byt);
+        for (size_t k = 0; k < batch; k++)
+            keep_top_types(f, &f->items[first + k], cnt + k * T, byt + k * T, out, &used);
         gch_free(cnt);
         gch_free(byt);
     }
@@ -500,6 +619,23 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
     return GCH_OK;
 }
 
+/* The depth of x in p, or GCH_NONE when x is not reached or the walk up
+ * its parents does not end at a root within the object count (parents
+ * read without the witness of their acyclicity: a damaged index). */
+static uint32_t bounded_depth(const gch_paths *p, uint32_t x)
+{
+    if (x >= p->object_count || p->parent[x] == GCH_NONE)
+        return GCH_NONE;
+    for (uint32_t d = 0;; d++) {
+        uint32_t q = p->parent[x];
+        if (q == GCH_PATH_ROOT)
+            return d;
+        if (q >= p->object_count || d + 1 >= p->object_count)
+            return GCH_NONE;
+        x = q;
+    }
+}
+
 /* The paths read from a shortest-path tree the analysis has (the same BFS
  * as bfs_run's: the same paths, the same root records). 0 when an
  * accumulation point has no path in it (then the BFS runs). */
@@ -509,7 +645,7 @@ static int paths_from_tree(finder *f, const gch_paths *p, gch_suspects *out, gch
     size_t total = 0;
     *st = GCH_OK;
     for (size_t k = 0; k < f->count; k++) {
-        uint32_t d = gch_paths_depth(p, f->items[k].accumulation);
+        uint32_t d = bounded_depth(p, f->items[k].accumulation);
         if (d == GCH_NONE)
             return 0;
         f->items[k].path_len = (size_t)d + 1;
@@ -545,15 +681,43 @@ static int suspect_before(const gch_suspect *a, const gch_suspect *b)
     return a->object < b->object;
 }
 
+/* The accumulation points from where the walks stopped. */
+static void resolve_walks(finder *f)
+{
+    for (size_t k = 0; k < f->count; k++) {
+        gch_suspect *s = &f->items[k];
+        s->accumulation_retained = f->t.preorder_retained[f->walk_pos[k]];
+        s->accumulation = f->t.preorder[f->walk_pos[k]];
+    }
+}
+
+/* The walks, then gch__analysis_parents_ready, on a thread of their own
+ * while the holds are counted (they touch neither the labels nor the
+ * analysis). */
+typedef struct walk_job {
+    finder *f;
+    gch_analysis *an;
+    gch_status st;
+    gch_error err;
+    const gch_paths *out;
+} walk_job;
+
+static int walk_and_read_paths(void *arg)
+{
+    walk_job *j = arg;
+    gch_error_clear(&j->err);
+    j->st = walk(j->f, &j->err);
+    if (j->st == GCH_OK)
+        gch__analysis_parents_ready(j->an, j->f->h, j->f->o->include_weak, &j->out);
+    return 0;
+}
+
 static void finder_free(finder *f)
 {
     gch_free(f->label);
     gch_free(f->walk_pos);
     gch_free(f->start_pos);
-    gch_free(f->group_count);
-    gch_free(f->group_bytes);
-    gch_free(f->group_best);
-    gch_free(f->top_type);
+    gch_free(f->type_group);
     gch_free(f->top);
     gch_free(f->items);
 }
@@ -600,41 +764,70 @@ gch_status gch_suspects_find_in(gch_analysis *an, const gch_heap *heap,
     f.t = *tree;
     out->live_count = f.t.live_count;
     out->live_bytes = f.t.live_bytes;
-    if ((st = mark_top(&f, err)) != GCH_OK || (st = top_level(&f, err)) != GCH_OK || (st = walk(&f, err)) != GCH_OK)
+    gch_parallel par = gch_parallel_for(opts->threads);
+    f.workers = gch_parallel_worth(&par, f.t.live_count) ? par.workers : 1;
+    if ((st = mark_top(&f, err)) != GCH_OK || (st = top_level(&f, err)) != GCH_OK)
         goto fail;
-    for (size_t k = 0; k < f.count; k++) {
-        gch_suspect *s = &f.items[k];
-        s->accumulation_retained = f.t.preorder_retained[f.walk_pos[k]];
-        s->accumulation = f.t.preorder[f.walk_pos[k]];
+    f.label_wide = f.count >= 255;
+    f.label = gch_reallocarray(NULL, (size_t)f.t.live_count + 1, f.label_wide ? 4 : 1);
+    if (!f.label) {
+        st = gch_error_set(err, GCH_ENOMEM, "out of memory finding leak suspects");
+        goto fail;
     }
-    /* A shortest-path tree the analysis has already (an index's) gives the
-     * paths without a search. */
-    const gch_paths *ready;
-    gch__analysis_paths_ready(an, heap, opts->include_weak, &ready);
-    if (ready && f.count) {
-        if ((st = label(&f, err)) != GCH_OK || (st = count_holds(&f, out, err)) != GCH_OK)
+    /* A shortest-path tree the analysis may have without a search (an
+     * index's) is read with the walks on a second thread while the labels
+     * and holds are counted. */
+    int counted = 0;
+    if (f.count && gch__analysis_paths_may_be_ready(an, heap, opts->include_weak)) {
+        walk_job wj = { &f, an, GCH_OK, { 0 }, NULL };
+        gch_thread wt;
+        int threaded = f.workers > 1 && gch_thread_start(&wt, f.workers, walk_and_read_paths, &wj);
+        st = count_holds(&f, out, err);
+        if (threaded)
+            gch_thread_join(&wt);
+        else
+            walk_and_read_paths(&wj);
+        if (st == GCH_OK && wj.st != GCH_OK) {
+            st = wj.st;
+            if (err)
+                *err = wj.err;
+        }
+        if (st != GCH_OK)
             goto fail;
-        gch_free(f.label);
-        f.label = NULL;
-        if (paths_from_tree(&f, ready, out, err, &st)) {
+        counted = 1;
+        const gch_paths *ready = wj.out;
+        resolve_walks(&f);
+        if (ready && paths_from_tree(&f, ready, out, err, &st)) {
             if (st != GCH_OK)
                 goto fail;
             goto order;
         }
+        /* A walk up the parents that does not end: the source's tree with
+         * its witness, which then fails and is kept as the source's error
+         * (gch_analysis_source_error); the search below finds the paths. */
+        if (ready)
+            gch__analysis_paths_ready(an, heap, opts->include_weak, &ready);
+        if (ready && paths_from_tree(&f, ready, out, err, &st)) {
+            if (st != GCH_OK)
+                goto fail;
+            goto order;
+        }
+    } else if ((st = walk(&f, err)) != GCH_OK) {
+        goto fail;
+    } else {
+        resolve_walks(&f);
     }
     /* The BFS needs only the accumulation points: on a big heap it runs on a
      * second thread while the labels and holds are counted (they touch other
      * fields of the suspects). */
-    int counted = ready && f.count;
     bfs_job job;
     /* The BFS reads the references: an index may have deferred them. */
     if ((st = gch__analysis_refs(an, heap, err)) != GCH_OK || (st = bfs_start(&f, &job, err)) != GCH_OK)
         goto fail;
-    gch_parallel par = gch_parallel_for(opts->threads);
     gch_thread bfs_thread;
     int threaded = f.count && gch_parallel_worth(&par, heap->ref_count) &&
                    gch_thread_start(&bfs_thread, par.workers, bfs_run, &job);
-    if (!counted && (st = label(&f, err)) == GCH_OK)
+    if (!counted)
         st = count_holds(&f, out, err);
     if (threaded)
         gch_thread_join(&bfs_thread);

@@ -382,8 +382,10 @@ typedef struct path_chunks {
     uint64_t count;
 } path_chunks;
 
+/* witness: the depths too, the witness that the parents hold no cycle
+ * (without it, a caller bounds each walk up the parents itself). */
 static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
-                            path_chunks *p, gch_error *err)
+                            int witness, path_chunks *p, gch_error *err)
 {
     gch_status st;
     uint32_t n = h->object_count;
@@ -391,7 +393,8 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     memset(p, 0, sizeof *p);
     p->parent = gcx_get(ix, hi, GCX_PPAR, view, 4, n, 1, gcx_parents_below, &n, &st, err);
     witness_ctx w = { p->parent, ix->threads };
-    if (p->parent && !gcx_get(ix, hi, GCX_PDEP, view, 1, n, 1, depth_witness, &w, &st, err))
+    if (witness && p->parent &&
+        !gcx_get(ix, hi, GCX_PDEP, view, 1, n, 1, depth_witness, &w, &st, err))
         p->parent = NULL;
     if (p->parent)
         p->objects = gcx_get(ix, hi, GCX_PROB, view, 4, UINT64_MAX, 1, gcx_rising_below32, &n, &st, err);
@@ -471,7 +474,7 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
             gch_free(ret);
         }
         if (st == GCH_OK)
-            st = get_paths(ix, hi, h, v, &p, err);
+            st = get_paths(ix, hi, h, v, 1, &p, err);
         if (st == GCH_OK)
             st = get_distances(ix, hi, h, v, NULL, err);
     }
@@ -561,16 +564,15 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
     return GCH_OK;
 }
 
-static gch_status src_paths(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
-                            int *found, gch_error *err)
+static gch_status paths_of(gcx_keep *k, const gch_heap *heap, int include_weak, int witness,
+                           gch_paths *out, int *found, gch_error *err)
 {
-    gcx_keep *k = ctx;
     uint32_t hi;
     *found = 0;
     if (!heap_index(k, heap, &hi))
         return GCH_OK;
     path_chunks p;
-    gch_status st = get_paths(k->ix, hi, heap, include_weak != 0, &p, err);
+    gch_status st = get_paths(k->ix, hi, heap, include_weak != 0, witness, &p, err);
     if (st != GCH_OK)
         return st;
     out->object_count = heap->object_count;
@@ -580,6 +582,18 @@ static gch_status src_paths(void *ctx, const gch_heap *heap, int include_weak, g
     out->root_records = (uint32_t *)p.records;
     *found = 1;
     return GCH_OK;
+}
+
+static gch_status src_paths(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
+                            int *found, gch_error *err)
+{
+    return paths_of(ctx, heap, include_weak, 1, out, found, err);
+}
+
+static gch_status src_parents(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
+                              int *found, gch_error *err)
+{
+    return paths_of(ctx, heap, include_weak, 0, out, found, err);
 }
 
 static gch_status src_reverse(void *ctx, gch_heap *heap, int *found, gch_error *err)
@@ -695,6 +709,7 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(v
     k->src.ctx = k;
     k->src.tree = src_tree;
     k->src.paths = src_paths;
+    k->src.parents = src_parents;
     k->src.reverse = src_reverse;
     k->src.lookup = src_lookup;
     k->src.distance = src_distance;

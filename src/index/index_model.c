@@ -121,7 +121,7 @@ const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, u
 /* With one thread per core (0), a chunk smaller than this is checked
  * beside nothing: that takes less time than a thread to start and join. A
  * number of threads set on purpose (tests) starts one for any chunk. */
-#define GCX_BESIDE_MIN_BYTES (64u << 20)
+#define GCX_BESIDE_MIN_BYTES (4u << 20)
 
 typedef struct beside_arg {
     gch_index *ix;

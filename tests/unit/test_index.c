@@ -689,6 +689,11 @@ static void refs_later(void **state)
     assert_int_equal(s.items[0].path_len, s.items[0].accumulation + 1);
     for (size_t i = 0; i < s.items[0].path_len; i++)
         assert_int_equal(s.path[s.items[0].path_start + i], i);
+    /* The parents' cycle, met by the suspects' walk up the parents (read
+     * without the depths' witness), is the source's error, as when the
+     * paths are asked for whole. */
+    assert_non_null(gch_analysis_source_error(ia));
+    assert_non_null(strstr(gch_analysis_source_error(ia)->message, "PDEP"));
     gch_suspects_free(&s);
     gch_analysis_free(ia);
     free(b.p);

@@ -430,6 +430,56 @@ static void known_leak_gclog(void **state) { (void)state; known_leak_in(ls_write
 static void known_leak_gcdump(void **state) { (void)state; known_leak_in(ls_write_gcdump); }
 static void known_leak_dart(void **state) { (void)state; known_leak_in(ls_write_dart); }
 
+/* More suspects than a label byte holds (255 and up: labels of four bytes):
+ * threshold 0 makes every top-level object with a size a suspect. Chains of
+ * three objects under R roots (R suspects) around the switch, and chains
+ * that share their last objects (shared ones are top-level too), on one
+ * thread and two, checked against the oracle. */
+static void many_suspects_wide_labels(void **state)
+{
+    (void)state;
+    static const uint32_t chains[] = { 200, 254, 255, 256, 400 };
+    th_rng r = { 0x3a11u };
+    for (size_t c = 0; c < sizeof chains / sizeof *chains; c++) {
+        for (int par = 0; par < 2; par++) {
+            uint32_t R = chains[c], n = 3 * R;
+            gch_dump *d = th_dump_new(n, 3, R, 0);
+            gch_heap *h = d->heaps[0];
+            for (uint32_t i = 0; i < n; i++) {
+                h->object_type[i] = i % 3;
+                h->object_size32[i] = 1 + th_below(&r, 99);
+                h->total_size += h->object_size32[i];
+            }
+            uint32_t *src = malloc(3 * (size_t)n * sizeof *src), *dst = malloc(3 * (size_t)n * sizeof *dst);
+            assert_non_null(src);
+            assert_non_null(dst);
+            size_t m = 0;
+            for (uint32_t k = 0; k < R; k++) {
+                src[m] = 3 * k, dst[m++] = 3 * k + 1;
+                src[m] = 3 * k + 1, dst[m++] = 3 * k + 2;
+                if (R == 400 && k % 5 == 0 && k + 1 < R)
+                    src[m] = 3 * k + 1, dst[m++] = 3 * (k + 1) + 2;
+                h->root_object[k] = 3 * k;
+                h->root_raw_id[k] = 3 * k + 1ULL;
+            }
+            th_set_edges(h, src, dst, m);
+            free(src);
+            free(dst);
+            gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
+            opt.threshold = 0;
+            opt.holds_top = 2;
+            gch_suspects s;
+            set_parallel(par);
+            assert_int_equal(gch_suspects_find(h, &opt, &s, NULL), GCH_OK);
+            gch_internal_set_tuning(NULL);
+            assert_true(s.count >= R);
+            check_against_oracle(h, &opt, &s);
+            gch_suspects_free(&s);
+            gch_dump_free(d);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +487,7 @@ int main(void)
         cmocka_unit_test(bad_options_refused),
         cmocka_unit_test(alloc_failures_clean),
         cmocka_unit_test(long_chain),
+        cmocka_unit_test(many_suspects_wide_labels),
         cmocka_unit_test(known_leak_gclog),
         cmocka_unit_test(known_leak_gcdump),
         cmocka_unit_test(known_leak_dart),
