@@ -146,22 +146,22 @@ gch_status gch_analysis_build_views(gch_analysis *a, const gch_heap *heap, int v
                                     unsigned parts, gch_error *err);
 
 /* What gch_analysis_build_views_then reports as soon as it is built, on the
- * thread that built it (the caller's or the helper's: both callbacks may run
+ * thread that built it (the caller's or the helper's: two callbacks may run
  * at once, for different parts), while the other parts are still being
  * built: a caller (the index's writer) starts using a part meanwhile. The
  * arrays reported are final (the ones the analysis keeps, as the calls above
  * will give them); the callbacks only read them, and read nothing of the
- * analysis. Only what the call builds itself is reported, and only when it
- * builds both a view's trees: what was built before, or comes from a
- * source, or failed, is not (the caller asks the calls above for it after
- * the return). Either member may be NULL. */
+ * analysis. Only what the call builds itself is reported: what was built
+ * before, or comes from a source, or failed, is not (the caller asks the
+ * calls above for it after the return). Any member may be NULL. */
 typedef struct gch_views_ready {
     /* heap->in_start/in_source are built. */
     void (*reverse)(void *ctx, const gch_heap *heap);
-    /* View v's dominator tree (with the parts asked for), path tree, path
-     * depths and distances. */
-    void (*view)(void *ctx, const gch_heap *heap, int view, const gch_domtree *tree,
-                 const gch_paths *paths, const uint8_t *depth, const uint32_t *dist);
+    /* View v's dominator tree, with the parts asked for. */
+    void (*tree)(void *ctx, const gch_heap *heap, int view, const gch_domtree *tree);
+    /* View v's path tree, path depths and distances. */
+    void (*paths)(void *ctx, const gch_heap *heap, int view, const gch_paths *paths,
+                  const uint8_t *depth, const uint32_t *dist);
     void *ctx;
 } gch_views_ready;
 

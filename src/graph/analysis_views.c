@@ -7,10 +7,9 @@
  * fixed order from a shared list. Each task fills its own slot; the results
  * go into the views on the caller's thread once both workers are done, so
  * that the analysis itself is only ever touched by one thread. A caller's
- * gch_views_ready hears of the reverse references, and of a view once both
- * its tasks are done, on the worker that finished it: it may use the arrays
- * at once (the index's writer prepares and writes the view's chunks while
- * the other worker still computes). */
+ * gch_views_ready hears of each task's result on the worker that built it,
+ * as soon as it is built: it may use the arrays at once (the index's writer
+ * prepares and writes their chunks while the other worker still computes). */
 #include <string.h>
 
 #include "analysis_internal.h"
@@ -39,9 +38,7 @@ typedef struct pool {
     unsigned count, next;      /* next: under m */
     gch_mutex m;
     const gch_views_ready *ready;
-    int report[2];             /* the view's tree and paths are both tasks here, kept */
-    task *of[2][2];            /* per view: its tree task, its paths task */
-    unsigned left[2];          /* per view: tasks not yet done (under m) */
+    int keep_paths[2];         /* a paths task's arrays will be the view's */
 } pool;
 
 static void run_task(pool *p, task *t)
@@ -61,27 +58,19 @@ static void run_task(pool *p, task *t)
     }
 }
 
-/* After task t: the caller's callbacks for what is complete now. The view
- * is reported by the worker that finished its second task, once. */
+/* After task t: the caller's callback for what it built, on this worker,
+ * when the analysis will keep those very arrays. */
 static void tell(pool *p, task *t)
 {
     const gch_views_ready *r = p->ready;
     if (!r || t->st != GCH_OK)
         return;
-    if (t->kind == T_REVERSE) {
-        if (r->reverse)
-            r->reverse(r->ctx, p->h);
-        return;
-    }
-    int v = t->view;
-    if (!p->report[v] || !r->view)
-        return;
-    gch_mutex_lock(&p->m);
-    int last = --p->left[v] == 0;
-    gch_mutex_unlock(&p->m);
-    task *tree = p->of[v][0], *paths = p->of[v][1];
-    if (last && tree->st == GCH_OK && paths->st == GCH_OK)
-        r->view(r->ctx, p->h, v, &tree->tree, &paths->paths, paths->depth8, paths->dist);
+    if (t->kind == T_REVERSE && r->reverse)
+        r->reverse(r->ctx, p->h);
+    else if (t->kind == T_TREE && r->tree)
+        r->tree(r->ctx, p->h, t->view, &t->tree);
+    else if (t->kind == T_PATHS && r->paths && p->keep_paths[t->view])
+        r->paths(r->ctx, p->h, t->view, &t->paths, t->depth8, t->dist);
 }
 
 static int worker(void *arg)
@@ -98,13 +87,12 @@ static int worker(void *arg)
     }
 }
 
-static task *add_task(pool *p, int kind, int view)
+static void add_task(pool *p, int kind, int view)
 {
     task *t = &p->tasks[p->count++];
     memset(t, 0, sizeof *t);
     t->kind = kind;
     t->view = view;
-    return t;
 }
 
 /* Moves task t's results into the analysis; a path tree or distances the
@@ -185,15 +173,13 @@ gch_status gch_analysis_build_views_then(gch_analysis *a, const gch_heap *heap, 
         p.want[v] = a->o.keep_whole_trees ? ALL_PARTS : parts | w->parts;
         unsigned need = gch__analysis_normal_parts(parts);
         if (!w->parts || (w->parts & need) != need)
-            p.of[v][0] = add_task(&p, T_TREE, v);
+            add_task(&p, T_TREE, v);
     }
     for (int v = views - 1; v >= 0; v--)
         if (!s->v[v].depth8)
-            p.of[v][1] = add_task(&p, T_PATHS, v);
-    for (int v = 0; v < views; v++) { /* a view whose tasks' arrays are all kept */
-        p.report[v] = p.of[v][0] && p.of[v][1] && !s->v[v].has_paths && !s->v[v].dist;
-        p.left[v] = 2;
-    }
+            add_task(&p, T_PATHS, v);
+    for (int v = 0; v < views; v++) /* else install keeps the view's own, frees the task's */
+        p.keep_paths[v] = !s->v[v].has_paths && !s->v[v].dist;
     if (!gch_mutex_init(&p.m))
         return gch_error_set(err, GCH_ENOMEM, "cannot create a mutex");
     gch_parallel par = gch_parallel_for(a->o.threads);

@@ -198,41 +198,47 @@ static uint32_t *id_order(writer *w, const gch_heap *h, int *increasing)
 
 /* One view: the analysis's arrays it is written from (copied out of the
  * structures, which may move: the arrays do not), and the chunks made here:
- * the sizes and types in preorder, the distances in a byte each with the
- * far ones listed. Each view is prepared by one thread (as soon as the
- * analysis has built it, by the thread that built it), from arrays nothing
- * writes meanwhile; its chunks go to the places reserved for them. */
+ * the sizes and types in preorder (with the tree), the distances in a byte
+ * each with the far ones listed (with the paths). Each half is prepared by
+ * one thread (as soon as the analysis has built it, by the thread that
+ * built it), from arrays nothing writes meanwhile; its chunks go to the
+ * places reserved for them. */
 typedef struct view_prep {
     writer *w;
     const gch_heap *h;
     size_t hi;
     unsigned v;
-    size_t place;            /* its first reserved place in the stream */
-    int done;                /* handed over (the callback's or the caller's) */
-    uint64_t rec[2];         /* DREC: live objects and bytes */
+    size_t tree_place, paths_place; /* their first reserved places in the stream */
+    int tree_done, paths_done;      /* handed over (by a callback or the caller) */
+    uint64_t rec[2];                /* DREC: live objects and bytes */
     const uint32_t *preorder, *preorder_idom;
     const uint32_t *parent, *root_objects, *root_records;
     uint32_t root_object_count;
     const uint8_t *depth;
     const uint32_t *dist;
-    uint32_t *psz;           /* DPSZ */
-    uint16_t *ty;            /* DPTY, NULL when the types do not fit 16 bits */
-    uint8_t *near;           /* DIST */
-    gcx_far *far;            /* DSTX */
+    uint32_t *psz;                  /* DPSZ */
+    uint16_t *ty;                   /* DPTY, NULL when the types do not fit 16 bits */
+    uint8_t *near;                  /* DIST */
+    gcx_far *far;                   /* DSTX */
     uint64_t far_count;
-    int failed;              /* out of memory, or the stream stopped */
+    int failed;                     /* out of memory, or the stream stopped */
 } view_prep;
 
-/* The chunks a view has: DPTY only when the types fit 16 bits. */
-static size_t view_chunks(const gch_heap *h) { return h->type_count <= GCX_DPTY_TYPES ? 11 : 10; }
+/* The chunks of a view's tree (DPTY only when the types fit 16 bits), and
+ * of its paths. */
+static size_t tree_chunks(const gch_heap *h) { return h->type_count <= GCX_DPTY_TYPES ? 5 : 4; }
+#define PATHS_CHUNKS 6u
 
-static void take_arrays(view_prep *v, const gch_domtree *t, const gch_paths *p,
-                        const uint8_t *depth, const uint32_t *dist)
+static void take_tree(view_prep *v, const gch_domtree *t)
 {
     v->rec[0] = t->live_count;
     v->rec[1] = t->live_bytes;
     v->preorder = t->preorder;
     v->preorder_idom = t->preorder_idom;
+}
+
+static void take_paths(view_prep *v, const gch_paths *p, const uint8_t *depth, const uint32_t *dist)
+{
     v->parent = p->parent;
     v->root_objects = p->root_objects;
     v->root_records = p->root_records;
@@ -241,22 +247,53 @@ static void take_arrays(view_prep *v, const gch_domtree *t, const gch_paths *p,
     v->dist = dist;
 }
 
-static int prepare_view(view_prep *v)
+/* DREC DPRE DPID DPSZ [DPTY]: the tree in preorder, with the sizes and the
+ * types (what a walk of the tree, suspects, reads) in that order. */
+static void hand_over_tree(view_prep *v)
 {
+    gcx_stream *s = v->w->s;
     const gch_heap *h = v->h;
     uint64_t live = v->rec[0];
-    uint32_t n = h->object_count;
+    v->tree_done = 1;
     v->psz = gch_reallocarray(NULL, live ? live : 1, 4);
-    v->near = gch_malloc(n ? n : 1);
     if (h->type_count <= GCX_DPTY_TYPES)
         v->ty = gch_reallocarray(NULL, live ? live : 1, 2);
-    if (!v->psz || !v->near || (h->type_count <= GCX_DPTY_TYPES && !v->ty))
-        return 0;
+    if (!v->psz || (h->type_count <= GCX_DPTY_TYPES && !v->ty)) {
+        v->failed = 1;
+        return;
+    }
     for (uint64_t i = 0; i < live; i++)
         v->psz[i] = h->object_size32[v->preorder[i]];
     for (uint64_t i = 0; v->ty && i < live; i++)
         v->ty[i] = (uint16_t)h->object_type[v->preorder[i]];
+    uint16_t hi = (uint16_t)v->hi, vw = (uint16_t)v->v;
+    size_t k = v->tree_place;
+    int ok = gcx_stream_fill(s, k, GCX_DREC, hi, vw, 8, v->rec, 2, 0) &&
+             gcx_stream_fill(s, k + 1, GCX_DPRE, hi, vw, 4, v->preorder, live, 0) &&
+             gcx_stream_fill(s, k + 2, GCX_DPID, hi, vw, 4, v->preorder_idom, live, 0) &&
+             gcx_stream_fill(s, k + 3, GCX_DPSZ, hi, vw, 4, v->psz, live, 0) &&
+             (!v->ty || gcx_stream_fill(s, k + 4, GCX_DPTY, hi, vw, 2, v->ty, live, 0));
+    if (!ok)
+        v->failed = 1;
+    /* The buffers made here go with their chunks: freed once written. */
+    gcx_stream_give(s, k + 3, v->psz);
+    if (v->ty)
+        gcx_stream_give(s, k + 4, v->ty);
+    v->psz = NULL, v->ty = NULL;
+}
+
+/* PPAR PDEP PROB PREC DIST DSTX: the path tree and the distances. */
+static void hand_over_paths(view_prep *v)
+{
+    gcx_stream *s = v->w->s;
+    uint32_t n = v->h->object_count;
     const uint32_t *dist = v->dist;
+    v->paths_done = 1;
+    v->near = gch_malloc(n ? n : 1);
+    if (!v->near) {
+        v->failed = 1;
+        return;
+    }
     uint64_t far = 0;
     for (uint32_t o = 0; o < n; o++) {
         v->near[o] = (uint8_t)(dist[o] == GCH_NONE ? GCX_DIST_NONE
@@ -264,50 +301,27 @@ static int prepare_view(view_prep *v)
         far += v->near[o] == GCX_DIST_FAR;
     }
     v->far = gch_reallocarray(NULL, far ? far : 1, sizeof *v->far);
-    if (!v->far)
-        return 0;
+    if (!v->far) {
+        v->failed = 1;
+        return;
+    }
     for (uint32_t o = 0, k = 0; o < n; o++)
         if (v->near[o] == GCX_DIST_FAR)
             v->far[k++] = (gcx_far){ o, dist[o] };
     v->far_count = far;
-    return 1;
-}
-
-/* Prepares view v and fills its places, in their order (any thread). */
-static void hand_over(view_prep *v)
-{
-    gcx_stream *s = v->w->s;
-    v->done = 1;
-    if (!prepare_view(v)) {
-        v->failed = 1;
-        return;
-    }
     uint16_t hi = (uint16_t)v->hi, vw = (uint16_t)v->v;
-    uint32_t n = v->h->object_count;
-    uint64_t live = v->rec[0];
-    size_t k = v->place;
-    int ok = gcx_stream_fill(s, k++, GCX_DREC, hi, vw, 8, v->rec, 2, 0) &&
-             gcx_stream_fill(s, k++, GCX_DPRE, hi, vw, 4, v->preorder, live, 0) &&
-             gcx_stream_fill(s, k++, GCX_DPID, hi, vw, 4, v->preorder_idom, live, 0) &&
-             gcx_stream_fill(s, k++, GCX_DPSZ, hi, vw, 4, v->psz, live, 0) &&
-             /* the types in preorder: what a walk of the tree (suspects) reads */
-             (!v->ty || gcx_stream_fill(s, k++, GCX_DPTY, hi, vw, 2, v->ty, live, 0)) &&
-             gcx_stream_fill(s, k++, GCX_PPAR, hi, vw, 4, v->parent, n, 0) &&
-             gcx_stream_fill(s, k++, GCX_PDEP, hi, vw, 1, v->depth, n, 0) &&
-             gcx_stream_fill(s, k++, GCX_PROB, hi, vw, 4, v->root_objects, v->root_object_count, 0) &&
-             gcx_stream_fill(s, k++, GCX_PREC, hi, vw, 4, v->root_records, v->root_object_count, 0) &&
-             gcx_stream_fill(s, k++, GCX_DIST, hi, vw, 1, v->near, n, 0) &&
-             gcx_stream_fill(s, k++, GCX_DSTX, hi, vw, sizeof(gcx_far), v->far, v->far_count, 0);
+    size_t k = v->paths_place;
+    int ok = gcx_stream_fill(s, k, GCX_PPAR, hi, vw, 4, v->parent, n, 0) &&
+             gcx_stream_fill(s, k + 1, GCX_PDEP, hi, vw, 1, v->depth, n, 0) &&
+             gcx_stream_fill(s, k + 2, GCX_PROB, hi, vw, 4, v->root_objects, v->root_object_count, 0) &&
+             gcx_stream_fill(s, k + 3, GCX_PREC, hi, vw, 4, v->root_records, v->root_object_count, 0) &&
+             gcx_stream_fill(s, k + 4, GCX_DIST, hi, vw, 1, v->near, n, 0) &&
+             gcx_stream_fill(s, k + 5, GCX_DSTX, hi, vw, sizeof(gcx_far), v->far, far, 0);
     if (!ok)
         v->failed = 1;
-    /* The buffers made here go with their chunks: freed once written. */
-    size_t per = view_chunks(v->h);
-    if (v->ty)
-        gcx_stream_give(s, v->place + 4, v->ty);
-    gcx_stream_give(s, v->place + 3, v->psz);
-    gcx_stream_give(s, v->place + per - 2, v->near);
-    gcx_stream_give(s, v->place + per - 1, v->far);
-    v->psz = NULL, v->ty = NULL, v->near = NULL, v->far = NULL;
+    gcx_stream_give(s, k + 4, v->near);
+    gcx_stream_give(s, k + 5, v->far);
+    v->near = NULL, v->far = NULL;
 }
 
 static void prep_free(view_prep *p)
@@ -338,18 +352,31 @@ static void reverse_ready(void *ctx, const gch_heap *h)
     gcx_stream_fill(hp->w->s, hp->reverse + 1, GCX_INSR, hi, 0, 4, h->in_source, h->ref_count, 0);
 }
 
-static void view_ready(void *ctx, const gch_heap *h, int view, const gch_domtree *tree,
-                       const gch_paths *paths, const uint8_t *depth, const uint32_t *dist)
+static void tree_ready(void *ctx, const gch_heap *h, int view, const gch_domtree *tree)
 {
     heap_places *hp = ctx;
     (void)h;
-    take_arrays(&hp->view[view], tree, paths, depth, dist);
-    hand_over(&hp->view[view]);
+    take_tree(&hp->view[view], tree);
+    hand_over_tree(&hp->view[view]);
 }
 
-static int hand_over_task(void *arg)
+static void paths_ready(void *ctx, const gch_heap *h, int view, const gch_paths *paths,
+                        const uint8_t *depth, const uint32_t *dist)
 {
-    hand_over(arg);
+    heap_places *hp = ctx;
+    (void)h;
+    take_paths(&hp->view[view], paths, depth, dist);
+    hand_over_paths(&hp->view[view]);
+}
+
+/* What the analysis did not hand over, for one view (any thread). */
+static int hand_over_rest(void *arg)
+{
+    view_prep *v = arg;
+    if (!v->tree_done)
+        hand_over_tree(v);
+    if (!v->paths_done)
+        hand_over_paths(v);
     return 0;
 }
 
@@ -387,13 +414,14 @@ static gch_status failure(writer *w, gch_error *err)
 
 /* The structures the commands compute: reverse references, the id order,
  * and per view the dominator tree in preorder and the shortest-path tree.
- * Their places in the stream are reserved first (the file's order), then
- * the analysis computes them all (both views at once on two threads) while
- * the model's chunks are written, and hands each part over as it is built:
- * the reverse references at once, a view (prepared by the thread that
- * finished it) while the other is still computed. What it did not hand
- * over (built before, or on one thread...) the caller's thread prepares
- * after, one view a thread. */
+ * Their places in the stream are reserved first, in the file's order
+ * (reverse references, id order, the trees of views 0 and 1, their paths:
+ * the order the analysis usually finishes them in), then the analysis
+ * computes them all (both views at once on two threads) while the model's
+ * chunks are written, and hands each part over as it is built, to be
+ * prepared by the thread that built it and written while the rest is
+ * computed. What it did not hand over (built before, or from a source) the
+ * caller's thread prepares after, one view a thread. */
 static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h,
                               view_prep views2[2], gch_error *err)
 {
@@ -410,15 +438,17 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
             w->failed = 1;
         gcx_stream_give(w->s, k, order);
     }
-    size_t per = view_chunks(h), first = gcx_stream_reserve(w->s, 2 * per);
+    size_t tn = tree_chunks(h);
+    size_t trees = gcx_stream_reserve(w->s, 2 * tn), paths = gcx_stream_reserve(w->s, 2 * PATHS_CHUNKS);
     for (unsigned v = 0; v < 2; v++) {
         views2[v].w = w;
         views2[v].h = h;
         views2[v].hi = hi;
         views2[v].v = v;
-        views2[v].place = first + v * per;
+        views2[v].tree_place = trees + v * tn;
+        views2[v].paths_place = paths + v * PATHS_CHUNKS;
     }
-    gch_views_ready ready = { reverse_ready, view_ready, &hp };
+    gch_views_ready ready = { reverse_ready, tree_ready, paths_ready, &hp };
     gch_status st = gch_analysis_build_views_then(a, h, views, GCH_TREE_PREORDER_IDOM,
                                                   gcx_stream_status(w->s) == GCH_OK ? &ready : NULL,
                                                   err);
@@ -426,32 +456,37 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         return st;
     if (!hp.reverse_done)
         reverse_ready(&hp, h);
-    view_prep *left[2] = { NULL, NULL };
-    int nleft = 0;
+    int rest[2] = { 0, 0 };
     for (int v = 0; v < views; v++) {
         view_prep *p = &views2[v];
         const gch_domtree *t;
         const gch_paths *pt;
         const uint8_t *depth;
         const uint32_t *dist;
-        if (p->done)
-            continue;
-        if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK ||
-            (st = gch_analysis_paths(a, h, v, &pt, err)) != GCH_OK ||
-            (st = gch_analysis_path_depths(a, h, v, &depth, err)) != GCH_OK ||
-            (st = gch_analysis_distance(a, h, v, &dist, err)) != GCH_OK)
-            return st;
-        take_arrays(p, t, pt, depth, dist);
-        left[nleft++] = p;
+        if (!p->tree_done) {
+            if ((st = gch_analysis_domtree(a, h, v, GCH_TREE_PREORDER_IDOM, &t, err)) != GCH_OK)
+                return st;
+            take_tree(p, t);
+        }
+        if (!p->paths_done) {
+            if ((st = gch_analysis_paths(a, h, v, &pt, err)) != GCH_OK ||
+                (st = gch_analysis_path_depths(a, h, v, &depth, err)) != GCH_OK ||
+                (st = gch_analysis_distance(a, h, v, &dist, err)) != GCH_OK)
+                return st;
+            take_paths(p, pt, depth, dist);
+        }
+        rest[v] = !p->tree_done || !p->paths_done;
     }
-    if (nleft)
-        gch_run_two(w->par.workers, gch_parallel_worth(&w->par, h->ref_count), hand_over_task,
-                    left[0], left[1]);
+    if (rest[0] || rest[1])
+        gch_run_two(w->par.workers, rest[0] && rest[1] && gch_parallel_worth(&w->par, h->ref_count),
+                    hand_over_rest, &views2[0], rest[1] ? &views2[1] : NULL);
     for (int v = 0; v < views; v++)
         if (views2[v].failed)
             w->failed = 1;
-    if (views == 1)
-        add_aliases(w, hi, first, per);
+    if (views == 1) {
+        add_aliases(w, hi, trees, tn);
+        add_aliases(w, hi, paths, PATHS_CHUNKS);
+    }
     return w->failed ? failure(w, err) : GCH_OK;
 }
 

@@ -312,10 +312,10 @@ static void drop_reverse(gch_heap *h)
     h->in_start = h->in_source = NULL;
 }
 
-/* What gch_views_ready reported: per view (a slot each, as the two
- * callbacks may run at once on two threads), and the reverse references. */
+/* What gch_views_ready reported: per view (a slot each, as two callbacks
+ * may run at once on two threads), and the reverse references. */
 typedef struct heard {
-    int reverse, views[2];
+    int reverse, trees[2], paths[2];
     const uint32_t *preorder[2], *parent[2], *dist[2];
     const uint8_t *depth[2];
     uint64_t live[2];
@@ -328,14 +328,21 @@ static void heard_reverse(void *ctx, const gch_heap *h)
     r->reverse++;
 }
 
-static void heard_view(void *ctx, const gch_heap *h, int view, const gch_domtree *tree,
-                       const gch_paths *paths, const uint8_t *depth, const uint32_t *dist)
+static void heard_tree(void *ctx, const gch_heap *h, int view, const gch_domtree *tree)
 {
     heard *r = ctx;
     (void)h;
-    r->views[view]++;
+    r->trees[view]++;
     r->preorder[view] = tree->preorder;
     r->live[view] = tree->live_count;
+}
+
+static void heard_paths(void *ctx, const gch_heap *h, int view, const gch_paths *paths,
+                        const uint8_t *depth, const uint32_t *dist)
+{
+    heard *r = ctx;
+    (void)h;
+    r->paths[view]++;
     r->parent[view] = paths->parent;
     r->depth[view] = depth;
     r->dist[view] = dist;
@@ -358,7 +365,7 @@ static void check_build_views(gch_heap *h, unsigned threads)
     assert_int_equal(gch_analysis_of_heap(h, &opt, &an, NULL), GCH_OK);
     heard r;
     memset(&r, 0, sizeof r);
-    gch_views_ready ready = { heard_reverse, heard_view, &r };
+    gch_views_ready ready = { heard_reverse, heard_tree, heard_paths, &r };
     assert_int_equal(gch_analysis_build_views_then(an, h, 2, GCH_TREE_PREORDER_IDOM, &ready, NULL),
                      GCH_OK);
     assert_int_equal(r.reverse, 1);
@@ -394,7 +401,8 @@ static void check_build_views(gch_heap *h, unsigned threads)
         same_u32(ap->root_objects, p.root_objects, p.root_object_count);
         same_u32(ap->root_records, p.root_records, p.root_object_count);
         same_u32(dist, bfs, n);
-        assert_int_equal(r.views[weak], 1);
+        assert_int_equal(r.trees[weak], 1);
+        assert_int_equal(r.paths[weak], 1);
         assert_ptr_equal(r.preorder[weak], t->preorder);
         assert_int_equal(r.live[weak], t->live_count);
         assert_ptr_equal(r.parent[weak], ap->parent);
@@ -423,7 +431,7 @@ static void check_build_views(gch_heap *h, unsigned threads)
     /* asked again: nothing more is built, nor reported */
     assert_int_equal(gch_analysis_build_views_then(an, h, 2, GCH_TREE_PREORDER_IDOM, &ready, NULL),
                      GCH_OK);
-    assert_int_equal(r.reverse + r.views[0] + r.views[1], 3);
+    assert_int_equal(r.reverse + r.trees[0] + r.trees[1] + r.paths[0] + r.paths[1], 5);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_DOMTREE), 2);
     assert_int_equal(gch_analysis_count(an, GCH_STEP_PATHS), 2);
     gch_analysis_free(an);
