@@ -89,13 +89,17 @@ typedef struct gch_suspects {
  * opts: NULL means GCH_SUSPECTS_OPTIONS_INIT.
  * Cost: the dominator tree in preorder (gch_domtree_build_ex with
  * preorder_only and preorder_idom), then passes over the live objects in
- * preorder: one over the top-level objects (keeping their types, 4 bytes
- * each), one forward scan that does every
- * walk to an accumulation point at once, one that attributes each object to
- * the suspect above it (4 bytes per live object) and one that counts types;
- * and a BFS from the roots that stops when every accumulation point is
- * reached (8 bytes per visited object and 2 bits per object), on big heaps on
- * a second thread beside the last two passes.
+ * preorder: one over the top-level objects (in two halves on two threads on
+ * big heaps), one forward scan that does every walk to an accumulation point
+ * at once (a bit and a byte per live object; 4 bytes with 255 suspects or
+ * more), and one that attributes each object to the suspect above it and
+ * counts types (the same byte or 4 bytes per live object); and a BFS from
+ * the roots that stops when every accumulation point is reached (8 bytes per
+ * visited object and 2 bits per object), on big heaps on a second thread
+ * beside the last pass. With an index (gch_suspects_find_in on an analysis
+ * whose source has the shortest-path tree) there is no BFS: the paths are
+ * read up the tree's parents, which are read with the walks on a second
+ * thread beside the last pass.
  *
  * Returns GCH_OK (count may be 0); GCH_EINVAL when references were not loaded
  * or an option is out of range; GCH_ENOMEM. On failure *out is zeroed and

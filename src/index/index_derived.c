@@ -359,19 +359,20 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
 static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
                                  uint64_t *ret, gch_error *err)
 {
-    uint64_t live = t->rec[0], sum = 0;
+    uint64_t live = t->rec[0];
     const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
+    /* The top-level objects' totals go to a slot past the last position,
+     * ret[live]: no branch on whether an object is top-level (about half
+     * are, at random). */
     for (uint64_t i = live; i-- > 0;) {
-        if (i >= 32 && pid[i - 32] != GCH_DOM_VROOT)
-            __builtin_prefetch(&ret[pid[i - 32]], 1);
-        uint64_t r = ret[i] + (psz[i] != GCH_SIZE_BIG ? psz[i] : gch_heap_big_size(h, pre[i]));
+        if (i >= 32)
+            __builtin_prefetch(&ret[pid[i - 32] == GCH_DOM_VROOT ? live : pid[i - 32]], 1);
+        uint32_t s = psz[i];
+        uint64_t r = ret[i] + (s != GCH_SIZE_BIG ? s : gch_heap_big_size(h, pre[i]));
         ret[i] = r;
-        if (pid[i] == GCH_DOM_VROOT)
-            sum += r;
-        else
-            ret[pid[i]] += r;
+        ret[pid[i] == GCH_DOM_VROOT ? live : pid[i]] += r;
     }
-    if (sum != t->rec[1])
+    if (ret[live] != t->rec[1])
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
                              "disagree with its live bytes", hi);
     return GCH_OK;
@@ -468,7 +469,7 @@ gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_
     for (unsigned v = 0; v < 2 && st == GCH_OK; v++) {
         st = get_tree(ix, hi, h, v, 1, &t, err);
         if (st == GCH_OK) {
-            uint64_t *ret = gch_calloc(t.rec[0] ? (size_t)t.rec[0] : 1, sizeof *ret);
+            uint64_t *ret = gch_calloc((size_t)t.rec[0] + 1, sizeof *ret);
             st = ret ? retained_sizes(&t, h, hi, ret, err)
                      : gch_error_set(err, GCH_ENOMEM, "out of memory checking the index");
             gch_free(ret);
@@ -531,7 +532,7 @@ static gch_status src_tree(void *ctx, const gch_heap *heap, int include_weak, gc
     out->object_count = n;
     out->live_count = t.rec[0];
     out->live_bytes = t.rec[1];
-    uint64_t *prr = keep_alloc_ex(k, (size_t)t.rec[0], sizeof *prr, 1);
+    uint64_t *prr = keep_alloc_ex(k, (size_t)t.rec[0] + 1, sizeof *prr, 1);
     if (!prr)
         return gch_error_set(err, GCH_ENOMEM, "out of memory reading the index");
     if ((st = retained_sizes(&t, heap, hi, prr, err)) != GCH_OK)

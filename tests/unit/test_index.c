@@ -22,6 +22,7 @@
 #include "gcheap/index.h"
 #include "fail_alloc.h"
 #include "graph_heap.h"
+#include "tuning.h"
 
 typedef struct membuf {
     unsigned char *p;
@@ -250,6 +251,80 @@ static void random_heaps(void **state)
         assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), 0);
         assert_null(gch_analysis_source_error(ia));
         gch_free(mask);
+        gch_analysis_free(ia);
+        gch_dump_free(want);
+        free(b.p);
+    }
+}
+
+/* Leak suspects from an index (its tree in preorder with the types and
+ * sizes beside: labels and holds in one pass without a branch on what is
+ * random, the walks and the path parents on a second thread) against the
+ * same heap's from the dump, field by field: random heaps, thresholds down to
+ * 0 (every top-level object with a size a suspect), both views, one thread
+ * and two. */
+static void suspects_equal(const gch_suspects *x, const gch_suspects *y)
+{
+    assert_int_equal(x->live_count, y->live_count);
+    assert_int_equal(x->live_bytes, y->live_bytes);
+    assert_int_equal(x->count, y->count);
+    for (size_t k = 0; k < x->count; k++) {
+        const gch_suspect *a = &x->items[k], *b = &y->items[k];
+        assert_int_equal(a->group, b->group);
+        assert_int_equal(a->object, b->object);
+        assert_int_equal(a->type, b->type);
+        assert_int_equal(a->instances, b->instances);
+        assert_int_equal(a->retained, b->retained);
+        assert_int_equal(a->retained_objects, b->retained_objects);
+        assert_int_equal(a->accumulation, b->accumulation);
+        assert_int_equal(a->accumulation_retained, b->accumulation_retained);
+        assert_int_equal(a->accumulation_depth, b->accumulation_depth);
+        assert_int_equal(a->root_record, b->root_record);
+        assert_int_equal(a->path_len, b->path_len);
+        for (size_t i = 0; i < a->path_len; i++)
+            assert_int_equal(x->path[a->path_start + i], y->path[b->path_start + i]);
+        assert_int_equal(a->holds_count, b->holds_count);
+        for (size_t i = 0; i < a->holds_count; i++) {
+            const gch_type_row *u = &x->holds[a->holds_start + i], *v = &y->holds[b->holds_start + i];
+            assert_int_equal(u->type, v->type);
+            assert_int_equal(u->count, v->count);
+            assert_int_equal(u->bytes, v->bytes);
+        }
+    }
+}
+
+static void suspects_from_index(void **state)
+{
+    (void)state;
+    static const double thresholds[] = { 0, 5, 10, 30 };
+    th_rng r = { 0x5115ULL };
+    for (int k = 0; k < 300; k++) {
+        th_rng copy = r;
+        gch_dump *d = th_random_dump(&r, 60);
+        gch_dump *want = th_random_dump(&copy, 60); /* the same heap, kept as the oracle */
+        membuf b = write_index(d);
+        gch_status st;
+        open_threads = 1 + k % 2;
+        gch_analysis *ia = open_index(&b, &st);
+        open_threads = 1;
+        assert_int_equal(st, GCH_OK);
+        gch_suspects_options opt = GCH_SUSPECTS_OPTIONS_INIT;
+        opt.threshold = thresholds[k % 4];
+        opt.include_weak = k % 3 == 0;
+        opt.holds_top = k % 5 == 0 ? 2 : 10;
+        opt.threads = 1 + k % 2;
+        gch_tuning t = gch_tuning_get();
+        t.parallel_min_refs = k % 2 ? 0 : (size_t)1 << 40; /* the threaded passes on tiny heaps */
+        gch_internal_set_tuning(&t);
+        gch_suspects si, sd;
+        assert_int_equal(gch_suspects_find_in(ia, gch_analysis_dump(ia)->heaps[0], &opt, &si, NULL),
+                         GCH_OK);
+        assert_int_equal(gch_suspects_find(want->heaps[0], &opt, &sd, NULL), GCH_OK);
+        gch_internal_set_tuning(NULL);
+        suspects_equal(&si, &sd);
+        assert_null(gch_analysis_source_error(ia));
+        gch_suspects_free(&si);
+        gch_suspects_free(&sd);
         gch_analysis_free(ia);
         gch_dump_free(want);
         free(b.p);
@@ -1098,6 +1173,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_heaps),
+        cmocka_unit_test(suspects_from_index),
         cmocka_unit_test(hash_vectors),
         cmocka_unit_test(anomalies_kept),
         cmocka_unit_test(hostile_values),
