@@ -221,7 +221,9 @@ typedef struct view_prep {
     uint8_t *near;                  /* DIST */
     gcx_far *far;                   /* DSTX */
     uint64_t far_count;
-    int failed;                     /* out of memory, or the stream stopped */
+    /* Out of memory, or the stream stopped: one flag per half, as the two
+     * halves may be handed over by two threads at once. */
+    int tree_failed, paths_failed;
 } view_prep;
 
 /* The chunks of a view's tree (DPTY only when the types fit 16 bits), and
@@ -259,7 +261,7 @@ static void hand_over_tree(view_prep *v)
     if (h->type_count <= GCX_DPTY_TYPES)
         v->ty = gch_reallocarray(NULL, live ? live : 1, 2);
     if (!v->psz || (h->type_count <= GCX_DPTY_TYPES && !v->ty)) {
-        v->failed = 1;
+        v->tree_failed = 1;
         return;
     }
     for (uint64_t i = 0; i < live; i++)
@@ -274,7 +276,7 @@ static void hand_over_tree(view_prep *v)
              gcx_stream_fill(s, k + 3, GCX_DPSZ, hi, vw, 4, v->psz, live, 0) &&
              (!v->ty || gcx_stream_fill(s, k + 4, GCX_DPTY, hi, vw, 2, v->ty, live, 0));
     if (!ok)
-        v->failed = 1;
+        v->tree_failed = 1;
     /* The buffers made here go with their chunks: freed once written. */
     gcx_stream_give(s, k + 3, v->psz);
     if (v->ty)
@@ -291,7 +293,7 @@ static void hand_over_paths(view_prep *v)
     v->paths_done = 1;
     v->near = gch_malloc(n ? n : 1);
     if (!v->near) {
-        v->failed = 1;
+        v->paths_failed = 1;
         return;
     }
     uint64_t far = 0;
@@ -302,7 +304,7 @@ static void hand_over_paths(view_prep *v)
     }
     v->far = gch_reallocarray(NULL, far ? far : 1, sizeof *v->far);
     if (!v->far) {
-        v->failed = 1;
+        v->paths_failed = 1;
         return;
     }
     for (uint32_t o = 0, k = 0; o < n; o++)
@@ -318,7 +320,7 @@ static void hand_over_paths(view_prep *v)
              gcx_stream_fill(s, k + 4, GCX_DIST, hi, vw, 1, v->near, n, 0) &&
              gcx_stream_fill(s, k + 5, GCX_DSTX, hi, vw, sizeof(gcx_far), v->far, far, 0);
     if (!ok)
-        v->failed = 1;
+        v->paths_failed = 1;
     gcx_stream_give(s, k + 4, v->near);
     gcx_stream_give(s, k + 5, v->far);
     v->near = NULL, v->far = NULL;
@@ -481,7 +483,7 @@ static gch_status add_derived(writer *w, size_t hi, gch_analysis *a, gch_heap *h
         gch_run_two(w->par.workers, rest[0] && rest[1] && gch_parallel_worth(&w->par, h->ref_count),
                     hand_over_rest, &views2[0], rest[1] ? &views2[1] : NULL);
     for (int v = 0; v < views; v++)
-        if (views2[v].failed)
+        if (views2[v].tree_failed || views2[v].paths_failed)
             w->failed = 1;
     if (views == 1) {
         add_aliases(w, hi, trees, tn);
