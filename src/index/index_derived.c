@@ -356,11 +356,9 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
  * end finds each object's subtree summed in ret[i], adds its own size and
  * passes the total up (one pass over fresh memory, not a fill and then a
  * pass: the 100M-object index). They must add up to the live bytes. */
-static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
-                                 uint64_t *ret, gch_error *err)
+uint64_t gcx_retained(const uint32_t *pre, const uint32_t *pid, const uint32_t *psz,
+                      uint64_t live, const gch_heap *h, uint64_t *ret)
 {
-    uint64_t live = t->rec[0];
-    const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
     /* The top-level objects' totals go to a slot past the last position,
      * ret[live]: no branch on whether an object is top-level (about half
      * are, at random). */
@@ -372,7 +370,13 @@ static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32
         ret[i] = r;
         ret[pid[i] == GCH_DOM_VROOT ? live : pid[i]] += r;
     }
-    if (ret[live] != t->rec[1])
+    return ret[live];
+}
+
+static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
+                                 uint64_t *ret, gch_error *err)
+{
+    if (gcx_retained(t->pre, t->pid, t->psz, t->rec[0], h, ret) != t->rec[1])
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
                              "disagree with its live bytes", hi);
     return GCH_OK;
