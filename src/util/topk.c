@@ -51,7 +51,7 @@ size_t gch_top_k_keyed(uint32_t n, size_t k, const uint64_t *key, gch_rank_fn be
 {
     uint32_t first = k < n ? (uint32_t)k : n;
     size_t kept = gch_top_k(first, k, before, ctx, best);
-    if (kept < k)
+    if (kept == 0 || kept < k)
         return kept;
     /* Most candidates fall below the worst kept: one compare of keys, a
      * branch that is seldom taken, instead of a call. */

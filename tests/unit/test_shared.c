@@ -83,7 +83,7 @@ static void test_top_k(void **state)
     uint64_t s = 11;
     for (int round = 0; round < 100; round++) {
         uint32_t n = rnd(&s) % 300;
-        size_t k = rnd(&s) % 50;
+        size_t k = round < 3 ? 0 : rnd(&s) % 50; /* none kept: nothing read */
         uint32_t *v = malloc((n + 1) * sizeof *v), *all = malloc((n + 1) * sizeof *all);
         uint32_t best[50];
         for (uint32_t i = 0; i < n; i++) {
