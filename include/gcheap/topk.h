@@ -20,6 +20,13 @@ typedef int (*gch_rank_fn)(const void *ctx, uint32_t a, uint32_t b);
  * many were kept. */
 size_t gch_top_k(uint32_t n, size_t k, gch_rank_fn before, const void *ctx, uint32_t *best);
 
+/* gch_top_k where each candidate c has a key[c] that before() agrees with
+ * (key[a] > key[b] means before(a, b); before(a, b) means key[a] >=
+ * key[b]): a candidate whose key is below the worst kept's is rejected
+ * without a call to before(). The same best[] as gch_top_k. */
+size_t gch_top_k_keyed(uint32_t n, size_t k, const uint64_t *key, gch_rank_fn before,
+                       const void *ctx, uint32_t *best);
+
 /* Sorts best[0..count), as gch_top_k left it, best first, in place. */
 void gch_top_k_sort(uint32_t *best, size_t count, gch_rank_fn before, const void *ctx);
 

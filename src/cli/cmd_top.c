@@ -44,7 +44,8 @@ static uint32_t *select_top(const gch_heap *h, const gch_domtree *t, uint64_t k,
         pseudo += h->v8_pseudo[t->preorder[o]] != 0;
     uint64_t want = k + pseudo > t->live_count ? t->live_count : k + pseudo;
     uint32_t *best = xmalloc_array((size_t)want, sizeof *best);
-    size_t n = gch_top_k((uint32_t)t->live_count, (size_t)want, ranks_before, t, best);
+    size_t n = gch_top_k_keyed((uint32_t)t->live_count, (size_t)want, t->preorder_retained,
+                               ranks_before, t, best);
     gch_top_k_sort(best, n, ranks_before, t);
     size_t kept = 0;
     for (size_t i = 0; i < n && kept < k; i++)

@@ -66,7 +66,7 @@ gch_status gch_dom_summary_build(const gch_domtree *t, uint32_t max_objects,
         !out->retained || !out->merged)
         goto nomem;
 
-    gch_top_k(N, K, ranks_before, ret, kept); /* the K best, in heap order */
+    gch_top_k_keyed(N, K, ret, ranks_before, ret, kept); /* the K best, in heap order */
     qsort(kept, K, sizeof *kept, cmp_u32);
 
     out->parent[0] = GCH_NONE;

@@ -65,14 +65,21 @@ static int distinct_below(const void *data, uint64_t count, const void *ctx, uin
     return !bad;
 }
 
-/* An idom's position comes before its object's (or is the virtual root). */
+/* An idom's position comes before its object's (or is the virtual root).
+ * Positions in 32 bits (a tree has at most the object count) and no branch
+ * (about half the idoms are the virtual root, at random): the loop
+ * vectorizes. */
 static int idom_before(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
     const uint32_t *v = data;
     (void)ctx;
+    if (count > UINT32_MAX) { /* more positions than objects can have */
+        *bad_at = UINT32_MAX;
+        return 0;
+    }
     uint32_t bad = 0;
-    for (uint64_t i = 0; i < count; i++)
-        bad |= v[i] != GCH_DOM_VROOT && v[i] >= i;
+    for (uint32_t i = 0; i < (uint32_t)count; i++)
+        bad |= (uint32_t)(v[i] != GCH_DOM_VROOT) & (uint32_t)(v[i] >= i);
     if (!bad)
         return 1;
     for (uint64_t i = 0;; i++)
@@ -91,7 +98,7 @@ int gcx_parents_below(const void *data, uint64_t count, const void *ctx, uint64_
     uint32_t n = *(const uint32_t *)ctx;
     uint32_t bad = 0;
     for (uint64_t i = 0; i < count; i++)
-        bad |= p[i] >= n && p[i] < GCH_PATH_ROOT;
+        bad |= (uint32_t)(p[i] >= n) & (uint32_t)(p[i] < GCH_PATH_ROOT);
     if (!bad)
         return 1;
     for (uint64_t i = 0;; i++)
@@ -356,11 +363,9 @@ static gch_status get_tree(gch_index *ix, uint32_t hi, const gch_heap *h, unsign
  * end finds each object's subtree summed in ret[i], adds its own size and
  * passes the total up (one pass over fresh memory, not a fill and then a
  * pass: the 100M-object index). They must add up to the live bytes. */
-static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
-                                 uint64_t *ret, gch_error *err)
+uint64_t gcx_retained(const uint32_t *pre, const uint32_t *pid, const uint32_t *psz,
+                      uint64_t live, const gch_heap *h, uint64_t *ret)
 {
-    uint64_t live = t->rec[0];
-    const uint32_t *pre = t->pre, *pid = t->pid, *psz = t->psz;
     /* The top-level objects' totals go to a slot past the last position,
      * ret[live]: no branch on whether an object is top-level (about half
      * are, at random). */
@@ -372,7 +377,13 @@ static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32
         ret[i] = r;
         ret[pid[i] == GCH_DOM_VROOT ? live : pid[i]] += r;
     }
-    if (ret[live] != t->rec[1])
+    return ret[live];
+}
+
+static gch_status retained_sizes(const tree_chunks *t, const gch_heap *h, uint32_t hi,
+                                 uint64_t *ret, gch_error *err)
+{
+    if (gcx_retained(t->pre, t->pid, t->psz, t->rec[0], h, ret) != t->rec[1])
         return gch_error_set(err, GCH_EFORMAT, "index: section %u: the dominator tree's sizes "
                              "disagree with its live bytes", hi);
     return GCH_OK;

@@ -129,4 +129,12 @@ void gcx_keep_release(void *keep);
 /* Checks every derived chunk of heap hi (as the source would on first use). */
 gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_error *err);
 
+/* Retained sizes in preorder (index_derived.c) into ret (live + 1 slots,
+ * zeroed), from the immediate dominators' positions pid (each below its
+ * own, or GCH_DOM_VROOT) and the shallow sizes psz (GCH_SIZE_BIG: h's big
+ * size of the object pre[i]); the roots' total in ret[live], returned too
+ * (sums wrap modulo 2^64). One pass from the end. */
+uint64_t gcx_retained(const uint32_t *pre, const uint32_t *pid, const uint32_t *psz,
+                      uint64_t live, const gch_heap *h, uint64_t *ret);
+
 #endif

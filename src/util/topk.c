@@ -46,6 +46,25 @@ size_t gch_top_k(uint32_t n, size_t k, gch_rank_fn before, const void *ctx, uint
     return kept;
 }
 
+size_t gch_top_k_keyed(uint32_t n, size_t k, const uint64_t *key, gch_rank_fn before,
+                       const void *ctx, uint32_t *best)
+{
+    uint32_t first = k < n ? (uint32_t)k : n;
+    size_t kept = gch_top_k(first, k, before, ctx, best);
+    if (kept == 0 || kept < k)
+        return kept;
+    /* Most candidates fall below the worst kept: one compare of keys, a
+     * branch that is seldom taken, instead of a call. */
+    uint64_t worst = key[best[0]];
+    for (uint32_t c = first; c < n; c++) {
+        if (key[c] < worst || !before(ctx, c, best[0]))
+            continue;
+        sift_down(best, kept, 0, c, before, ctx);
+        worst = key[best[0]];
+    }
+    return kept;
+}
+
 void gch_top_k_sort(uint32_t *best, size_t count, gch_rank_fn before, const void *ctx)
 {
     /* Pop worst-first into the back of the array: the best ends up first. */

@@ -22,6 +22,7 @@
 #include "gcheap/index.h"
 #include "fail_alloc.h"
 #include "graph_heap.h"
+#include "index/index_read.h"
 #include "tuning.h"
 
 typedef struct membuf {
@@ -1169,11 +1170,170 @@ static void alloc_failure(void **state)
     free(b.p);
 }
 
+/* ---- retained sizes in preorder (gcx_retained) ---- */
+
+/* A tree in preorder positions: the parent's position pid (below its own,
+ * or GCH_DOM_VROOT), the shallow size psz (GCH_SIZE_BIG: the heap's big
+ * size of the object pre[i]) and size, each position's whole size. */
+typedef struct ret_case {
+    uint32_t n;
+    uint32_t *pre, *pid, *psz;
+    uint64_t *size;
+    gch_dump *d;             /* the big sizes' heap (NULL: none) */
+} ret_case;
+
+static ret_case ret_case_new(th_rng *r, uint32_t n, int big)
+{
+    ret_case c = { n, calloc(n, 4), calloc(n, 4), calloc(n, 4), calloc(n, 8),
+                   big ? th_dump_new(n, 1, 0, 0) : NULL };
+    assert_true(c.pre && c.pid && c.psz && c.size);
+    for (uint32_t i = 0; i < n; i++) { /* objects in a shuffled order */
+        uint32_t j = r ? th_below(r, i + 1) : i;
+        c.pre[i] = c.pre[j];
+        c.pre[j] = i;
+    }
+    return c;
+}
+
+static void ret_case_size(ret_case *c, uint32_t i, uint64_t size)
+{
+    c->size[i] = size;
+    c->psz[i] = size < GCH_SIZE_BIG ? (uint32_t)size : GCH_SIZE_BIG;
+    if (size >= GCH_SIZE_BIG)
+        th_set_size(c->d->heaps[0], c->pre[i], size);
+}
+
+static void ret_case_free(ret_case *c)
+{
+    free(c->pre);
+    free(c->pid);
+    free(c->psz);
+    free(c->size);
+    gch_dump_free(c->d);
+}
+
+/* The oracle: each position's size added to it and to every position up
+ * its chain of parents (a walk, no recursion), and to the roots' total. */
+static uint64_t ret_oracle(const ret_case *c, uint64_t *want)
+{
+    uint64_t roots = 0;
+    memset(want, 0, (size_t)c->n * 8);
+    for (uint32_t j = 0; j < c->n; j++) {
+        for (uint32_t k = j; k != GCH_DOM_VROOT; k = c->pid[k])
+            want[k] += c->size[j];
+        roots += c->size[j];
+    }
+    return roots;
+}
+
+static void expect_retained(const ret_case *c, const uint64_t *want, uint64_t roots)
+{
+    uint64_t *got = calloc(c->n + 1, 8);
+    assert_non_null(got);
+    const gch_heap *h = c->d ? c->d->heaps[0] : NULL;
+    assert_int_equal(gcx_retained(c->pre, c->pid, c->psz, c->n, h, got), roots);
+    assert_int_equal(got[c->n], roots);
+    for (uint32_t i = 0; i < c->n; i++)
+        if (got[i] != want[i])
+            fail_msg("position %u: %llu, want %llu", i, (unsigned long long)got[i],
+                     (unsigned long long)want[i]);
+    free(got);
+}
+
+static void expect_oracle(const ret_case *c)
+{
+    uint64_t *want = malloc((size_t)c->n * 8);
+    assert_non_null(want);
+    expect_retained(c, want, ret_oracle(c, want));
+    free(want);
+}
+
+/* A preorder of a random tree: each position's parent is on the path to
+ * the one before (a random number of steps back up it). */
+static void random_preorder(th_rng *r, ret_case *c)
+{
+    uint32_t *path = malloc((size_t)c->n * 4), depth = 0;
+    assert_non_null(path);
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (depth && th_below(r, 2))
+            depth -= th_below(r, depth + 1);
+        c->pid[i] = depth ? path[depth - 1] : GCH_DOM_VROOT;
+        path[depth++] = i;
+    }
+    free(path);
+}
+
+/* Random trees, as preorders of the dominator tree and as the index keeps
+ * them, the graph's DFS order (any parent before its child), with small
+ * and big sizes, and parents that no preorder has (idom_before lets them
+ * through): the oracle's values. */
+static void retained_random_trees(void **state)
+{
+    (void)state;
+    th_rng r = { 33 };
+    for (int k = 0; k < 60; k++) {
+        ret_case c = ret_case_new(&r, 1 + th_below(&r, 150), 1);
+        if (k % 2)
+            random_preorder(&r, &c);
+        else
+            for (uint32_t i = 0; i < c.n; i++)
+                c.pid[i] = i && th_below(&r, 8) ? th_below(&r, i) : GCH_DOM_VROOT;
+        for (uint32_t i = 0; i < c.n; i++)
+            ret_case_size(&c, i, th_below(&r, 20) ? th_below(&r, 1000)
+                                                  : th_rand(&r) | (1ull << 40));
+        expect_oracle(&c);
+        ret_case_free(&c);
+    }
+}
+
+/* One chain two million long (position i's parent i - 1, no recursion
+ * anywhere): each total is the sum of the sizes i + 1 from there down,
+ * n(n+1)/2 - i(i+1)/2. */
+static void retained_long_chain(void **state)
+{
+    (void)state;
+    const uint32_t n = 2000000;
+    ret_case c = ret_case_new(NULL, n, 0);
+    uint64_t *want = malloc((size_t)n * 8);
+    assert_non_null(want);
+    for (uint32_t i = 0; i < n; i++) {
+        c.pid[i] = i ? i - 1 : GCH_DOM_VROOT;
+        ret_case_size(&c, i, i + 1ull);
+        want[i] = ((uint64_t)n * (n + 1) - (uint64_t)i * (i + 1)) / 2;
+    }
+    expect_retained(&c, want, want[0]);
+    free(want);
+    ret_case_free(&c);
+}
+
+/* Big sizes near 2^63: the totals wrap around 2^64 (the oracle's sums wrap
+ * alike; that they do wrap is checked). */
+static void retained_big_sizes(void **state)
+{
+    (void)state;
+    th_rng r = { 11 };
+    ret_case c = ret_case_new(&r, 400, 1);
+    random_preorder(&r, &c);
+    uint64_t sum = 0;
+    int wrapped = 0;
+    for (uint32_t i = 0; i < c.n; i++) {
+        ret_case_size(&c, i, i % 3 ? th_below(&r, 100) : (1ull << 63) - th_below(&r, 1000));
+        wrapped |= sum + c.size[i] < sum;
+        sum += c.size[i];
+    }
+    assert_true(wrapped);
+    expect_oracle(&c);
+    ret_case_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_heaps),
         cmocka_unit_test(suspects_from_index),
+        cmocka_unit_test(retained_random_trees),
+        cmocka_unit_test(retained_long_chain),
+        cmocka_unit_test(retained_big_sizes),
         cmocka_unit_test(hash_vectors),
         cmocka_unit_test(anomalies_kept),
         cmocka_unit_test(hostile_values),

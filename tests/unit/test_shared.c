@@ -62,6 +62,14 @@ static int before_desc(const void *ctx, uint32_t a, uint32_t b)
     return v[a] != v[b] ? v[a] > v[b] : a < b;
 }
 
+/* Ties the other way: a later candidate beats the worst kept of its value
+ * (as `top`'s object order may). */
+static int before_desc_late(const void *ctx, uint32_t a, uint32_t b)
+{
+    const uint32_t *v = ctx;
+    return v[a] != v[b] ? v[a] > v[b] : a > b;
+}
+
 static const uint32_t *sort_vals;
 static int cmp_rank(const void *x, const void *y)
 {
@@ -75,7 +83,7 @@ static void test_top_k(void **state)
     uint64_t s = 11;
     for (int round = 0; round < 100; round++) {
         uint32_t n = rnd(&s) % 300;
-        size_t k = rnd(&s) % 50;
+        size_t k = round < 3 ? 0 : rnd(&s) % 50; /* none kept: nothing read */
         uint32_t *v = malloc((n + 1) * sizeof *v), *all = malloc((n + 1) * sizeof *all);
         uint32_t best[50];
         for (uint32_t i = 0; i < n; i++) {
@@ -86,6 +94,18 @@ static void test_top_k(void **state)
         qsort(all, n, sizeof *all, cmp_rank);
         size_t got = gch_top_k(n, k, before_desc, v, best);
         assert_int_equal(got, k < n ? k : n);
+        /* With the keys' shortcut: the same heap, then the same order. */
+        uint64_t *key = malloc((n + 1) * sizeof *key);
+        uint32_t keyed[50];
+        for (uint32_t i = 0; i < n; i++)
+            key[i] = v[i];
+        assert_int_equal(gch_top_k_keyed(n, k, key, before_desc, v, keyed), got);
+        assert_memory_equal(keyed, best, got * sizeof *best);
+        uint32_t late[50], late_keyed[50];
+        size_t nl = gch_top_k(n, k, before_desc_late, v, late);
+        assert_int_equal(gch_top_k_keyed(n, k, key, before_desc_late, v, late_keyed), nl);
+        assert_memory_equal(late_keyed, late, nl * sizeof *late);
+        free(key);
         gch_top_k_sort(best, got, before_desc, v);
         assert_memory_equal(best, all, got * sizeof *best);
         free(v);
