@@ -365,7 +365,10 @@ static void fix(membuf *b)
     uint32_t count = get32(b->p + 32);
     for (uint32_t i = 0; i < count; i++) {
         unsigned char *e = b->p + get64(b->p + 24) + 40 * (size_t)i;
-        put64(e + 32, gch_index_hash(b->p + get64(e + 16), (size_t)(get64(e + 24) * get32(e + 8))));
+        uint64_t at = get64(e + 16), count = get64(e + 24), elem = get32(e + 8);
+        if (at > b->n || (elem && count > (b->n - at) / elem))
+            continue; /* a hostile entry past the end: no bytes to sum */
+        put64(e + 32, gch_index_hash(b->p + at, (size_t)(count * elem)));
     }
     put64(b->p + 40, gch_index_hash(b->p + get64(b->p + 24), (size_t)count * 40));
     put64(b->p + 56, gch_index_hash(b->p, 56));
