@@ -135,6 +135,8 @@ static int get_job(void *arg)
     gch_error_clear(&j->err);
     j->out = gcx_get(a->ix, j->heap, j->tag, j->view, j->elem, j->count, j->required, j->check,
                      j->ctx, &j->st, &j->err);
+    if (j->out && j->then)
+        j->then(j);
     return 0;
 }
 
@@ -354,39 +356,68 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
 /* The per-type totals against a count of the objects. Two tables, the
  * even and the odd objects': neighbours often share a type, and one table
  * would chain their increments one behind the other. */
-static void check_type_totals(loader *l, const gch_heap *h)
+/* Objects and bytes per type of objects [from, to) into objects and bytes
+ * (2 * types entries each, zeroed): even and odd objects in two tables, so
+ * that two increments of one type do not wait for each other. */
+typedef struct totals_part {
+    const gch_heap *h;
+    uint32_t from, to;
+    uint64_t *objects, *bytes;
+} totals_part;
+
+static int count_totals(void *arg)
 {
-    size_t nt = h->type_count ? h->type_count : 1;
-    uint64_t *objects = gch_calloc(2 * nt, sizeof *objects);
-    uint64_t *bytes = objects ? gch_calloc(2 * nt, sizeof *bytes) : NULL;
-    if (!bytes) {
-        gch_free(objects);
-        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
-        return;
-    }
-    const uint32_t *restrict type = h->object_type, *restrict size32 = h->object_size32;
-    uint32_t n = h->object_count, o = 0;
-    uint64_t *restrict ob = objects, *restrict by = bytes;
-    for (; o + 1 < n; o += 2) {
+    totals_part *t = arg;
+    size_t nt = t->h->type_count ? t->h->type_count : 1;
+    const uint32_t *restrict type = t->h->object_type, *restrict size32 = t->h->object_size32;
+    uint64_t *restrict ob = t->objects, *restrict by = t->bytes;
+    uint32_t o = t->from;
+    for (; o + 1 < t->to; o += 2) {
         ob[type[o]]++;
         by[type[o]] += size32[o];
         ob[nt + type[o + 1]]++;
         by[nt + type[o + 1]] += size32[o + 1];
     }
-    if (o < n) {
+    if (o < t->to) {
         ob[type[o]]++;
         by[type[o]] += size32[o];
+    }
+    return 0;
+}
+
+/* With one thread per core, heaps this big count their two halves on two
+ * threads. */
+#define GCX_TOTALS_SPLIT_MIN (1u << 20)
+
+static void check_type_totals(loader *l, const gch_heap *h)
+{
+    size_t nt = h->type_count ? h->type_count : 1;
+    uint32_t n = h->object_count;
+    int split = l->ix->threads != 1 && (l->ix->threads != 0 || n >= GCX_TOTALS_SPLIT_MIN);
+    uint64_t *tables = gch_calloc((split ? 8 : 4) * nt, sizeof *tables);
+    if (!tables) {
+        l->st = gch_error_set(l->err, GCH_ENOMEM, "out of memory reading the index");
+        return;
+    }
+    totals_part a = { h, 0, split ? n / 2 : n, tables, tables + 2 * nt };
+    totals_part b = { h, n / 2, n, tables + 4 * nt, tables + 6 * nt };
+    gch_task *t = split ? gch_task_start(l->ix->threads, count_totals, &b) : NULL;
+    count_totals(&a);
+    gch_task_finish(t);
+    uint64_t *ob = a.objects, *by = a.bytes;
+    for (size_t i = 0; split && i < 2 * nt; i++) {
+        ob[i] += b.objects[i];
+        by[i] += b.bytes[i];
     }
     /* A big size was counted as GCH_SIZE_BIG: the rest of it (mod 2^64, so
      * the sum is exact). */
     for (uint32_t k = 0; k < h->big_size_count; k++)
-        by[type[h->big_size_object[k]]] += h->big_size_value[k] - GCH_SIZE_BIG;
-    for (uint32_t t = 0; l->st == GCH_OK && t < h->type_count; t++)
-        if (ob[t] + ob[nt + t] != h->type_objects[t] || by[t] + by[nt + t] != h->type_bytes[t])
+        by[h->object_type[h->big_size_object[k]]] += h->big_size_value[k] - GCH_SIZE_BIG;
+    for (uint32_t ty = 0; l->st == GCH_OK && ty < h->type_count; ty++)
+        if (ob[ty] + ob[nt + ty] != h->type_objects[ty] || by[ty] + by[nt + ty] != h->type_bytes[ty])
             l->st = gch_error_at(l->err, 0, "index: section %u: the totals of type %" PRIu32
-                                 " disagree with its objects", l->heap, t);
-    gch_free(objects);
-    gch_free(bytes);
+                                 " disagree with its objects", l->heap, ty);
+    gch_free(tables);
 }
 
 static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
@@ -429,20 +460,27 @@ int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *
     return 1;
 }
 
-/* Ids are distinct (a reader keeps the first of two records with one id):
- * rising in file order, or else in the order the id order chunk gives,
- * which must then be there. */
-static void check_distinct_ids(loader *l, const gch_heap *h)
+/* Whether the ids (job->out, job->count of them) fall anywhere: no early
+ * exit, no 64-bit compare (SSE2 has none): the borrow of x - y is x < y
+ * (Hacker's Delight 2-13), so the loop vectorizes. Run beside the types'
+ * and sizes' checks, right after the ids' checksum. */
+static void ids_fall(gcx_get_job *job)
 {
-    uint32_t n = h->object_count;
-    /* No early exit, no 64-bit compare (SSE2 has none): the borrow of
-     * x - y is x < y (Hacker's Delight 2-13), so the loop vectorizes. */
+    const uint64_t *restrict id = job->out;
     uint64_t falls = 0;
-    const uint64_t *restrict id = h->object_id;
-    for (uint32_t i = 1; i < n; i++) {
+    for (uint64_t i = 1; i < job->count; i++) {
         uint64_t x = id[i - 1], y = id[i];
         falls |= (((~x & y) | (~(x ^ y) & (x - y))) >> 63) ^ 1u;
     }
+    job->result = falls;
+}
+
+/* Ids are distinct (a reader keeps the first of two records with one id):
+ * rising in file order (falls 0, from ids_fall), or else in the order the id
+ * order chunk gives, which must then be there. */
+static void check_distinct_ids(loader *l, const gch_heap *h, uint64_t falls)
+{
+    uint32_t n = h->object_count;
     if (!falls) { /* kept: the id lookup (src_lookup) need not look again */
         uint32_t pos;
         if (gcx_chunk(l->ix, l->heap, GCX_OIDS, 0, 8, n, 1, &(const void *){ NULL }, &pos,
@@ -521,7 +559,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
     /* The ids' checksum (8 bytes an object) beside the types' and sizes'. */
-    gcx_get_job ids = { .heap = l->heap, .tag = GCX_OIDS, .elem = 8, .count = n, .required = 1 };
+    gcx_get_job ids = { .heap = l->heap, .tag = GCX_OIDS, .elem = 8, .count = n, .required = 1,
+                        .then = ids_fall };
     int ids_started = l->st == GCH_OK;
     if (ids_started)
         gcx_get_beside(l->ix, &ids);
@@ -543,7 +582,7 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
             gcx_error_put(l->err, &mine);
         }
         if (l->st == GCH_OK)
-            check_distinct_ids(l, h);
+            check_distinct_ids(l, h, ids.result);
     }
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;

@@ -73,6 +73,10 @@ typedef struct gcx_get_job {
     gcx_value_check check;
     const void *ctx;
     const void *out;         /* gcx_get's answer */
+    /* Run on the chunk after gcx_get succeeds, on the same thread (may be
+     * NULL): work on the chunk that needs nothing else. */
+    void (*then)(struct gcx_get_job *job);
+    uint64_t result;         /* then's */
     gch_status st;
     gch_error err;
     struct gch_task *task;   /* gcx_get_beside's, until the join */
