@@ -211,8 +211,8 @@ static void merge_types(half *a, const half *b, uint32_t types)
     }
 }
 
-/* The suspects, singles first in position order, then the groups by type.
- * accumulation holds the start position until the walk. */
+/* The suspects, singles first in position order, then the groups by type;
+ * each one's position (a group: its biggest instance's) in start_pos. */
 static gch_status make_suspects(finder *f, const half *a, const half *b, uint32_t types,
                                 gch_error *err)
 {
