@@ -23,6 +23,7 @@
 #include "gcheap/index.h"
 #include "fail_alloc.h"
 #include "graph_heap.h"
+#include "thin.h"
 #include "threading.h"
 #include "tuning.h"
 
@@ -222,7 +223,7 @@ static void same_bytes_any_threads(void **state)
 {
     (void)state;
     two_threads_forced();
-    for (uint32_t g = 0; g < 60; g++) {
+    for (uint32_t g = 0; g < 60; g += test_thin()) {
         sink one = { 0 }, two = { 0 };
         gch_dump *oracle = make_dump(g);
         uint64_t before = gch_internal_threads_created();
@@ -264,7 +265,8 @@ static void write_failures(void **state)
         for (unsigned mode = 1; mode <= 3; mode++) { /* threads 1, 2; 3: dry on 1 */
             unsigned threads = mode == 2 ? 2 : 1;
             long calls = mode == 3 ? dry.calls : whole.calls;
-            long step = g == 0 && threads == 2 ? 7 : 1; /* the big heap: every 7th on two */
+            /* The big heap: every 7th on two; under GCHEAP_TEST_THIN fewer. */
+            long step = (g == 0 && threads == 2 ? 7 : 1) * (long)test_thin();
             for (long k = 1; k <= calls; k += step) {
                 sink s = { 0 };
                 s.fail_at = k;
