@@ -282,19 +282,30 @@ gch_status gch_analysis_type_retained(gch_analysis *a, const gch_heap *heap, int
 
 /* ---- paths, live set, reverse references ---- */
 
+/* One question to the source for a shortest-path tree (fn: its paths or
+ * its parents): 1 with *into filled when it has one. */
+static int ask_source(gch_analysis *a, gch_status (*fn)(void *, const gch_heap *, int, gch_paths *,
+                                                        int *, gch_error *),
+                      const gch_heap *heap, int include_weak, gch_paths *into)
+{
+    int found = 0;
+    gch_error e;
+    gch_error_clear(&e);
+    gch_paths pt;
+    memset(&pt, 0, sizeof pt);
+    gch_status st = fn(a->src->ctx, heap, include_weak, &pt, &found, &e);
+    if (!from_source(a, st, found, &e))
+        return 0;
+    *into = pt;
+    return 1;
+}
+
 /* Asks the source (once) for the paths of view v. */
 static void source_paths(gch_analysis *a, const gch_heap *heap, view *v, int include_weak)
 {
     if (!v->has_paths && a->src && a->src->paths && !v->paths_asked) {
         v->paths_asked = 1;
-        int found = 0;
-        gch_error e;
-        gch_error_clear(&e);
-        gch_paths pt;
-        memset(&pt, 0, sizeof pt);
-        gch_status st = a->src->paths(a->src->ctx, heap, include_weak, &pt, &found, &e);
-        if (from_source(a, st, found, &e)) {
-            v->paths = pt;
+        if (ask_source(a, a->src->paths, heap, include_weak, &v->paths)) {
             v->has_paths = 1;
             v->paths_borrowed = 1;
         }
@@ -322,16 +333,7 @@ void gch__analysis_parents_ready(gch_analysis *a, const gch_heap *heap, int incl
     view *v = &s->v[include_weak != 0];
     if (!v->has_paths && !v->has_parents && a->src && a->src->parents && !v->parents_asked) {
         v->parents_asked = 1;
-        int found = 0;
-        gch_error e;
-        gch_error_clear(&e);
-        gch_paths pt;
-        memset(&pt, 0, sizeof pt);
-        gch_status st = a->src->parents(a->src->ctx, heap, include_weak, &pt, &found, &e);
-        if (from_source(a, st, found, &e)) {
-            v->parents = pt;
-            v->has_parents = 1;
-        }
+        v->has_parents = ask_source(a, a->src->parents, heap, include_weak, &v->parents);
     }
     if (!v->has_paths && !v->has_parents)
         source_paths(a, heap, v, include_weak);
