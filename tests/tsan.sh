@@ -27,8 +27,9 @@ fi
 # id index, resolution), the Ruby reader's pieces, the V8 reader's look-ahead and
 # DevTools' steps, reachability, the dominator build,
 # the analysis's views built on two threads (the index's build), the index's checks,
-# the index written as a stream (a writer thread, the views' chunks on two), suspects.
-tests="test_threads test_gclog_reader test_ruby_reader test_v8_lean test_id_index test_objsize test_dominators test_analysis test_index test_index_write test_suspects"
+# the index written as a stream (a writer thread, the views' chunks on two), suspects,
+# the program's big-page allocator (test_platform).
+tests="test_threads test_gclog_reader test_ruby_reader test_v8_lean test_id_index test_objsize test_dominators test_analysis test_index test_index_write test_suspects test_platform"
 jobs=$(nproc 2> /dev/null || echo 2)
 CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGCHEAP_TSAN=ON \
     -DGCHEAP_TESTS=ON -DGCHEAP_WERROR=ON -DGCHEAP_BENCH=OFF > /dev/null

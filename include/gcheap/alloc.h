@@ -13,6 +13,9 @@ typedef struct gch_allocator {
     void *(*realloc_fn)(void *ctx, void *ptr, size_t size);
     void (*free_fn)(void *ctx, void *ptr);
     void *ctx;
+    /* Zeroed memory for count * size bytes (never overflowing: the library
+     * checks). May be NULL: malloc_fn, then the bytes set to zero. */
+    void *(*calloc_fn)(void *ctx, size_t count, size_t size);
 } gch_allocator;
 
 /* Installs the allocator used by all later library calls; NULL restores the C

@@ -127,6 +127,22 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
 gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int include_weak,
                                  const uint32_t **dist, gch_error *err);
 
+/* The distances (as gch_analysis_distance gives them) of n objects, each
+ * below heap->object_count, into out (n entries, the caller's): from what
+ * the analysis holds, else from its source when that answers for a few
+ * objects (an index: no array of every object's distance is built), else
+ * from gch_analysis_distance. GCH_EINVAL for an object out of bounds. */
+gch_status gch_analysis_distances_of(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                     const uint32_t *objects, size_t n, uint32_t *out,
+                                     gch_error *err);
+
+/* Whether each of n objects is live (as gch_analysis_live's mask says) into
+ * out (n bytes, 0 or 1, the caller's), asking the source for a few
+ * objects' distances when the analysis holds neither the mask nor the
+ * distances nor a tree (an object is live when a root reaches it). */
+gch_status gch_analysis_live_of(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                const uint32_t *objects, size_t n, uint8_t *out, gch_error *err);
+
 /* Each object's depth in the view's path tree in a byte (255 for 255 or
  * more and for an object without a path), heap->object_count entries owned
  * by the analysis. Computed with the tree and the distances in one search
@@ -228,6 +244,12 @@ typedef struct gch_analysis_source {
      * NULL. */
     gch_status (*parents)(void *ctx, const gch_heap *heap, int include_weak, gch_paths *out,
                           int *found, gch_error *err);
+    /* The distances of `distance` for n objects only (each below
+     * object_count) into out: for a caller that shows a few rows. May be
+     * NULL. */
+    gch_status (*distances_of)(void *ctx, const gch_heap *heap, int include_weak,
+                               const uint32_t *objects, size_t n, uint32_t *out, int *found,
+                               gch_error *err);
 } gch_analysis_source;
 
 /* The first error a source gave (its structure was computed instead), or

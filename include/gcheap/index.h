@@ -116,9 +116,14 @@ int gch_index_is_index(const void *data, size_t n);
  * (gch_analysis_source.refs), for a caller that reads references only
  * through a gch_analysis (its trees, paths, distances). With LABELS, a heap
  * that has labels reads its references now all the same (a caller shows
- * the labels of the heap it holds: retainers' field names). */
-#define GCH_INDEX_LABELS     0x1u
-#define GCH_INDEX_REFS_LATER 0x2u
+ * the labels of the heap it holds: retainers' field names). NO_TYPE_TOTALS:
+ * the per-type totals are neither read nor checked against the objects
+ * (type_objects and type_bytes stay NULL; gch_heap_histogram counts the
+ * objects), for a caller that prints no histogram; histogram_only reads
+ * them all the same. */
+#define GCH_INDEX_LABELS         0x1u
+#define GCH_INDEX_REFS_LATER     0x2u
+#define GCH_INDEX_NO_TYPE_TOTALS 0x4u
 
 /* The dump an index holds, its arrays pointing into the index's memory.
  * histogram_only: only the type totals and anomalies, as

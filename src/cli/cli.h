@@ -92,6 +92,8 @@ typedef struct cli_input {
                                 and checked only when the analysis must compute;
                                 with CLI_NEEDS_LABELS, a heap with labels reads them
                                 at load all the same */
+#define CLI_NO_TYPE_TOTALS 0x100u /* the report prints no per-type totals: from an index
+                                     they are neither read nor checked (one-shot runs) */
 
 /* What cli_load keeps (a bit set). */
 #define CLI_LOAD_REFS   0x1
@@ -107,6 +109,8 @@ typedef struct cli_input {
                                      instead of mapped (sessions: see cli_load) */
 #define CLI_LOAD_REFS_LATER 0x80  /* from an index, references may wait for the analysis
                                      (CLI_REFS_LATER; one-shot runs only) */
+#define CLI_LOAD_NO_TYPE_TOTALS 0x100 /* from an index, no per-type totals (CLI_NO_TYPE_TOTALS;
+                                         one-shot runs only) */
 
 typedef struct cli_spec cli_spec;
 

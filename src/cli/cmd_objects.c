@@ -241,12 +241,17 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     gch_domtree t;
     memset(&t, 0, sizeof t);
     const gch_domtree *tree = NULL;
-    cli_phase(c, "measuring distances from the roots");
-    gch_status st = gch_analysis_distance(in->an, h, c->include_weak, &dist, &err);
-    cli_phase_end();
-    if (st != GCH_OK) {
-        cli_error("%s", err.message);
-        return EXIT_INPUT;
+    /* Every object's distance when the filters or the order read them; else
+     * only the shown rows' (below: from an index, no array of all). */
+    int by_life = s->live || s->dead;
+    if (by_life || (key_index(c) == 2 && !h->v8_distance)) {
+        cli_phase(c, "measuring distances from the roots");
+        gch_status st = gch_analysis_distance(in->an, h, c->include_weak, &dist, &err);
+        cli_phase_end();
+        if (st != GCH_OK) {
+            cli_error("%s", err.message);
+            return EXIT_INPUT;
+        }
     }
     if (s->retained && cli_domtree(in->an, h, c, GCH_TREE_BY_OBJECT, &tree) != 0)
         return EXIT_INPUT;
@@ -269,6 +274,24 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     uint64_t top = why_top(c, 100);
     size_t shown = n < top ? n : (size_t)top;
     order_rows(rows, n, shown, &ro);
+    /* The shown rows' distances (by row, not by object). */
+    uint32_t *row_dist = xmalloc_array(shown ? shown : 1, sizeof *row_dist);
+    gch_status st = GCH_OK;
+    if (dist) {
+        for (size_t i = 0; i < shown; i++)
+            row_dist[i] = dist[rows[i]];
+    } else {
+        cli_phase(c, "measuring distances from the roots");
+        st = gch_analysis_distances_of(in->an, h, c->include_weak, rows, shown, row_dist, &err);
+        cli_phase_end();
+    }
+    if (st != GCH_OK) {
+        cli_error("%s", err.message);
+        free(rows);
+        free(row_dist);
+        free(v8_dist);
+        return EXIT_INPUT;
+    }
     payload_file pf = { NULL, 0, 0 };
     const char *why = NULL;
     if (s->sites)
@@ -283,11 +306,12 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
         uint32_t o = rows[i];
         report_cell_id(rep, h->object_id[o], h->id_radix);
         report_cell_u64(rep, gch_object_size(h, o));
-        report_cell_bool(rep, dist[o] != GCH_NONE);
-        if (shown_dist[o] == GCH_NONE)
+        uint32_t d = v8_dist ? v8_dist[o] : row_dist[i];
+        report_cell_bool(rep, row_dist[i] != GCH_NONE);
+        if (d == GCH_NONE)
             report_cell_none(rep);
         else
-            report_cell_u64(rep, shown_dist[o]);
+            report_cell_u64(rep, d);
         if (s->retained) {
             if (t.idom[o] == GCH_NONE)
                 report_cell_none(rep);
@@ -316,6 +340,7 @@ static int report_heap(report *rep, const cli_input *in, const gch_heap *h, cons
     payload_close(&pf);
     sb_free(&text);
     free(rows);
+    free(row_dist);
     free(v8_dist);
     return 0;
 }
@@ -363,7 +388,7 @@ const cli_spec objects_command = {
     .name = "objects", .summary = "list objects: id, size, live, distance from the roots",
     .usage = "usage: gcheap objects [OPTIONS] DUMP", .description = description,
     .options = objects_options, .state_size = sizeof(objects_state), .sort_keys = sort_keys,
-    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_REFS_LATER, .check = objects_check,
+    .min_args = 1, .max_args = 1, .flags = CLI_NEEDS_REFS | CLI_REFS_LATER | CLI_NO_TYPE_TOTALS, .check = objects_check,
     .needs_refs = objects_needs_refs, .prepare = objects_prepare, .report = objects_report,
     .release = objects_release,
 };

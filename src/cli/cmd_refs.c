@@ -122,27 +122,70 @@ static int refs_prepare(cli_run *run)
     return why_resolve_ids("refs", in, s->ids, s->nids, &s->found);
 }
 
+/* The rows of one ID and direction, gathered before they are printed: the
+ * live column asks the analysis about these objects only (from an index,
+ * without a mask of every object). */
+typedef struct ref_rows {
+    uint32_t *label, *other;
+    uint8_t *live;
+    size_t n, cap;
+} ref_rows;
+
 typedef struct refs_ctx {
     report *rep;
+    gch_analysis *an;
     const gch_heap *h;
     const cli_common *c;
-    const uint8_t *live;
     uint64_t top;
     int labels;   /* field names loaded for this command (not only kept by the session) */
+    ref_rows rows;
 } refs_ctx;
 
-static void ref_row(const refs_ctx *x, uint32_t object, const char *direction, uint32_t label,
-                    uint32_t other)
+static void add_row(refs_ctx *x, uint32_t label, uint32_t other)
+{
+    ref_rows *r = &x->rows;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->label = xrealloc_array(r->label, r->cap, sizeof *r->label);
+        r->other = xrealloc_array(r->other, r->cap, sizeof *r->other);
+        r->live = xrealloc_array(r->live, r->cap, sizeof *r->live);
+    }
+    r->label[r->n] = label;
+    r->other[r->n++] = other;
+}
+
+static void free_rows(ref_rows *r)
+{
+    free(r->label);
+    free(r->other);
+    free(r->live);
+}
+
+/* Prints the gathered rows of object and direction; nonzero (the error
+ * printed) when the live column could not be had. */
+static int print_rows(refs_ctx *x, uint32_t object, const char *direction)
 {
     const gch_heap *h = x->h;
+    ref_rows *r = &x->rows;
+    gch_error err;
+    if (gch_analysis_live_of(x->an, h, x->c->include_weak, r->other, r->n, r->live, &err) !=
+        GCH_OK) {
+        cli_error("%s", err.message);
+        return EXIT_INPUT;
+    }
     char tb[8192];
-    report_cell_id(x->rep, h->object_id[object], h->id_radix);
-    report_cell_text(x->rep, direction);
-    report_cell_text(x->rep, label == GCH_NONE ? "" : gch_heap_string(h, label));
-    report_cell_id(x->rep, h->object_id[other], h->id_radix);
-    report_cell_u64(x->rep, gch_object_size(h, other));
-    report_cell_bool(x->rep, x->live[other]);
-    report_cell_text(x->rep, cli_type_name(h, h->object_type[other], x->c, tb, sizeof tb));
+    for (size_t i = 0; i < r->n; i++) {
+        uint32_t other = r->other[i];
+        report_cell_id(x->rep, h->object_id[object], h->id_radix);
+        report_cell_text(x->rep, direction);
+        report_cell_text(x->rep, r->label[i] == GCH_NONE ? "" : gch_heap_string(h, r->label[i]));
+        report_cell_id(x->rep, h->object_id[other], h->id_radix);
+        report_cell_u64(x->rep, gch_object_size(h, other));
+        report_cell_bool(x->rep, r->live[i]);
+        report_cell_text(x->rep, cli_type_name(h, h->object_type[other], x->c, tb, sizeof tb));
+    }
+    r->n = 0;
+    return 0;
 }
 
 /* refs does not ask for field names (loading them costs): a dump that a
@@ -153,20 +196,21 @@ static uint32_t label_of(const refs_ctx *x, uint32_t edge)
     return x->labels && x->h->out_label ? x->h->out_label[edge] : GCH_NONE;
 }
 
-/* The out rows of object o; returns the number of references. */
-static uint64_t out_rows(const refs_ctx *x, uint32_t o)
+/* The out rows of object o into x->rows; returns the number of references. */
+static uint64_t out_rows(refs_ctx *x, uint32_t o)
 {
     const gch_heap *h = x->h;
     uint64_t n = h->out_start[o + 1] - h->out_start[o];
     uint64_t shown = 0;
     for (uint32_t e = h->out_start[o]; e < h->out_start[o + 1] && shown < x->top; e++, shown++)
-        ref_row(x, o, "out", label_of(x, e), h->out_target[e]);
+        add_row(x, label_of(x, e), h->out_target[e]);
     return n;
 }
 
-/* The in rows of object o: every reference to it, each referrer once with
- * each of its fields that holds o. Returns the number of references. */
-static uint64_t in_rows(const refs_ctx *x, uint32_t o)
+/* The in rows of object o into x->rows: every reference to it, each
+ * referrer once with each of its fields that holds o. Returns the number
+ * of references. */
+static uint64_t in_rows(refs_ctx *x, uint32_t o)
 {
     const gch_heap *h = x->h;
     uint64_t n = 0;
@@ -180,7 +224,7 @@ static uint64_t in_rows(const refs_ctx *x, uint32_t o)
             if (h->out_target[e] != o)
                 continue;
             if (n < x->top)
-                ref_row(x, o, "in", label_of(x, e), src);
+                add_row(x, label_of(x, e), src);
             n++;
         }
     }
@@ -203,10 +247,10 @@ static int refs_report(cli_run *run)
             used += f[i] != GCH_NONE;
         if (!used)
             continue;
-        const uint8_t *live = NULL;
-        if (cli_reverse(in->an, h) != 0 || cli_live(in->an, h, run->c, &live, NULL, NULL) != 0)
+        if (cli_reverse(in->an, h) != 0)
             return EXIT_INPUT;
-        refs_ctx x = { rep, h, run->c, live, why_top(run->c, 20), (run->load & CLI_LOAD_LABELS) != 0 };
+        refs_ctx x = { rep, in->an, h, run->c, why_top(run->c, 20),
+                       (run->load & CLI_LOAD_LABELS) != 0, { NULL, NULL, NULL, 0, 0 } };
         report_begin_section(rep, h->name);
         json_writer *w = report_section_json(rep);
         if (w)
@@ -216,10 +260,19 @@ static int refs_report(cli_run *run)
             if (o == GCH_NONE)
                 continue;
             uint64_t nout = 0, nin = 0;
-            if (!s->in_only)
+            int rc = 0;
+            if (!s->in_only) {
                 nout = out_rows(&x, o);
-            if (!s->out_only)
+                rc = print_rows(&x, o, "out");
+            }
+            if (!s->out_only && rc == 0) {
                 nin = in_rows(&x, o);
+                rc = print_rows(&x, o, "in");
+            }
+            if (rc != 0) {
+                free_rows(&x.rows);
+                return rc;
+            }
             char ib[32], tb[8192];
             format_id(h->object_id[o], h->id_radix, ib, sizeof ib);
             strbuf shown = STRBUF_INIT; /* notes are printed as given: escape here */
@@ -239,6 +292,7 @@ static int refs_report(cli_run *run)
         if (w)
             json_end_array(w);
         report_end_section(rep);
+        free_rows(&x.rows);
     }
     return 0;
 }
@@ -255,6 +309,6 @@ const cli_spec refs_command = {
     .name = "refs", .summary = "what an object references and what references it",
     .usage = "usage: gcheap refs [OPTIONS] DUMP ID...   ('-' reads IDs from standard input)",
     .description = description, .options = refs_options, .state_size = sizeof(refs_state),
-    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .check = refs_check,
+    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS | CLI_NO_TYPE_TOTALS, .check = refs_check,
     .prepare = refs_prepare, .report = refs_report, .release = refs_release,
 };

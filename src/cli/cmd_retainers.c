@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gcheap/alloc.h"
 #include "why.h"
 
 typedef struct retainers_state {
@@ -347,7 +348,7 @@ static int dominator_block(ctx *x, const gch_domtree *t, uint32_t target)
             out_printf(x->out, "\n");
         }
     }
-    free(chain);
+    gch_free(chain);
     return 0;
 }
 
@@ -598,6 +599,6 @@ const cli_spec retainers_command = {
              "       gcheap retainers [OPTIONS] DUMP --type NAME",
     .description = description, .options = retainers_options,
     .state_size = sizeof(retainers_state), .defaults = &defaults, .min_args = 1, .max_args = -1,
-    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS, .needs_refs = retainers_needs_refs, .check = retainers_check, .prepare = retainers_prepare,
+    .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS | CLI_NO_TYPE_TOTALS, .needs_refs = retainers_needs_refs, .check = retainers_check, .prepare = retainers_prepare,
     .report = retainers_report, .release = retainers_release,
 };

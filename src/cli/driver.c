@@ -63,6 +63,8 @@ static int load_needs(const cli_run *run)
         refs |= CLI_LOAD_TYPE_TOTALS;
     if (((spec->flags & CLI_REFS_LATER) || (wanted & CLI_LOAD_REFS_LATER)) && (refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_REFS_LATER;
+    if ((spec->flags & CLI_NO_TYPE_TOTALS) && (refs & CLI_LOAD_REFS))
+        refs |= CLI_LOAD_NO_TYPE_TOTALS;
     return refs;
 }
 

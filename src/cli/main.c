@@ -4,11 +4,15 @@
  * its status becomes the exit status. */
 #include <stdio.h>
 
+#include "gcheap/alloc.h"
+#include "platform.h"
 #include "session.h"
 #include "session_internal.h"
 
 int main(int argc, char **argv)
 {
+    /* Before any library call (gch_set_allocator's rule). */
+    gch_set_allocator(plat_big_page_allocator());
     cli_session *s = cli_session_new();
     if (!s) {
         fputs("gcheap: out of memory\n", stderr);

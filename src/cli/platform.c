@@ -3,9 +3,11 @@
 #define _GNU_SOURCE /* F_SETPIPE_SZ */
 #endif
 #include "platform.h"
+#include "gcheap/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -472,3 +474,169 @@ int plat_mkdirs(const char *path)
     free(p);
     return rc;
 }
+
+/* ---- big blocks with huge pages ---- */
+
+/* Under AddressSanitizer the C library's blocks stay (its checks see them). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GCHEAP_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define GCHEAP_ASAN 1
+#endif
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MREMAP_MAYMOVE) && \
+    defined(MREMAP_FIXED) && !defined(GCHEAP_ASAN)
+#define HUGE_PAGE ((size_t)2 << 20)
+#define MAX_BIG 1024 /* more at once: the C library's (never seen: a few dozen) */
+
+typedef struct big_block {
+    void *p;
+    size_t len;
+} big_block;
+
+static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
+static big_block big[MAX_BIG];
+static size_t nbig;
+
+/* n bytes of address space at a 2 MiB boundary (PROT_NONE when reserve,
+ * else read-write zero pages asked to be huge), or NULL. */
+static void *map_aligned(size_t n, int reserve)
+{
+    size_t over = n + HUGE_PAGE;
+    int prot = reserve ? PROT_NONE : PROT_READ | PROT_WRITE;
+    char *m = mmap(NULL, over, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    uintptr_t a = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    char *p = (char *)a;
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    if (m + over > p + n)
+        munmap(p + n, (size_t)(m + over - (p + n)));
+    if (!reserve)
+        (void)madvise(p, n, MADV_HUGEPAGE);
+    return p;
+}
+
+static size_t round_huge(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
+
+/* The table slot of p, or -1 (p is the C library's). Called locked. */
+static long big_slot(const void *p)
+{
+    if (((uintptr_t)p & (HUGE_PAGE - 1)) != 0)
+        return -1;
+    for (size_t i = 0; i < nbig; i++)
+        if (big[i].p == p)
+            return (long)i;
+    return -1;
+}
+
+/* A big block of n bytes (zero pages), or NULL when none can be had. */
+static void *big_new(size_t n)
+{
+    if (n > SIZE_MAX - 2 * HUGE_PAGE)
+        return NULL;
+    size_t len = round_huge(n);
+    pthread_mutex_lock(&big_lock);
+    int room = nbig < MAX_BIG;
+    pthread_mutex_unlock(&big_lock);
+    void *p = room ? map_aligned(len, 0) : NULL;
+    if (!p)
+        return NULL;
+    pthread_mutex_lock(&big_lock);
+    if (nbig < MAX_BIG) {
+        big[nbig].p = p;
+        big[nbig++].len = len;
+    } else {
+        munmap(p, len);
+        p = NULL;
+    }
+    pthread_mutex_unlock(&big_lock);
+    return p;
+}
+
+static void *big_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    void *p = n >= PLAT_BIG_BLOCK ? big_new(n) : NULL;
+    return p ? p : malloc(n);
+}
+
+static void *big_calloc(void *ctx, size_t count, size_t size)
+{
+    (void)ctx;
+    size_t n = count * size; /* the library checked the product */
+    void *p = n >= PLAT_BIG_BLOCK ? big_new(n) : NULL;
+    return p ? p : calloc(count, size);
+}
+
+static void big_free(void *ctx, void *p)
+{
+    (void)ctx;
+    pthread_mutex_lock(&big_lock);
+    long i = big_slot(p);
+    size_t len = 0;
+    if (i >= 0) {
+        len = big[i].len;
+        big[i] = big[--nbig];
+    }
+    pthread_mutex_unlock(&big_lock);
+    if (i >= 0)
+        munmap(p, len);
+    else
+        free(p);
+}
+
+/* A big block grows by moving its pages to a bigger aligned range (no copy);
+ * a block that began small stays the C library's. */
+static void *big_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    pthread_mutex_lock(&big_lock);
+    long i = big_slot(p);
+    size_t len = i >= 0 ? big[i].len : 0;
+    pthread_mutex_unlock(&big_lock);
+    if (i < 0)
+        return realloc(p, n);
+    if (n <= len)
+        return p;
+    if (n > SIZE_MAX - 2 * HUGE_PAGE)
+        return NULL;
+    size_t want = round_huge(n);
+    void *to = map_aligned(want, 1);
+    if (!to)
+        return NULL;
+    void *q = mremap(p, len, want, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+    if (q == MAP_FAILED) {
+        munmap(to, want);
+        return NULL;
+    }
+    (void)madvise(q, want, MADV_HUGEPAGE);
+    pthread_mutex_lock(&big_lock);
+    i = big_slot(p);
+    big[i].p = q;
+    big[i].len = want;
+    pthread_mutex_unlock(&big_lock);
+    return q;
+}
+
+const gch_allocator *plat_big_page_allocator(void)
+{
+    static const gch_allocator a = { big_malloc, big_realloc, big_free, NULL, big_calloc };
+    return &a;
+}
+
+size_t plat_big_blocks(void)
+{
+    pthread_mutex_lock(&big_lock);
+    size_t n = nbig;
+    pthread_mutex_unlock(&big_lock);
+    return n;
+}
+#else
+const gch_allocator *plat_big_page_allocator(void) { return NULL; }
+size_t plat_big_blocks(void) { return 0; }
+#endif

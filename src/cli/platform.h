@@ -96,4 +96,18 @@ FILE *plat_memstream(char **buf, size_t *len);
  * the protocol's stream; SIGPIPE ignored. NULL on failure. */
 FILE *plat_protocol_stdout(void);
 
+/* The library's allocator for the program (gch_set_allocator): blocks of
+ * PLAT_BIG_BLOCK bytes or more on mappings of their own, 2 MiB-aligned,
+ * with transparent huge pages asked for (madvise), so that an array of
+ * 100 MB written once costs some fifty page faults instead of 25,000;
+ * grown in place or moved without a copy (mremap). Smaller blocks, and
+ * blocks that began small, are the C library's. Thread-safe. NULL (the C
+ * library's allocator) where huge pages cannot be asked for, and under
+ * AddressSanitizer (whose checks see only the C library's blocks). */
+#define PLAT_BIG_BLOCK ((size_t)4 << 20)
+struct gch_allocator;
+const struct gch_allocator *plat_big_page_allocator(void);
+/* How many big blocks are mapped now (tests). */
+size_t plat_big_blocks(void);
+
 #endif

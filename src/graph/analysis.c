@@ -1,4 +1,5 @@
 /* One loaded dump and what is derived from it: see include/gcheap/analysis.h. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "gcheap/alloc.h"
@@ -546,6 +547,51 @@ gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int incl
     return GCH_OK;
 }
 
+/* Objects out of bounds are the caller's error (GCH_EINVAL). */
+static gch_status objects_in_bounds(const gch_heap *heap, const uint32_t *objects, size_t n,
+                                    gch_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (objects[i] >= heap->object_count)
+            return gch_error_set(err, GCH_EINVAL, "object %" PRIu32 " is not in the heap",
+                                 objects[i]);
+    return GCH_OK;
+}
+
+/* The source's distances of n objects into out (1 when it gave them). */
+static int source_distances_of(gch_analysis *a, const gch_heap *heap, int include_weak,
+                               const uint32_t *objects, size_t n, uint32_t *out)
+{
+    if (!a->src || !a->src->distances_of)
+        return 0;
+    int found = 0;
+    gch_error e;
+    gch_error_clear(&e);
+    gch_status st = a->src->distances_of(a->src->ctx, heap, include_weak, objects, n, out, &found,
+                                         &e);
+    return from_source(a, st, found, &e);
+}
+
+gch_status gch_analysis_distances_of(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                     const uint32_t *objects, size_t n, uint32_t *out,
+                                     gch_error *err)
+{
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    gch_status st = objects_in_bounds(heap, objects, n, err);
+    if (st != GCH_OK)
+        return st;
+    view *v = &s->v[include_weak != 0];
+    if (!v->dist && source_distances_of(a, heap, include_weak, objects, n, out))
+        return GCH_OK;
+    const uint32_t *dist;
+    st = gch_analysis_distance(a, heap, include_weak, &dist, err);
+    for (size_t i = 0; st == GCH_OK && i < n; i++)
+        out[i] = dist[objects[i]];
+    return st;
+}
+
 /* The live count and bytes of a reached mask (0 or 1 per object), unless
  * known: in loops without a branch (they vectorize), big sizes after. */
 static void live_totals(const gch_heap *heap, const uint8_t *mask, view *v)
@@ -666,6 +712,34 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
     if (bytes)
         *bytes = v->live_bytes;
     return GCH_OK;
+}
+
+gch_status gch_analysis_live_of(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                const uint32_t *objects, size_t n, uint8_t *out, gch_error *err)
+{
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
+    gch_status st = objects_in_bounds(heap, objects, n, err);
+    if (st != GCH_OK)
+        return st;
+    view *v = &s->v[include_weak != 0];
+    if (!v->live && !v->dist && !v->parts && n) {
+        uint32_t *d = gch_reallocarray(NULL, n, sizeof *d);
+        if (!d)
+            return gch_error_set(err, GCH_ENOMEM, "out of memory");
+        int found = source_distances_of(a, heap, include_weak, objects, n, d);
+        for (size_t i = 0; found && i < n; i++)
+            out[i] = d[i] != GCH_NONE;
+        gch_free(d);
+        if (found)
+            return GCH_OK;
+    }
+    const uint8_t *mask;
+    st = gch_analysis_live(a, heap, include_weak, &mask, NULL, NULL, err);
+    for (size_t i = 0; st == GCH_OK && i < n; i++)
+        out[i] = mask[objects[i]];
+    return st;
 }
 
 gch_status gch_analysis_reverse(gch_analysis *a, const gch_heap *heap, gch_error *err)

@@ -419,10 +419,17 @@ static gch_status get_paths(gch_index *ix, uint32_t hi, const gch_heap *h, unsig
     return p->records ? GCH_OK : st;
 }
 
-/* The distances of a view, by object (GCH_NONE: unreachable) into dist
- * (n entries) when not NULL. The tree's live count bounds what they reach. */
-static gch_status get_distances(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
-                                uint32_t *dist, gch_error *err)
+/* A view's distances, checked: near (one byte an object, GCX_DIST_FAR and
+ * GCX_DIST_NONE as index_format.h says) and the far ones (*nfar, objects
+ * rising). The tree's live count bounds what they reach. */
+typedef struct dist_chunks {
+    const uint8_t *near;
+    const gcx_far *far;
+    uint64_t nfar;
+} dist_chunks;
+
+static gch_status dist_chunks_get(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
+                                  dist_chunks *out, gch_error *err)
 {
     gch_status st;
     uint32_t n = h->object_count, pos;
@@ -432,18 +439,49 @@ static gch_status get_distances(gch_index *ix, uint32_t hi, const gch_heap *h, u
                                 &pos, err)) != GCH_OK)
         return st;
     dist_ctx c = { ix->toc[pos].count, rec[0] };
-    const uint8_t *near = gcx_get(ix, hi, GCX_DIST, view, 1, n, 1, distances_agree, &c, &st, err);
-    if (!near)
+    out->near = gcx_get(ix, hi, GCX_DIST, view, 1, n, 1, distances_agree, &c, &st, err);
+    if (!out->near)
         return st;
-    far_ctx fc = { near, n };
-    const gcx_far *far = gcx_get(ix, hi, GCX_DSTX, view, sizeof(gcx_far), c.far, 1, far_agree,
-                                 &fc, &st, err);
-    if (!far || !dist)
+    far_ctx fc = { out->near, n };
+    out->far = gcx_get(ix, hi, GCX_DSTX, view, sizeof(gcx_far), c.far, 1, far_agree, &fc, &st,
+                       err);
+    out->nfar = c.far;
+    return st;
+}
+
+/* The distance of object o (GCH_NONE: unreachable): a far one found in
+ * the far list (checked: each GCX_DIST_FAR object is in it). */
+static uint32_t distance_of(const dist_chunks *d, uint32_t o)
+{
+    uint8_t b = d->near[o];
+    if (b == GCX_DIST_NONE)
+        return GCH_NONE;
+    if (b != GCX_DIST_FAR)
+        return b;
+    uint64_t lo = 0, hi = d->nfar;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (d->far[mid].object < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->nfar ? d->far[lo].distance : GCH_NONE; /* never past: checked */
+}
+
+/* The distances of a view, by object (GCH_NONE: unreachable) into dist
+ * (n entries) when not NULL. */
+static gch_status get_distances(gch_index *ix, uint32_t hi, const gch_heap *h, unsigned view,
+                                uint32_t *dist, gch_error *err)
+{
+    dist_chunks d;
+    gch_status st = dist_chunks_get(ix, hi, h, view, &d, err);
+    if (st != GCH_OK || !dist)
         return st;
-    for (uint32_t o = 0; o < n; o++)
-        dist[o] = near[o] == GCX_DIST_NONE ? GCH_NONE : near[o];
-    for (uint64_t k = 0; k < c.far; k++)
-        dist[far[k].object] = far[k].distance;
+    for (uint32_t o = 0; o < h->object_count; o++)
+        dist[o] = d.near[o] == GCX_DIST_NONE ? GCH_NONE : d.near[o];
+    for (uint64_t k = 0; k < d.nfar; k++)
+        dist[d.far[k].object] = d.far[k].distance;
     return GCH_OK;
 }
 
@@ -457,8 +495,9 @@ static gch_status get_reverse(gch_index *ix, uint32_t hi, const gch_heap *h, con
     gcx_get_job sources = { .heap = hi, .tag = GCX_INSR, .elem = 4, .count = refs, .required = 1,
                             .check = gcx_below32, .ctx = &objs };
     gcx_get_beside(ix, &sources);
+    gcx_csr_ctx sc = gcx_csr_ctx_of(refs, (uint64_t)h->object_count + 1);
     *start = gcx_get(ix, hi, GCX_INST, 0, 4, (uint64_t)h->object_count + 1, 1, gcx_csr_starts,
-                     &refs, &st, err);
+                     &sc, &st, err);
     gch_status own = st;
     gch_error mine;
     gcx_error_keep(&mine, err);
@@ -674,6 +713,27 @@ static gch_status src_distance(void *ctx, const gch_heap *heap, int include_weak
     return GCH_OK;
 }
 
+/* The distances of a few objects, from the checked chunks: no array of
+ * every object's distance. */
+static gch_status src_distances_of(void *ctx, const gch_heap *heap, int include_weak,
+                                   const uint32_t *objects, size_t n, uint32_t *out, int *found,
+                                   gch_error *err)
+{
+    gcx_keep *k = ctx;
+    uint32_t hi;
+    *found = 0;
+    if (!heap_index(k, heap, &hi))
+        return GCH_OK;
+    dist_chunks d;
+    gch_status st = dist_chunks_get(k->ix, hi, heap, include_weak != 0, &d, err);
+    if (st != GCH_OK)
+        return st;
+    for (size_t i = 0; i < n; i++)
+        out[i] = distance_of(&d, objects[i]);
+    *found = 1;
+    return GCH_OK;
+}
+
 /* The reached objects from the distance bytes (checked as for
  * src_distance), without the 4-byte distances: refs' live column. */
 static gch_status src_reached(void *ctx, const gch_heap *heap, int include_weak, uint8_t *mask,
@@ -727,6 +787,7 @@ gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(v
     k->src.distance = src_distance;
     k->src.refs = src_refs;
     k->src.reached = src_reached;
+    k->src.distances_of = src_distances_of;
     k->labels = labels;
     d->source = &k->src;
     d->release = gcx_keep_release;

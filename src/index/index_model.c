@@ -19,18 +19,23 @@ typedef struct loader {
 
 static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 
-/* A check of each element alone (not of one against another): it runs
- * block by block behind the checksum. */
-static int elementwise(gcx_value_check check)
+static int ids_rise(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+static int sizes_sum(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
+
+/* A check that may run piece by piece, in order, behind the checksum: each
+ * element alone, or (the last four) with what it carries from one piece to
+ * the next in its ctx, which it writes. */
+static int in_pieces(gcx_value_check check)
 {
-    return check == gcx_below32 || check == below8 || check == gcx_parents_below;
+    return check == gcx_below32 || check == below8 || check == gcx_parents_below ||
+           check == gcx_csr_starts || check == ids_rise || check == sizes_sum;
 }
 
 /* Bytes summed, then checked while they are in the cache (a multiple of 32
  * and of every element size). */
 #define GCX_FUSED_BLOCK (64u << 10)
 
-/* The checksum and an elementwise check of the chunk at pos in one pass:
+/* The checksum and an in_pieces check of the chunk at pos in one pass:
  * 1 when the checksum matches (*bad: whether a value is out of bounds,
  * *bad_at the first), 0 when it does not (then the values do not matter:
  * the checksum's error comes first, as when checked one after the other). */
@@ -86,7 +91,7 @@ const void *gcx_get(gch_index *ix, uint32_t heap, uint32_t tag, unsigned view, u
     /* Neither summed nor checked, with a check of elements alone: both in
      * one pass (gcx_chunk's checksum message when it does not match). */
     *st = gcx_find(ix, heap, tag, view, elem, count, required, 0, &p, &pos, err);
-    if (*st == GCH_OK && p && check && elementwise(check) && !(ix->checked[pos] & GCX_SUMMED)) {
+    if (*st == GCH_OK && p && check && in_pieces(check) && !(ix->checked[pos] & GCX_SUMMED)) {
         int bad;
         uint64_t at = 0;
         if (!sum_and_check(ix, pos, p, check, ctx, &bad, &at)) {
@@ -135,8 +140,6 @@ static int get_job(void *arg)
     gch_error_clear(&j->err);
     j->out = gcx_get(a->ix, j->heap, j->tag, j->view, j->elem, j->count, j->required, j->check,
                      j->ctx, &j->st, &j->err);
-    if (j->out && j->then)
-        j->then(j);
     return 0;
 }
 
@@ -221,24 +224,32 @@ static int below8(const void *data, uint64_t count, const void *ctx, uint64_t *b
     return 1;
 }
 
-/* out_start: from 0, never falling, ending at the reference count. */
+/* out_start and in_start: from 0, never falling, ending at the reference
+ * count; in pieces (the last value carried). */
 int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
+    gcx_csr_ctx *c = (gcx_csr_ctx *)ctx; /* the caller's, written */
     const uint32_t *v = data;
-    uint64_t refs = *(const uint64_t *)ctx;
-    if (count == 0 || v[0] != 0) {
-        *bad_at = 0;
+    *bad_at = 0;
+    if (count == 0) /* a piece past the last (or a chunk of none) */
+        return c->total != 0;
+    if (c->seen == 0 && v[0] != 0)
         return 0;
-    }
-    uint32_t falls = 0;
+    uint32_t prev = c->seen ? c->last : 0, falls = v[0] < prev;
     for (uint64_t i = 1; i < count; i++)
         falls |= v[i] < v[i - 1];
-    for (uint64_t i = 1; falls && i < count; i++)
-        if (v[i] < v[i - 1]) {
-            *bad_at = i;
+    if (falls) {
+        if (v[0] < prev)
             return 0;
-        }
-    if (v[count - 1] != refs) {
+        for (uint64_t i = 1; i < count; i++)
+            if (v[i] < v[i - 1]) {
+                *bad_at = i;
+                return 0;
+            }
+    }
+    c->seen += count;
+    c->last = v[count - 1];
+    if (c->seen == c->total && c->last != c->refs) {
         *bad_at = count - 1;
         return 0;
     }
@@ -320,7 +331,7 @@ static void load_meta(loader *l, gch_heap *h, const gcx_heap_rec *r)
     }
 }
 
-static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
+static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r, int totals)
 {
     uint32_t t = r->type_count;
     /* A string offset is below the pool's size (GCH_NONE where allowed). */
@@ -338,7 +349,7 @@ static void load_types(loader *l, gch_heap *h, const gcx_heap_rec *r)
     h->type_raw_id = (uint64_t *)get(l, GCX_TRID, 8, t, 1, NULL, NULL);
     unsigned flag = 2; /* 0 or 1 */
     h->type_declared = (uint8_t *)get(l, GCX_TDEC, 1, t, 1, below8, &flag);
-    if (r->has & GCX_HAS_TYPE_TOTALS) {
+    if (totals && (r->has & GCX_HAS_TYPE_TOTALS)) {
         h->type_objects = (uint32_t *)get(l, GCX_TOBJ, 4, t, 1, NULL, NULL);
         h->type_bytes = (uint64_t *)get(l, GCX_TBYT, 8, t, 1, NULL, NULL);
     }
@@ -420,17 +431,40 @@ static void check_type_totals(loader *l, const gch_heap *h)
     gch_free(tables);
 }
 
-static void check_sizes(loader *l, const gch_heap *h, uint64_t total)
+/* The 32-bit sizes' sum without the GCH_SIZE_BIG slots, and how many
+ * those are: in pieces behind the sizes' checksum (never failing). */
+typedef struct sizes_ctx {
+    uint64_t seen, sum, slots;
+} sizes_ctx;
+
+static int sizes_sum(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
 {
+    sizes_ctx *c = (sizes_ctx *)ctx; /* the caller's, written */
+    const uint32_t *restrict size32 = data;
     uint64_t sum = 0, slots = 0;
-    int over = 0;
-    const uint32_t *restrict size32 = h->object_size32;
-    uint32_t n = h->object_count;
-    for (uint32_t o = 0; o < n; o++) {
+    (void)bad_at;
+    for (uint64_t o = 0; o < count; o++) {
         uint32_t big = size32[o] == GCH_SIZE_BIG;
         slots += big;
         sum += size32[o] & (big - 1u);
     }
+    c->seen += count;
+    c->sum += sum;
+    c->slots += slots;
+    return 1;
+}
+
+/* sums: the sizes' sums when sizes_sum saw them all as they were checked. */
+static void check_sizes(loader *l, const gch_heap *h, uint64_t total, sizes_ctx sums)
+{
+    const uint32_t *restrict size32 = h->object_size32;
+    uint32_t n = h->object_count;
+    if (sums.seen != n) { /* summed before, by an earlier use of the chunk */
+        sums = (sizes_ctx){ 0, 0, 0 };
+        sizes_sum(size32, n, &sums, NULL);
+    }
+    uint64_t sum = sums.sum, slots = sums.slots;
+    int over = 0;
     int ok = slots == h->big_size_count;
     for (uint32_t k = 0; ok && k < h->big_size_count; k++) {
         uint64_t v = h->big_size_value[k];
@@ -460,19 +494,32 @@ int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *
     return 1;
 }
 
-/* Whether the ids (job->out, job->count of them) fall anywhere: no early
- * exit, no 64-bit compare (SSE2 has none): the borrow of x - y is x < y
- * (Hacker's Delight 2-13), so the loop vectorizes. Run beside the types'
- * and sizes' checks, right after the ids' checksum. */
-static void ids_fall(gcx_get_job *job)
+/* Whether the ids fall (or repeat) anywhere: no early exit, no 64-bit
+ * compare (SSE2 has none): the borrow of x - y is x < y (Hacker's Delight
+ * 2-13), so the loop vectorizes. In pieces behind the ids' checksum (the
+ * last id carried; never failing). */
+typedef struct rise_ctx {
+    uint64_t seen, last, falls;
+} rise_ctx;
+
+static inline uint64_t not_below(uint64_t x, uint64_t y)
 {
-    const uint64_t *restrict id = job->out;
-    uint64_t falls = 0;
-    for (uint64_t i = 1; i < job->count; i++) {
-        uint64_t x = id[i - 1], y = id[i];
-        falls |= (((~x & y) | (~(x ^ y) & (x - y))) >> 63) ^ 1u;
-    }
-    job->result = falls;
+    return (((~x & y) | (~(x ^ y) & (x - y))) >> 63) ^ 1u;
+}
+
+static int ids_rise(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at)
+{
+    rise_ctx *c = (rise_ctx *)ctx; /* the caller's, written */
+    const uint64_t *restrict id = data;
+    uint64_t falls = count && c->seen ? not_below(c->last, id[0]) : 0;
+    (void)bad_at;
+    for (uint64_t i = 1; i < count; i++)
+        falls |= not_below(id[i - 1], id[i]);
+    c->falls |= falls;
+    c->seen += count;
+    if (count)
+        c->last = id[count - 1];
+    return 1;
 }
 
 /* Ids are distinct (a reader keeps the first of two records with one id):
@@ -530,8 +577,9 @@ gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gc
     gcx_get_job targets = { .heap = hi, .tag = GCX_OTGT, .elem = 4, .count = r.ref_count,
                             .required = 1, .check = gcx_below32, .ctx = &objs };
     gcx_get_beside(ix, &targets);
+    gcx_csr_ctx sc = gcx_csr_ctx_of(r.ref_count, (uint64_t)r.object_count + 1);
     const uint32_t *start = get(&l, GCX_OSTA, 4, (uint64_t)r.object_count + 1, 1, gcx_csr_starts,
-                                &r.ref_count);
+                                &sc);
     const uint32_t *label = NULL;
     if (labels && (r.has & GCX_HAS_LABELS))
         label = get(&l, GCX_OLAB, 4, r.ref_count, 1, gcx_below32, &str);
@@ -559,19 +607,21 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
     limit32 types_none = { r->type_count, 1 };
     h->object_count = n;
     /* The ids' checksum (8 bytes an object) beside the types' and sizes'. */
+    rise_ctx rise = { 0, 0, 0 };
     gcx_get_job ids = { .heap = l->heap, .tag = GCX_OIDS, .elem = 8, .count = n, .required = 1,
-                        .then = ids_fall };
+                        .check = ids_rise, .ctx = &rise };
     int ids_started = l->st == GCH_OK;
     if (ids_started)
         gcx_get_beside(l->ix, &ids);
     h->object_type = (uint32_t *)get(l, GCX_OTYP, 4, n, 1, gcx_below32, &types);
-    h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, NULL, NULL);
+    sizes_ctx sums = { 0, 0, 0 };
+    h->object_size32 = (uint32_t *)get(l, GCX_OSIZ, 4, n, 1, sizes_sum, &sums);
     h->big_size_count = r->big_size_count;
     h->big_size_object = (uint32_t *)get(l, GCX_BIGO, 4, r->big_size_count, 1, gcx_rising_below32, &n);
     h->big_size_value = (uint64_t *)get(l, GCX_BIGV, 8, r->big_size_count, 1, NULL, NULL);
     h->total_size = r->total_size;
     if (l->st == GCH_OK)
-        check_sizes(l, h, r->total_size);
+        check_sizes(l, h, r->total_size, sums);
     if (ids_started) { /* the ids' error first, as when checked first */
         gch_status own = l->st;
         gch_error mine;
@@ -581,8 +631,12 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
             l->st = own;
             gcx_error_put(l->err, &mine);
         }
+        if (l->st == GCH_OK && rise.seen != n) { /* checked before, by an earlier use */
+            rise = (rise_ctx){ 0, 0, 0 };
+            ids_rise(h->object_id, n, &rise, NULL);
+        }
         if (l->st == GCH_OK)
-            check_distinct_ids(l, h, ids.result);
+            check_distinct_ids(l, h, rise.falls);
     }
     h->ref_count = r->ref_count;
     h->refs_loaded = 1;
@@ -640,12 +694,13 @@ static gch_heap *load_heap(gch_index *ix, uint32_t hi, int histogram_only, unsig
         h->sampled = (int)r.sampled;
         gch_index_anomalies_get(r.anomalies, &h->anomalies);
         load_meta(&l, h, &r);
-        load_types(&l, h, &r);
         /* V8 as DevTools shows it: type totals count the pseudo-nodes,
          * which the reader's histogram-only load leaves out; with the
          * objects the commands count as that load does. A heap whose
          * reader kept no type totals (no types) is loaded whole too. */
-        if (histogram_only && !(r.has & GCX_HAS_V8) && (r.has & GCX_HAS_TYPE_TOTALS))
+        int only = histogram_only && !(r.has & GCX_HAS_V8) && (r.has & GCX_HAS_TYPE_TOTALS);
+        load_types(&l, h, &r, only || !(flags & GCH_INDEX_NO_TYPE_TOTALS));
+        if (only)
             h->histogram_only = 1;
         else
             load_objects(&l, h, &r, flags);

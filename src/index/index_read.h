@@ -73,10 +73,6 @@ typedef struct gcx_get_job {
     gcx_value_check check;
     const void *ctx;
     const void *out;         /* gcx_get's answer */
-    /* Run on the chunk after gcx_get succeeds, on the same thread (may be
-     * NULL): work on the chunk that needs nothing else. */
-    void (*then)(struct gcx_get_job *job);
-    uint64_t result;         /* then's */
     gch_status st;
     gch_error err;
     struct gch_task *task;   /* gcx_get_beside's, until the join */
@@ -119,7 +115,18 @@ int gcx_rising_below32(const void *data, uint64_t count, const void *ctx, uint64
 int gcx_ids_sorted(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 /* Path parents: below *(const uint32_t *)ctx, GCH_PATH_ROOT or GCH_NONE. */
 int gcx_parents_below(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
-/* CSR starts: from 0, never falling, ending at *(const uint64_t *)ctx. */
+/* CSR starts: from 0, never falling, ending at refs; ctx a gcx_csr_ctx
+ * (written: the check runs in pieces), made with gcx_csr_ctx_of. */
+typedef struct gcx_csr_ctx {
+    uint64_t refs, total;    /* the reference count; the starts' count */
+    uint64_t seen;           /* starts checked so far */
+    uint32_t last;           /* the last of them */
+} gcx_csr_ctx;
+static inline gcx_csr_ctx gcx_csr_ctx_of(uint64_t refs, uint64_t starts)
+{
+    gcx_csr_ctx c = { refs, starts, 0, 0 };
+    return c;
+}
 int gcx_csr_starts(const void *data, uint64_t count, const void *ctx, uint64_t *bad_at);
 
 /* What a dump loaded from an index keeps until it is freed: the index, the

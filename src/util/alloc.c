@@ -9,7 +9,7 @@ static void *std_malloc(void *ctx, size_t size) { (void)ctx; return malloc(size)
 static void *std_realloc(void *ctx, void *p, size_t size) { (void)ctx; return realloc(p, size); }
 static void std_free(void *ctx, void *p) { (void)ctx; free(p); }
 
-static gch_allocator current = { std_malloc, std_realloc, std_free, NULL };
+static gch_allocator current = { std_malloc, std_realloc, std_free, NULL, NULL };
 
 void gch_set_allocator(const gch_allocator *allocator)
 {
@@ -20,6 +20,7 @@ void gch_set_allocator(const gch_allocator *allocator)
         current.realloc_fn = std_realloc;
         current.free_fn = std_free;
         current.ctx = NULL;
+        current.calloc_fn = NULL;
     }
 }
 
@@ -33,6 +34,8 @@ void *gch_calloc(size_t count, size_t size)
     if (size && count > SIZE_MAX / size)
         return NULL;
     size_t bytes = count * size;
+    if (current.calloc_fn)
+        return current.calloc_fn(current.ctx, bytes ? count : 1, bytes ? size : 1);
     /* The C library's calloc maps big blocks as fresh zero pages instead of
      * writing zeros over them: no pass over the memory, and its pages are
      * faulted in by whoever first writes them (often another thread). */

@@ -67,7 +67,7 @@ static void t_free(void *ctx, void *p)
 
 void fail_alloc_install_kind(long fail_at, fail_alloc_kind kind)
 {
-    static const gch_allocator counting = { t_malloc, t_realloc, t_free, NULL };
+    static const gch_allocator counting = { t_malloc, t_realloc, t_free, NULL, NULL };
     memset(&fail_alloc, 0, sizeof fail_alloc);
     fail_alloc.fail_at = fail_at;
     fail_alloc.kind = kind;

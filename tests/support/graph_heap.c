@@ -171,7 +171,7 @@ static void cnt_free(void *ctx, void *ptr)
 
 void th_alloc_install(long fail_at)
 {
-    static const gch_allocator a = { cnt_malloc, cnt_realloc, cnt_free, NULL };
+    static const gch_allocator a = { cnt_malloc, cnt_realloc, cnt_free, NULL, NULL };
     fail_at_ = fail_at;
     calls_ = 0;
     live_blocks_ = live_bytes_ = peak_bytes_ = 0;

@@ -824,7 +824,7 @@ static void test_allocation_failures(void **state)
     dtw *w = sample_snapshot();
     dtw_buf b = { 0 };
     dtw_write(w, 1, 0, &b);
-    gch_allocator failing = { failing_malloc, failing_realloc, plain_free, NULL };
+    gch_allocator failing = { failing_malloc, failing_realloc, plain_free, NULL, NULL };
     gch_set_allocator(&failing);
     gch_status st = GCH_ENOMEM;
     long budget;

@@ -588,7 +588,7 @@ static void test_allocation_failures(void **state)
     d.segments = NULL;
     gcdw_result file;
     gcdw_write(&d, &file);
-    const gch_allocator failing = { failing_malloc, failing_realloc, plain_free, NULL };
+    const gch_allocator failing = { failing_malloc, failing_realloc, plain_free, NULL, NULL };
     gch_load_options opts = { 0 };
     gch_status st = GCH_ENOMEM;
     long n;

@@ -991,7 +991,7 @@ static void fa_free(void *ctx, void *p)
 static void test_payloads_alloc_failure(void **state)
 {
     (void)state;
-    static const gch_allocator failing = { fa_malloc, fa_realloc, fa_free, NULL };
+    static const gch_allocator failing = { fa_malloc, fa_realloc, fa_free, NULL, NULL };
     hpw *w = strings_dump(8, 0);
     gch_load_options o;
     memset(&o, 0, sizeof o);

@@ -307,7 +307,7 @@ static hpw *shared_names(size_t n)
 static void test_shared_names_memory(void **state)
 {
     (void)state;
-    gch_allocator a = { c_malloc, c_realloc, c_free, NULL };
+    gch_allocator a = { c_malloc, c_realloc, c_free, NULL, NULL };
     double ratio[4];
     size_t peak[4];
     for (int k = 0; k < 4; k++) {

@@ -19,6 +19,7 @@
 #include "gcheap/leaks.h"
 #include "gcheap/analysis.h"
 #include "gcheap/graph.h"
+#include "gcheap/histogram.h"
 #include "gcheap/index.h"
 #include "fail_alloc.h"
 #include "graph_heap.h"
@@ -840,6 +841,181 @@ static void checked_in_blocks(void **state)
     }
 }
 
+/* Checks that carry a value from one 64 KiB piece to the next (CSR starts
+ * never falling, ids rising, sizes summed) see a fault on either side of a
+ * piece's edge as when they read the chunk whole: the chain's starts are
+ * 0, 1, ..., n-1, n-1 (16,384 to a piece), its ids 1000 + i (8,192 to a
+ * piece). Each on one thread and on two: the same message. */
+static void checked_in_pieces(void **state)
+{
+    (void)state;
+    const uint32_t n = 40000;
+    static const struct {
+        const char *tag;
+        size_t at;
+        int derived;       /* reverse starts: computed instead, the error kept */
+        const char *want;  /* in the message */
+    } c[] = {
+        { "OSTA", 16384, 0, "chunk OSTA of section 0: element 16384 out of bounds" },
+        { "OSTA", 16383, 0, "chunk OSTA of section 0: element 16383 out of bounds" },
+        { "OSTA", 40000, 0, "chunk OSTA of section 0: element 40000 out of bounds" },
+        { "INST", 32768, 1, "chunk INST of section 0: element 32768 out of bounds" },
+        { "OIDS", 8192, 0, "IDOR" },  /* ids repeat across the edge: an id order is required */
+        { "OSIZ", 16384, 0, "object sizes disagree" },
+    };
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        char first[sizeof last_err.message] = "";
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            membuf b = chain_index(n);
+            unsigned char *t = chunk(&b, c[k].tag, 0);
+            if (strcmp(c[k].tag, "OIDS") == 0)
+                put64(t + c[k].at * 8, 1000 + c[k].at - 1);
+            else if (strcmp(c[k].tag, "OSIZ") == 0)
+                put32(t + c[k].at * 4, GCH_SIZE_BIG); /* with no big size */
+            else if (c[k].at == n)
+                put32(t + c[k].at * 4, n); /* past the reference count, not falling */
+            else
+                put32(t + c[k].at * 4, get32(t + (c[k].at - 1) * 4) - 1); /* below the one before */
+            fix(&b);
+            gch_status st;
+            open_threads = threads;
+            gch_analysis *ia = open_index(&b, &st);
+            open_threads = 1;
+            const char *msg = last_err.message;
+            if (c[k].derived) {
+                assert_int_equal(st, GCH_OK);
+                gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+                assert_int_equal(gch_analysis_reverse(ia, h, NULL), GCH_OK);
+                assert_int_equal(h->in_source[h->in_start[32768]], 32767); /* computed */
+                msg = gch_analysis_source_error(ia)->message;
+            } else {
+                assert_int_equal(st, GCH_EFORMAT);
+                assert_null(ia);
+            }
+            print_message("%s: %s\n", c[k].tag, msg);
+            assert_non_null(strstr(msg, c[k].want));
+            if (threads == 1)
+                snprintf(first, sizeof first, "%s", msg);
+            else
+                assert_string_equal(msg, first);
+            gch_analysis_free(ia);
+            free(b.p);
+        }
+    }
+}
+
+/* gch_analysis_distances_of and gch_analysis_live_of: from the index's
+ * distance chunks (near bytes, the far list searched) without an array of
+ * every distance, equal to a breadth-first search (gch_root_distance) on the
+ * 600-object chain, far ones (254 on) included; from a heap without an
+ * index, equal to gch_analysis_distance; damaged far distances: the error
+ * kept and the answer computed; an object out of bounds: GCH_EINVAL. */
+static void distances_of_few(void **state)
+{
+    (void)state;
+    const uint32_t n = 600;
+    static const uint32_t objects[] = { 0, 1, 253, 254, 255, 400, 599, 7, 598 };
+    const size_t k = sizeof objects / sizeof *objects;
+    for (int damaged = 0; damaged < 2; damaged++) {
+        membuf b = chain_index(n);
+        if (damaged) {
+            put32(chunk(&b, "DSTX", 0) + 4, 3); /* a far distance below the byte's reach */
+            fix(&b);
+        }
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        uint32_t *bfs, got[sizeof objects / sizeof *objects];
+        uint8_t live[sizeof objects / sizeof *objects];
+        assert_int_equal(gch_root_distance(h, 0, &bfs, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_live_of(ia, h, 0, objects, k, live, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_distances_of(ia, h, 0, objects, k, got, NULL), GCH_OK);
+        for (size_t i = 0; i < k; i++) {
+            assert_int_equal(got[i], bfs[objects[i]]);
+            assert_int_equal(live[i], bfs[objects[i]] != GCH_NONE);
+        }
+        /* Not one array of all distances unless the chunks were damaged. */
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_DISTANCE), damaged);
+        if (damaged)
+            assert_non_null(strstr(gch_analysis_source_error(ia)->message, "DSTX"));
+        else
+            assert_null(gch_analysis_source_error(ia));
+        uint32_t bad = n;
+        gch_error e;
+        assert_int_equal(gch_analysis_distances_of(ia, h, 0, &bad, 1, got, &e), GCH_EINVAL);
+        assert_int_equal(gch_analysis_live_of(ia, h, 0, &bad, 1, live, &e), GCH_EINVAL);
+        gch_free(bfs);
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+    /* Without an index: what gch_analysis_distance says, for a random heap
+     * with unreached objects (weak and strong views). */
+    th_rng r = { 12345 };
+    gch_dump *d = th_random_dump(&r, 300);
+    gch_analysis *a;
+    assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+    gch_heap *h = d->heaps[0];
+    uint32_t m = h->object_count, all[300], got[300];
+    uint8_t live[300];
+    for (uint32_t i = 0; i < m; i++)
+        all[i] = m - 1 - i;
+    for (int v = 0; v < 2; v++) {
+        const uint32_t *dist;
+        const uint8_t *mask;
+        assert_int_equal(gch_analysis_live_of(a, h, v, all, m, live, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_distances_of(a, h, v, all, m, got, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_distance(a, h, v, &dist, NULL), GCH_OK);
+        assert_int_equal(gch_analysis_live(a, h, v, &mask, NULL, NULL, NULL), GCH_OK);
+        for (uint32_t i = 0; i < m; i++) {
+            assert_int_equal(got[i], dist[m - 1 - i]);
+            assert_int_equal(live[i], mask[m - 1 - i]);
+        }
+    }
+    gch_analysis_free(a);
+}
+
+/* GCH_INDEX_NO_TYPE_TOTALS: the per-type totals are neither read nor
+ * checked (a damaged total does not stop the load; without the flag it
+ * does), and the histogram counts the objects: five of each type, 8 + i
+ * bytes for object i (by hand). */
+static void no_type_totals(void **state)
+{
+    (void)state;
+    membuf b = fixed_index();
+    put64(chunk(&b, "TBYT", 0) + 8, 1); /* type 1's bytes */
+    fix(&b);
+    for (int flag = 0; flag < 2; flag++) {
+        gch_index *ix;
+        gch_dump *d = NULL;
+        assert_int_equal(gch_index_open(b.p, b.n, &ix, &last_err), GCH_OK);
+        gch_status st = gch_index_load(ix, 0, flag ? GCH_INDEX_NO_TYPE_TOTALS : 0u, NULL, NULL,
+                                       &d, &last_err);
+        if (!flag) {
+            assert_int_equal(st, GCH_EFORMAT);
+            assert_non_null(strstr(last_err.message, "the totals of type 1"));
+            gch_index_close(ix);
+            continue;
+        }
+        assert_int_equal(st, GCH_OK);
+        gch_heap *h = d->heaps[0];
+        assert_null(h->type_objects);
+        assert_null(h->type_bytes);
+        gch_type_row *rows;
+        uint32_t nrows;
+        assert_int_equal(gch_histogram(h, NULL, &rows, &nrows, NULL), GCH_OK);
+        assert_int_equal(nrows, 2);
+        for (size_t i = 0; i < nrows; i++) {
+            uint32_t t = rows[i].type;
+            assert_int_equal(rows[i].count, 5);
+            assert_int_equal(rows[i].bytes, t ? 9 + 11 + 13 + 15 + 17 : 8 + 10 + 12 + 14 + 16);
+        }
+        gch_free(rows);
+        gch_dump_free(d);
+    }
+    free(b.p);
+}
+
 /* The live set asked for first comes from the distance bytes (the source's
  * reached mask): on the chain from root 0, every object (by hand). Damaged
  * distance bytes are an error the analysis keeps while it marks the heap
@@ -1344,6 +1520,9 @@ int main(void)
         cmocka_unit_test(deep_chains),
         cmocka_unit_test(refs_later),
         cmocka_unit_test(checked_in_blocks),
+        cmocka_unit_test(checked_in_pieces),
+        cmocka_unit_test(distances_of_few),
+        cmocka_unit_test(no_type_totals),
         cmocka_unit_test(big_sizes_checked),
         cmocka_unit_test(live_first),
         cmocka_unit_test(preorder_types),

@@ -14,7 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "cli/platform.h"
+#include "gcheap/alloc.h"
 
 #define PAGES 4
 
@@ -161,6 +164,105 @@ static void test_read_whole(void **state)
     unlink(path);
 }
 
+/* The big-page allocator through the library's entry points: big blocks on
+ * their own 2 MiB-aligned mappings (counted), zeroed by calloc, kept whole
+ * when they grow (their bytes moved, not lost), given back on free; small
+ * blocks and blocks that began small are the C library's (not counted). */
+static void check_pattern(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 4093)
+        assert_int_equal(p[i], (unsigned char)(i * 31 + seed));
+}
+
+static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 4093)
+        p[i] = (unsigned char)(i * 31 + seed);
+}
+
+static void test_big_page_allocator(void **state)
+{
+    (void)state;
+    const gch_allocator *a = plat_big_page_allocator();
+    if (!a)
+        skip(); /* no huge pages to ask for on this platform */
+    gch_set_allocator(a);
+    size_t before = plat_big_blocks();
+    unsigned char *small = gch_malloc(1000);
+    unsigned char *grown = gch_malloc(1000); /* began small: stays the C library's */
+    assert_non_null(small);
+    assert_non_null(grown);
+    assert_int_equal(plat_big_blocks(), before);
+    grown = gch_realloc(grown, PLAT_BIG_BLOCK * 2);
+    assert_non_null(grown);
+    assert_int_equal(plat_big_blocks(), before);
+    size_t n = PLAT_BIG_BLOCK + 12345;
+    unsigned char *b = gch_malloc(n);
+    assert_non_null(b);
+    assert_int_equal((uintptr_t)b % (2u << 20), 0);
+    assert_int_equal(plat_big_blocks(), before + 1);
+    fill_pattern(b, n, 7);
+    b = gch_realloc(b, 5 * n); /* moved without a copy: the bytes kept */
+    assert_non_null(b);
+    assert_int_equal((uintptr_t)b % (2u << 20), 0);
+    assert_int_equal(plat_big_blocks(), before + 1);
+    check_pattern(b, n, 7);
+    b[5 * n - 1] = 1; /* the new end is there */
+    assert_ptr_equal(gch_realloc(b, n), b); /* shrinking keeps it */
+    unsigned char *z = gch_calloc(PLAT_BIG_BLOCK / 8 + 1, 8);
+    assert_non_null(z);
+    assert_int_equal(plat_big_blocks(), before + 2);
+    for (size_t i = 0; i < PLAT_BIG_BLOCK + 8; i++)
+        if (z[i]) /* not one assert per byte */
+            fail_msg("byte %zu of a big calloc is %u", i, z[i]);
+    gch_free(z);
+    gch_free(b);
+    gch_free(small);
+    gch_free(grown);
+    assert_int_equal(plat_big_blocks(), before);
+    gch_set_allocator(NULL);
+}
+
+/* Two threads taking and giving back big blocks at once (ThreadSanitizer
+ * runs this test): each finds its bytes as it left them. */
+static void *churn(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    for (int k = 0; k < 40; k++) {
+        size_t n = PLAT_BIG_BLOCK + (size_t)k * 65536;
+        unsigned char *p = gch_malloc(n);
+        if (!p)
+            return (void *)1;
+        fill_pattern(p, n, seed + (unsigned)k);
+        p = gch_realloc(p, 2 * n);
+        if (!p)
+            return (void *)1;
+        for (size_t i = 0; i < n; i += 4093)
+            if (p[i] != (unsigned char)(i * 31 + seed + (unsigned)k))
+                return (void *)1;
+        gch_free(p);
+    }
+    return NULL;
+}
+
+static void test_big_blocks_on_two_threads(void **state)
+{
+    (void)state;
+    const gch_allocator *a = plat_big_page_allocator();
+    if (!a)
+        skip();
+    gch_set_allocator(a);
+    size_t before = plat_big_blocks();
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, churn, (void *)(uintptr_t)3), 0);
+    void *mine = churn((void *)(uintptr_t)11), *theirs = (void *)1;
+    pthread_join(t, &theirs);
+    assert_null(mine);
+    assert_null(theirs);
+    assert_int_equal(plat_big_blocks(), before);
+    gch_set_allocator(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +270,8 @@ int main(void)
         cmocka_unit_test(test_map_refuses_empty_files_and_pipes),
         cmocka_unit_test(test_shrinking_file_exits_cleanly),
         cmocka_unit_test(test_read_whole),
+        cmocka_unit_test(test_big_page_allocator),
+        cmocka_unit_test(test_big_blocks_on_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -217,7 +217,7 @@ static void run(const char *what, gch_format format, input (*make)(size_t n), si
     for (int k = 0; k < 4; k++)
         s.in[k] = make(n << k);
     flood_assert_scaling(what, load_one, &s, 0);
-    gch_allocator a = { m_malloc, m_realloc, m_free, NULL };
+    gch_allocator a = { m_malloc, m_realloc, m_free, NULL, NULL };
     for (int k = 0; k < 4; k++) {
         memset(&g_mem, 0, sizeof g_mem);
         gch_set_allocator(&a);

@@ -686,7 +686,7 @@ static void t_free(void *ctx, void *p)
 static void test_allocation_failures(void **state)
 {
     (void)state;
-    static const gch_allocator a = { t_malloc, t_realloc, t_free, NULL };
+    static const gch_allocator a = { t_malloc, t_realloc, t_free, NULL, NULL };
     gch_load_options o = { 0 };
     o.keep_payloads = 1;
     o.threads = 1;

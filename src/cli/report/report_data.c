@@ -7,6 +7,7 @@
 
 #include "anomalies.h"
 #include "cli.h"
+#include "gcheap/alloc.h"
 #include "gcheap/domsummary.h"
 #include "gcheap/dominators.h"
 #include "gcheap/histogram.h"
@@ -153,7 +154,7 @@ static int collect(gch_analysis *an, const gch_heap *h, const report_limits *lim
             s->type_count[hist[i].type] = hist[i].count;
             s->type_bytes[hist[i].type] = hist[i].bytes;
         }
-        free(hist);
+        gch_free(hist);
     }
     /* Rows: the max_types biggest types by bytes, plus every type a tree
      * node names (so that every node has its row). */
@@ -502,7 +503,7 @@ static int add_totals(named_total *out, size_t *n, const report_dump *d, int sid
             out[*n].side = side;
             (*n)++;
         }
-        free(hist);
+        gch_free(hist);
     }
     return 0;
 }
