@@ -120,10 +120,14 @@ int gch_index_is_index(const void *data, size_t n);
  * the per-type totals are neither read nor checked against the objects
  * (type_objects and type_bytes stay NULL; gch_heap_histogram counts the
  * objects), for a caller that prints no histogram; histogram_only reads
- * them all the same. */
+ * them all the same. REVERSE: the reverse references' chunks are checked
+ * with the references, on another thread (for a caller that asks the
+ * analysis for them next: `refs`); their errors are not the load's (the
+ * analysis then computes the reverse references, as without the flag). */
 #define GCH_INDEX_LABELS         0x1u
 #define GCH_INDEX_REFS_LATER     0x2u
 #define GCH_INDEX_NO_TYPE_TOTALS 0x4u
+#define GCH_INDEX_REVERSE        0x8u
 
 /* The dump an index holds, its arrays pointing into the index's memory.
  * histogram_only: only the type totals and anomalies, as

@@ -94,6 +94,9 @@ typedef struct cli_input {
                                 at load all the same */
 #define CLI_NO_TYPE_TOTALS 0x100u /* the report prints no per-type totals: from an index
                                      they are neither read nor checked (one-shot runs) */
+#define CLI_NEEDS_REVERSE 0x200u /* the report asks for the reverse references at once:
+                                    from an index they are checked with the references,
+                                    on another thread (one-shot runs) */
 
 /* What cli_load keeps (a bit set). */
 #define CLI_LOAD_REFS   0x1
@@ -111,6 +114,8 @@ typedef struct cli_input {
                                      (CLI_REFS_LATER; one-shot runs only) */
 #define CLI_LOAD_NO_TYPE_TOTALS 0x100 /* from an index, no per-type totals (CLI_NO_TYPE_TOTALS;
                                          one-shot runs only) */
+#define CLI_LOAD_REVERSE 0x200 /* from an index, the reverse references checked at load
+                                  (CLI_NEEDS_REVERSE; one-shot runs only) */
 
 typedef struct cli_spec cli_spec;
 

@@ -309,6 +309,6 @@ const cli_spec refs_command = {
     .name = "refs", .summary = "what an object references and what references it",
     .usage = "usage: gcheap refs [OPTIONS] DUMP ID...   ('-' reads IDs from standard input)",
     .description = description, .options = refs_options, .state_size = sizeof(refs_state),
-    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS | CLI_NO_TYPE_TOTALS, .check = refs_check,
+    .min_args = 1, .max_args = -1, .flags = CLI_NEEDS_REFS | CLI_NEEDS_LABELS | CLI_NO_TYPE_TOTALS | CLI_NEEDS_REVERSE, .check = refs_check,
     .prepare = refs_prepare, .report = refs_report, .release = refs_release,
 };

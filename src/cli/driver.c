@@ -65,6 +65,8 @@ static int load_needs(const cli_run *run)
         refs |= CLI_LOAD_REFS_LATER;
     if ((spec->flags & CLI_NO_TYPE_TOTALS) && (refs & CLI_LOAD_REFS))
         refs |= CLI_LOAD_NO_TYPE_TOTALS;
+    if ((spec->flags & CLI_NEEDS_REVERSE) && (refs & CLI_LOAD_REFS))
+        refs |= CLI_LOAD_REVERSE;
     return refs;
 }
 

@@ -150,7 +150,8 @@ static int from_index(const char *ipath, const gch_index_stamp *want, int option
         st = gch_index_load(ix, (need & CLI_LOAD_TYPE_TOTALS) != 0,
                             ((need & CLI_LOAD_LABELS) ? GCH_INDEX_LABELS : 0u) |
                                 ((need & CLI_LOAD_REFS_LATER) ? GCH_INDEX_REFS_LATER : 0u) |
-                                ((need & CLI_LOAD_NO_TYPE_TOTALS) ? GCH_INDEX_NO_TYPE_TOTALS : 0u),
+                                ((need & CLI_LOAD_NO_TYPE_TOTALS) ? GCH_INDEX_NO_TYPE_TOTALS : 0u) |
+                                ((need & CLI_LOAD_REVERSE) ? GCH_INDEX_REVERSE : 0u),
                             plat_mapping_close, m, out, &err);
     }
     if (st == GCH_OK && !stale)

@@ -189,8 +189,9 @@ static int load(cli_session *s, const char *path, const cli_common *c, int need,
 {
     int want = need | also, copy = s->one_shot ? 0 : CLI_LOAD_COPY;
     if (!s->one_shot) { /* a kept dump serves later commands: references read now */
-        need &= ~(CLI_LOAD_REFS_LATER | CLI_LOAD_NO_TYPE_TOTALS);
-        want &= ~(CLI_LOAD_REFS_LATER | CLI_LOAD_NO_TYPE_TOTALS);
+        int one_shot_only = CLI_LOAD_REFS_LATER | CLI_LOAD_NO_TYPE_TOTALS | CLI_LOAD_REVERSE;
+        need &= ~one_shot_only;
+        want &= ~one_shot_only;
     }
     if (!s->one_shot && strcmp(path, "-") != 0)
         want = (want | CLI_LOAD_REFS | CLI_LOAD_LABELS) & ~CLI_LOAD_TYPE_TOTALS;

@@ -765,7 +765,7 @@ static gch_status src_refs(void *ctx, gch_heap *heap, gch_error *err)
     uint32_t hi;
     if (heap->out_start || !heap_index(k, heap, &hi))
         return GCH_OK;
-    return gcx_load_refs(k->ix, hi, heap, k->labels, err);
+    return gcx_load_refs(k->ix, hi, heap, k->labels, 0, err);
 }
 
 gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(void *),

@@ -562,9 +562,41 @@ static void check_root_ids(loader *l, const gch_heap *h)
     }
 }
 
+/* The reverse references' chunks checked now (GCH_INDEX_REVERSE), the
+ * sources beside: with the targets' check on another thread, the two
+ * biggest chunks go at once. Their errors are not the load's: the analysis
+ * meets them again when it asks for the reverse references (then computed
+ * instead), as without the flag. */
+typedef struct reverse_early {
+    gcx_get_job sources;
+    limit32 objs;
+    int started;
+} reverse_early;
+
+static void reverse_begin(gch_index *ix, uint32_t hi, const gcx_heap_rec *r, reverse_early *e)
+{
+    e->objs = (limit32){ r->object_count, 0 };
+    e->sources = (gcx_get_job){ .heap = hi, .tag = GCX_INSR, .elem = 4, .count = r->ref_count,
+                                .required = 0, .check = gcx_below32, .ctx = &e->objs };
+    gcx_get_beside(ix, &e->sources);
+    e->started = 1;
+}
+
+static void reverse_end(gch_index *ix, uint32_t hi, const gcx_heap_rec *r, reverse_early *e)
+{
+    gch_status st;
+    gch_error ignored;
+    gcx_csr_ctx c = gcx_csr_ctx_of(r->ref_count, (uint64_t)r->object_count + 1);
+    (void)gcx_get(ix, hi, GCX_INST, 0, 4, (uint64_t)r->object_count + 1, 0, gcx_csr_starts, &c,
+                  &st, &ignored);
+    (void)gcx_get_join(ix, &e->sources, &st, &ignored);
+}
+
 /* The reference chunks of heap hi (CSR starts, targets, labels when asked
- * and kept), checked, into h. */
-gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gch_error *err)
+ * and kept), checked, into h; with reverse, the reverse references' too
+ * (reverse_begin). */
+gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, int reverse,
+                         gch_error *err)
 {
     loader l = { ix, hi, err, GCH_OK };
     gcx_heap_rec r;
@@ -577,12 +609,17 @@ gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gc
     gcx_get_job targets = { .heap = hi, .tag = GCX_OTGT, .elem = 4, .count = r.ref_count,
                             .required = 1, .check = gcx_below32, .ctx = &objs };
     gcx_get_beside(ix, &targets);
+    reverse_early early = { .started = 0 };
+    if (reverse)
+        reverse_begin(ix, hi, &r, &early);
     gcx_csr_ctx sc = gcx_csr_ctx_of(r.ref_count, (uint64_t)r.object_count + 1);
     const uint32_t *start = get(&l, GCX_OSTA, 4, (uint64_t)r.object_count + 1, 1, gcx_csr_starts,
                                 &sc);
     const uint32_t *label = NULL;
     if (labels && (r.has & GCX_HAS_LABELS))
         label = get(&l, GCX_OLAB, 4, r.ref_count, 1, gcx_below32, &str);
+    if (early.started)
+        reverse_end(ix, hi, &r, &early);
     gch_status own = l.st;
     gch_error mine;
     gcx_error_keep(&mine, err);
@@ -644,7 +681,8 @@ static void load_objects(loader *l, gch_heap *h, const gcx_heap_rec *r, unsigned
      * (retainers) reads them from the loaded heap, not through the analysis. */
     int labels = (flags & GCH_INDEX_LABELS) && (r->has & GCX_HAS_LABELS);
     if ((!(flags & GCH_INDEX_REFS_LATER) || labels) && l->st == GCH_OK)
-        l->st = gcx_load_refs(l->ix, l->heap, h, (flags & GCH_INDEX_LABELS) != 0, l->err);
+        l->st = gcx_load_refs(l->ix, l->heap, h, (flags & GCH_INDEX_LABELS) != 0,
+                              (flags & GCH_INDEX_REVERSE) != 0, l->err);
     uint32_t rc = r->root_count;
     unsigned kinds = GCH_ROOT_KIND_COUNT;
     unsigned flag = 2; /* 0 or 1 */

@@ -135,7 +135,8 @@ typedef struct gcx_keep gcx_keep;
 gcx_keep *gcx_keep_new(gch_index *ix, gch_dump *d, int labels, void (*release)(void *),
                        void *release_ctx);
 /* The reference chunks of heap hi, checked, into h (labels: with them). */
-gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, gch_error *err);
+gch_status gcx_load_refs(gch_index *ix, uint32_t hi, gch_heap *h, int labels, int reverse,
+                         gch_error *err);
 void gcx_keep_release(void *keep);
 /* Checks every derived chunk of heap hi (as the source would on first use). */
 gch_status gcx_check_derived(gch_index *ix, uint32_t hi, const gch_heap *h, gch_error *err);

@@ -904,6 +904,51 @@ static void checked_in_pieces(void **state)
     }
 }
 
+/* GCH_INDEX_REVERSE: the reverse references checked at load, beside the
+ * forward ones; the analysis then takes them from the index (nothing
+ * computed: each object of the chain is referenced by the one before). A
+ * damaged reverse chunk does not fail the load: the analysis computes the
+ * reverse references instead and keeps the error, as without the flag. On
+ * one thread and on two. */
+static void reverse_at_load(void **state)
+{
+    (void)state;
+    const uint32_t n = 40000;
+    for (int damaged = 0; damaged < 3; damaged++) {
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            membuf b = chain_index(n);
+            if (damaged == 1)
+                put32(chunk(&b, "INSR", 0) + 30000 * 4, n); /* a source past the objects */
+            if (damaged == 2)
+                put32(chunk(&b, "INST", 0) + 20000 * 4, 0); /* starts fall */
+            fix(&b);
+            gch_index *ix;
+            gch_dump *d;
+            gch_analysis *a;
+            assert_int_equal(gch_index_open(b.p, b.n, &ix, &last_err), GCH_OK);
+            gch_index_set_threads(ix, threads);
+            assert_int_equal(gch_index_load(ix, 0, GCH_INDEX_REVERSE, NULL, NULL, &d, &last_err),
+                             GCH_OK);
+            assert_int_equal(gch_analysis_new(d, NULL, &a, NULL), GCH_OK);
+            gch_heap *h = d->heaps[0];
+            assert_int_equal(gch_analysis_reverse(a, h, NULL), GCH_OK);
+            assert_int_equal(h->in_start[0], 0);
+            for (uint32_t o = 1; o < n; o += 997) {
+                assert_int_equal(h->in_start[o + 1] - h->in_start[o], 1);
+                assert_int_equal(h->in_source[h->in_start[o]], o - 1);
+            }
+            assert_int_equal(gch_analysis_count(a, GCH_STEP_REVERSE), damaged != 0);
+            if (damaged)
+                assert_non_null(strstr(gch_analysis_source_error(a)->message,
+                                       damaged == 1 ? "chunk INSR" : "chunk INST"));
+            else
+                assert_null(gch_analysis_source_error(a));
+            gch_analysis_free(a);
+            free(b.p);
+        }
+    }
+}
+
 /* gch_analysis_distances_of and gch_analysis_live_of: from the index's
  * distance chunks (near bytes, the far list searched) without an array of
  * every distance, equal to a breadth-first search (gch_root_distance) on the
@@ -1522,6 +1567,7 @@ int main(void)
         cmocka_unit_test(checked_in_blocks),
         cmocka_unit_test(checked_in_pieces),
         cmocka_unit_test(distances_of_few),
+        cmocka_unit_test(reverse_at_load),
         cmocka_unit_test(no_type_totals),
         cmocka_unit_test(big_sizes_checked),
         cmocka_unit_test(live_first),
