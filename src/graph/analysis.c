@@ -547,14 +547,19 @@ gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int incl
     return GCH_OK;
 }
 
-/* Objects out of bounds are the caller's error (GCH_EINVAL). */
-static gch_status objects_in_bounds(const gch_heap *heap, const uint32_t *objects, size_t n,
-                                    gch_error *err)
+/* The view asked about a few objects (*v), or GCH_EINVAL: a heap not the
+ * analysis's, or an object out of bounds. */
+static gch_status view_of_objects(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                  const uint32_t *objects, size_t n, view **v, gch_error *err)
 {
+    heap_state *s = state_of(a, heap, err);
+    if (!s)
+        return GCH_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (objects[i] >= heap->object_count)
             return gch_error_set(err, GCH_EINVAL, "object %" PRIu32 " is not in the heap",
                                  objects[i]);
+    *v = &s->v[include_weak != 0];
     return GCH_OK;
 }
 
@@ -576,13 +581,10 @@ gch_status gch_analysis_distances_of(gch_analysis *a, const gch_heap *heap, int 
                                      const uint32_t *objects, size_t n, uint32_t *out,
                                      gch_error *err)
 {
-    heap_state *s = state_of(a, heap, err);
-    if (!s)
-        return GCH_EINVAL;
-    gch_status st = objects_in_bounds(heap, objects, n, err);
+    view *v = NULL;
+    gch_status st = view_of_objects(a, heap, include_weak, objects, n, &v, err);
     if (st != GCH_OK)
         return st;
-    view *v = &s->v[include_weak != 0];
     if (!v->dist && source_distances_of(a, heap, include_weak, objects, n, out))
         return GCH_OK;
     const uint32_t *dist;
@@ -717,13 +719,10 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
 gch_status gch_analysis_live_of(gch_analysis *a, const gch_heap *heap, int include_weak,
                                 const uint32_t *objects, size_t n, uint8_t *out, gch_error *err)
 {
-    heap_state *s = state_of(a, heap, err);
-    if (!s)
-        return GCH_EINVAL;
-    gch_status st = objects_in_bounds(heap, objects, n, err);
+    view *v = NULL;
+    gch_status st = view_of_objects(a, heap, include_weak, objects, n, &v, err);
     if (st != GCH_OK)
         return st;
-    view *v = &s->v[include_weak != 0];
     if (!v->live && !v->dist && !v->parts && n) {
         uint32_t *d = gch_reallocarray(NULL, n, sizeof *d);
         if (!d)
