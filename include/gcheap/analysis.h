@@ -127,6 +127,16 @@ gch_status gch_analysis_live(gch_analysis *a, const gch_heap *heap, int include_
 gch_status gch_analysis_distance(gch_analysis *a, const gch_heap *heap, int include_weak,
                                  const uint32_t **dist, gch_error *err);
 
+/* The shortest path to object in the view (gch_paths_path on
+ * gch_analysis_paths' tree) into *out (the caller's: gch_path_set_free):
+ * when the analysis holds no path tree, from its source's path parents
+ * read without the witness of their acyclicity (an index: no pass over
+ * every object), the walk up bounded by the object count; a walk that does
+ * not end at a root asks for the whole tree (then computed, the source's
+ * error kept). GCH_EINVAL for an object out of bounds. */
+gch_status gch_analysis_path(gch_analysis *a, const gch_heap *heap, int include_weak,
+                             uint32_t object, gch_path_set *out, gch_error *err);
+
 /* The distances (as gch_analysis_distance gives them) of n objects, each
  * below heap->object_count, into out (n entries, the caller's): from what
  * the analysis holds, else from its source when that answers for a few

@@ -69,6 +69,13 @@ int cli_paths(gch_analysis *an, const gch_heap *h, int include_weak, const gch_p
     return failed(gch_analysis_paths(an, h, include_weak, p, &err), &err);
 }
 
+int cli_path(gch_analysis *an, const gch_heap *h, int include_weak, uint32_t object,
+             gch_path_set *out)
+{
+    gch_error err;
+    return failed(gch_analysis_path(an, h, include_weak, object, out, &err), &err);
+}
+
 int cli_live(gch_analysis *an, const gch_heap *h, const cli_common *c, const uint8_t **mask,
              uint64_t *count, uint64_t *bytes)
 {

@@ -240,6 +240,8 @@ void cli_phase_percent(void *what, unsigned percent);
  * cli_domtree: the dominator tree with at least `parts` (GCH_TREE_*);
  * cli_type_retained: retained bytes per type (and the live bytes);
  * cli_paths: the shortest-path tree (include_weak given: retainers asks both);
+ * cli_path: one object's shortest path (from an index: without checking the
+ *   whole tree's parents, see gch_analysis_path);
  * cli_live: the live set (mask may be NULL: totals only);
  * cli_reverse: the heap's reverse references. */
 int cli_domtree(gch_analysis *an, const gch_heap *h, const cli_common *c, unsigned parts,
@@ -247,6 +249,8 @@ int cli_domtree(gch_analysis *an, const gch_heap *h, const cli_common *c, unsign
 int cli_type_retained(gch_analysis *an, const gch_heap *h, const cli_common *c,
                       const uint64_t **per_type, uint64_t *live_bytes);
 int cli_paths(gch_analysis *an, const gch_heap *h, int include_weak, const gch_paths **p);
+int cli_path(gch_analysis *an, const gch_heap *h, int include_weak, uint32_t object,
+             gch_path_set *out);
 int cli_live(gch_analysis *an, const gch_heap *h, const cli_common *c, const uint8_t **mask,
              uint64_t *count, uint64_t *bytes);
 int cli_reverse(gch_analysis *an, const gch_heap *h);

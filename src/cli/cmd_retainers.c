@@ -248,13 +248,8 @@ static int path_block(ctx *x, uint32_t target, const retainers_state *s)
                 more = 1;
             }
         } else {
-            const gch_paths *p;
-            if (paths_of(x, weak, &p) != 0)
+            if (cli_path(x->an, h, weak, target, &ps) != 0)
                 return EXIT_INPUT;
-            if (gch_paths_path(p, target, &ps, &err) != GCH_OK) {
-                cli_error("%s", err.message);
-                return EXIT_INPUT;
-            }
             shown = ps.count;
         }
         if (ps.count == 0) {

@@ -98,6 +98,9 @@ const gch_error *gch_analysis_source_error(const gch_analysis *a)
     return a->src_failed ? &a->src_err : NULL;
 }
 
+static gch_status view_of_objects(gch_analysis *a, const gch_heap *heap, int include_weak,
+                                  const uint32_t *objects, size_t n, view **v, gch_error *err);
+
 /* A source's answer: 1 found, 0 not (none, or an error kept: compute). */
 static int from_source(gch_analysis *a, gch_status st, int found, const gch_error *e)
 {
@@ -390,6 +393,28 @@ gch_status gch_analysis_paths(gch_analysis *a, const gch_heap *heap, int include
     }
     *out = &v->paths;
     return GCH_OK;
+}
+
+gch_status gch_analysis_path(gch_analysis *a, const gch_heap *heap, int include_weak,
+                             uint32_t object, gch_path_set *out, gch_error *err)
+{
+    memset(out, 0, sizeof *out);
+    view *v = NULL;
+    gch_status st = view_of_objects(a, heap, include_weak, &object, 1, &v, err);
+    if (st != GCH_OK)
+        return st;
+    const gch_paths *p = NULL;
+    if (!v->has_paths) {
+        /* One walk up: the source's parents without their witness, the walk
+         * bounded; one that does not end asks for the witnessed tree (its
+         * check then fails: the tree is computed, the source's error kept). */
+        gch__analysis_parents_ready(a, heap, include_weak, &p);
+        if (p && p->parent[object] != GCH_NONE && gch__paths_bounded_depth(p, object) == GCH_NONE)
+            p = NULL;
+    }
+    if (!p && (st = gch_analysis_paths(a, heap, include_weak, &p, err)) != GCH_OK)
+        return st;
+    return gch_paths_path(p, object, out, err);
 }
 
 gch_status gch__paths_depths_dist(const gch_heap *heap, int include_weak, gch_paths *paths,

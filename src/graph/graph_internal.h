@@ -97,6 +97,11 @@ void gch__analysis_paths_ready(struct gch_analysis *a, const gch_heap *heap, int
 void gch__analysis_parents_ready(struct gch_analysis *a, const gch_heap *heap, int include_weak,
                                  const struct gch_paths **out);
 
+/* The depth of x in p, or GCH_NONE when x is not reached or the walk up
+ * its parents does not end at a root within the object count (parents
+ * read without the witness of their acyclicity: a damaged index). */
+uint32_t gch__paths_bounded_depth(const struct gch_paths *p, uint32_t x);
+
 /* Whether gch__analysis_paths_ready may find that tree (it has it, or its
  * source has not yet been asked), without reading anything. */
 int gch__analysis_paths_may_be_ready(struct gch_analysis *a, const gch_heap *heap,

@@ -300,6 +300,20 @@ static int path_set_alloc(gch_path_set *s, size_t count, size_t total)
     return 1;
 }
 
+uint32_t gch__paths_bounded_depth(const gch_paths *p, uint32_t x)
+{
+    if (x >= p->object_count || p->parent[x] == GCH_NONE)
+        return GCH_NONE;
+    for (uint32_t d = 0;; d++) {
+        uint32_t q = p->parent[x];
+        if (q == GCH_PATH_ROOT)
+            return d;
+        if (q >= p->object_count || d + 1 >= p->object_count)
+            return GCH_NONE;
+        x = q;
+    }
+}
+
 gch_status gch_paths_path(const gch_paths *p, uint32_t object, gch_path_set *out,
                           gch_error *err)
 {

@@ -659,23 +659,6 @@ static gch_status bfs_finish(finder *f, bfs_job *j, gch_suspects *out, gch_error
     return GCH_OK;
 }
 
-/* The depth of x in p, or GCH_NONE when x is not reached or the walk up
- * its parents does not end at a root within the object count (parents
- * read without the witness of their acyclicity: a damaged index). */
-static uint32_t bounded_depth(const gch_paths *p, uint32_t x)
-{
-    if (x >= p->object_count || p->parent[x] == GCH_NONE)
-        return GCH_NONE;
-    for (uint32_t d = 0;; d++) {
-        uint32_t q = p->parent[x];
-        if (q == GCH_PATH_ROOT)
-            return d;
-        if (q >= p->object_count || d + 1 >= p->object_count)
-            return GCH_NONE;
-        x = q;
-    }
-}
-
 /* The paths read from a shortest-path tree the analysis has (the same BFS
  * as bfs_run's: the same paths, the same root records). 0 when an
  * accumulation point has no path in it (then the BFS runs). */
@@ -685,7 +668,7 @@ static int paths_from_tree(finder *f, const gch_paths *p, gch_suspects *out, gch
     size_t total = 0;
     *st = GCH_OK;
     for (size_t k = 0; k < f->count; k++) {
-        uint32_t d = bounded_depth(p, f->items[k].accumulation);
+        uint32_t d = gch__paths_bounded_depth(p, f->items[k].accumulation);
         if (d == GCH_NONE)
             return 0;
         f->items[k].path_len = (size_t)d + 1;

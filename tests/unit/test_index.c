@@ -254,6 +254,43 @@ static void random_heaps(void **state)
         assert_null(gch_analysis_source_error(ia));
         gch_free(mask);
         gch_analysis_free(ia);
+        /* Each object's path, its distance and whether it is live asked
+         * first (retainers, objects, refs from an index): the heap's own
+         * search's answers, and nothing computed. */
+        ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        gch_heap *w = want->heaps[0], *g = gch_analysis_dump(ia)->heaps[0];
+        gch_paths p;
+        gch_paths_options po = { v, NULL, NULL, NULL, NULL };
+        uint32_t *bfs;
+        assert_int_equal(gch_paths_build_ex(w, &po, &p, NULL), GCH_OK);
+        assert_int_equal(gch_root_distance(w, v, &bfs, NULL), GCH_OK);
+        for (uint32_t o = 0; o < w->object_count; o++) {
+            gch_path_set x, y;
+            uint32_t dist;
+            uint8_t live;
+            assert_int_equal(gch_paths_path(&p, o, &x, NULL), GCH_OK);
+            assert_int_equal(gch_analysis_path(ia, g, v, o, &y, NULL), GCH_OK);
+            assert_int_equal(y.count, x.count);
+            if (x.count) {
+                assert_int_equal(y.start[1], x.start[1]);
+                same_arrays(y.objects, x.objects, x.start[1] * 4);
+                assert_int_equal(y.root_record[0], x.root_record[0]);
+            }
+            gch_path_set_free(&x);
+            gch_path_set_free(&y);
+            assert_int_equal(gch_analysis_distances_of(ia, g, v, &o, 1, &dist, NULL), GCH_OK);
+            assert_int_equal(dist, bfs[o]);
+            assert_int_equal(gch_analysis_live_of(ia, g, v, &o, 1, &live, NULL), GCH_OK);
+            assert_int_equal(live, bfs[o] != GCH_NONE);
+        }
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_DISTANCE), 0);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_LIVE), 0);
+        assert_null(gch_analysis_source_error(ia));
+        gch_paths_free(&p);
+        gch_free(bfs);
+        gch_analysis_free(ia);
         gch_dump_free(want);
         free(b.p);
     }
@@ -949,6 +986,62 @@ static void reverse_at_load(void **state)
     }
 }
 
+/* gch_analysis_path: one object's shortest path from the index's path
+ * parents walked up (bounded), without the depths' witness: on the
+ * 600-object chain the path to i is 0, 1, ..., i (by hand), from root
+ * record 0, nothing computed, and damaged depths (PDEP) are never read. A
+ * cycle in the parents (300's parent made 400): a path that does not meet
+ * it still comes from the parents; one that runs into it asks for the whole
+ * tree, whose check fails: the path computed, the error kept. */
+static void expect_chain_path(gch_analysis *a, uint32_t object)
+{
+    gch_heap *h = gch_analysis_dump(a)->heaps[0];
+    gch_path_set ps;
+    assert_int_equal(gch_analysis_path(a, h, 0, object, &ps, NULL), GCH_OK);
+    assert_int_equal(ps.count, 1);
+    assert_int_equal(ps.start[1] - ps.start[0], (size_t)object + 1);
+    for (uint32_t i = 0; i <= object; i++)
+        assert_int_equal(ps.objects[ps.start[0] + i], i);
+    assert_int_equal(ps.root_record[0], 0);
+    gch_path_set_free(&ps);
+}
+
+static void path_of_one(void **state)
+{
+    (void)state;
+    const uint32_t n = 600;
+    for (int k = 0; k < 2; k++) {
+        membuf b = chain_index(n);
+        if (k == 0)
+            memset(chunk(&b, "PDEP", 0), 7, n); /* depths that witness nothing */
+        else
+            put32(chunk(&b, "PPAR", 0) + 300 * 4, 400);
+        fix(&b);
+        gch_status st;
+        gch_analysis *ia = open_index(&b, &st);
+        assert_int_equal(st, GCH_OK);
+        expect_chain_path(ia, 100);
+        expect_chain_path(ia, 0);
+        assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+        assert_null(gch_analysis_source_error(ia));
+        if (k == 0) {
+            expect_chain_path(ia, n - 1);
+            assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 0);
+            assert_null(gch_analysis_source_error(ia));
+        } else {
+            expect_chain_path(ia, 450); /* 450 -> ... -> 400 -> ... -> 300 -> 400 */
+            assert_int_equal(gch_analysis_count(ia, GCH_STEP_PATHS), 1);
+            assert_non_null(gch_analysis_source_error(ia));
+        }
+        gch_heap *h = gch_analysis_dump(ia)->heaps[0];
+        gch_path_set ps;
+        gch_error e;
+        assert_int_equal(gch_analysis_path(ia, h, 0, n, &ps, &e), GCH_EINVAL);
+        gch_analysis_free(ia);
+        free(b.p);
+    }
+}
+
 /* gch_analysis_distances_of and gch_analysis_live_of: from the index's
  * distance chunks (near bytes, the far list searched) without an array of
  * every distance, equal to a breadth-first search (gch_root_distance) on the
@@ -1568,6 +1661,7 @@ int main(void)
         cmocka_unit_test(checked_in_pieces),
         cmocka_unit_test(distances_of_few),
         cmocka_unit_test(reverse_at_load),
+        cmocka_unit_test(path_of_one),
         cmocka_unit_test(no_type_totals),
         cmocka_unit_test(big_sizes_checked),
         cmocka_unit_test(live_first),
