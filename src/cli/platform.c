@@ -506,8 +506,11 @@ static size_t nbig;
 static void *map_aligned(size_t n, int reserve)
 {
     size_t over = n + HUGE_PAGE;
+    /* Read-write blocks are accounted as malloc's are (no MAP_NORESERVE): a
+     * size the machine cannot hold fails here, not when it is touched. */
     int prot = reserve ? PROT_NONE : PROT_READ | PROT_WRITE;
-    char *m = mmap(NULL, over, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve ? MAP_NORESERVE : 0);
+    char *m = mmap(NULL, over, prot, flags, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     uintptr_t a = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
